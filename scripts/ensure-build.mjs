@@ -1,0 +1,20 @@
+// `npm start` runs the built service; this builds first when dist is missing or older than src.
+import { execSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+const built = 'dist/src/main.js';
+const stale = !existsSync(built) || newest('src') > statSync(built).mtimeMs || statSync('package-lock.json').mtimeMs > statSync(built).mtimeMs;
+if (stale) {
+  process.stdout.write('Building Bastion...\n');
+  execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
+}

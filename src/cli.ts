@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { createContainer, type Container } from './container.js';
+import { runMigrations } from './platform/db/migrate.js';
+import { AppError } from './platform/http/errors.js';
+
+const USAGE = `Usage: bastion <command> [options]
+
+  tenant create --name NAME                         create a tenant and its first API key
+  api-key create --tenant ID [--name LABEL]         create an API key (shown once)
+  api-key revoke --tenant ID --key-id ID            revoke an API key
+  user role --tenant ID --email EMAIL --role ROLE   set a user's role (admin | user)
+  migrate                                           apply database migrations and exit
+
+Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
+With the embedded database, stop the service first: one process opens DATA_DIR at a time.
+Prints JSON on stdout; errors as JSON on stderr with a non-zero exit code.`;
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | undefined>;
+
+function need(options: Options, name: string): string {
+  const value = options[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const commands: Record<string, (c: Container, o: Options) => Promise<unknown>> = {
+  'tenant create': async (c, o) => {
+    const created = await c.tenants.createTenant(need(o, 'name'));
+    return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
+  },
+  'api-key create': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const key = await c.tenants.createApiKey(tenantId, o.name);
+    return { tenantId, keyId: key.keyId, apiKey: key.apiKey };
+  },
+  'api-key revoke': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const keyId = need(o, 'key-id');
+    await c.tenants.revokeApiKey(tenantId, keyId);
+    return { tenantId, keyId, revoked: true };
+  },
+  'user role': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const role = need(o, 'role');
+    if (role !== 'admin' && role !== 'user') throw new UsageError('--role must be admin or user');
+    const user = await c.users.findRowByEmail(tenantId, need(o, 'email'));
+    if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found');
+    const updated = await c.users.setFields(tenantId, user.id, { role });
+    return { tenantId, userId: updated.id, email: updated.email, role: updated.role };
+  },
+  migrate: async () => ({ migrated: true }),
+};
+
+function fail(code: number, error: string, message: string): never {
+  process.stderr.write(JSON.stringify({ error, message }) + '\n');
+  process.exit(code);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      tenant: { type: 'string' },
+      'key-id': { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const name = positionals[0] === 'migrate' ? 'migrate' : positionals.slice(0, 2).join(' ');
+  const run = commands[name];
+  if (values.help || !run) {
+    process.stdout.write(USAGE + '\n');
+    process.exit(values.help ? 0 : 2);
+  }
+  const config = loadConfig();
+  const container = await createContainer({ config });
+  try {
+    await runMigrations(container.database);
+    const result = await run(container, values as Options);
+    process.stdout.write(JSON.stringify(result) + '\n');
+  } finally {
+    await container.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) fail(2, 'usage', error.message);
+  if (error instanceof ConfigError) fail(1, 'config', error.message);
+  if (error instanceof AppError) fail(1, error.code, error.message);
+  if (error instanceof TypeError && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+    fail(2, 'usage', error.message);
+  }
+  fail(1, 'internal', error instanceof Error ? error.message : String(error));
+});

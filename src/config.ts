@@ -1,0 +1,93 @@
+import { resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  publicBaseUrl: string;
+  /** 32-byte key; undefined means "use the key file in DATA_DIR" (embedded default). */
+  masterKey: Buffer | undefined;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function parseUrl(name: string, value: string, protocols: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, 'must be a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use one of the schemes ${protocols.join(', ')}`);
+  }
+  return value;
+}
+
+function parseMasterKey(value: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('MASTER_KEY', 'must be 32 bytes, as 64 hex characters or base64');
+  }
+  return key;
+}
+
+/** Reads and validates every environment variable once. Throws ConfigError naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const portText = optional(env, 'PORT') ?? '3000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError('PORT', 'must be an integer between 0 and 65535');
+  }
+  const host = optional(env, 'HOST') ?? '0.0.0.0';
+  if (/\s/.test(host)) throw new ConfigError('HOST', 'must be a host name or address');
+
+  const dataDir = resolve(optional(env, 'DATA_DIR') ?? './data');
+  const databaseUrlRaw = optional(env, 'DATABASE_URL');
+  const databaseUrl = databaseUrlRaw && parseUrl('DATABASE_URL', databaseUrlRaw, ['postgres:', 'postgresql:']);
+  const redisUrlRaw = optional(env, 'REDIS_URL');
+  const redisUrl = redisUrlRaw && parseUrl('REDIS_URL', redisUrlRaw, ['redis:', 'rediss:']);
+  const smtpUrlRaw = optional(env, 'SMTP_URL');
+  const smtpUrl = smtpUrlRaw && parseUrl('SMTP_URL', smtpUrlRaw, ['smtp:', 'smtps:']);
+
+  const mailFrom = optional(env, 'MAIL_FROM') ?? 'Bastion <no-reply@bastion.local>';
+  if (!/^[^@\s<>]+@[^@\s<>]+$/.test(mailFrom.replace(/^.*<([^>]*)>\s*$/, '$1'))) {
+    throw new ConfigError('MAIL_FROM', 'must be an email address, optionally as "Name <address>"');
+  }
+
+  const publicBaseRaw = optional(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
+  const publicBaseUrl = parseUrl('PUBLIC_BASE_URL', publicBaseRaw, ['http:', 'https:']).replace(/\/+$/, '');
+
+  const masterKeyRaw = optional(env, 'MASTER_KEY');
+  const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
+  if (masterKey === undefined && databaseUrl !== undefined && env.NODE_ENV === 'production') {
+    throw new ConfigError('MASTER_KEY', 'is required in production when DATABASE_URL is set');
+  }
+
+  const logLevel = (optional(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel };
+}

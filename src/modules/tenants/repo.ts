@@ -1,0 +1,49 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { apiKeys, tenants, type ApiKeyRow, type TenantRow } from './table.js';
+
+export function createTenantsRepo(db: DbOrTx) {
+  return {
+    async insertTenant(row: { id: string; name: string }, tx: DbOrTx = db): Promise<TenantRow> {
+      const [created] = await tx.insert(tenants).values(row).returning();
+      return created!;
+    },
+    async findTenant(id: string, tx: DbOrTx = db): Promise<TenantRow | undefined> {
+      const [row] = await tx.select().from(tenants).where(eq(tenants.id, id)).limit(1);
+      return row;
+    },
+    async findTenantByName(name: string, tx: DbOrTx = db): Promise<TenantRow | undefined> {
+      const [row] = await tx.select().from(tenants).where(eq(tenants.name, name)).limit(1);
+      return row;
+    },
+    async insertApiKey(
+      tenantId: string,
+      row: { id: string; secretHash: string; name?: string },
+      tx: DbOrTx = db,
+    ): Promise<ApiKeyRow> {
+      const [created] = await tx
+        .insert(apiKeys)
+        .values({ tenantId, ...row })
+        .returning();
+      return created!;
+    },
+    async findLiveApiKey(tenantId: string, keyId: string, tx: DbOrTx = db): Promise<ApiKeyRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+        .limit(1);
+      return row;
+    },
+    async revokeApiKey(tenantId: string, keyId: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(apiKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id });
+      return rows.length > 0;
+    },
+  };
+}
+
+export type TenantsRepo = ReturnType<typeof createTenantsRepo>;

@@ -1,0 +1,126 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { errorResponses, IdParam } from '../../platform/http/schemas.js';
+import { UserErrors } from './errors.js';
+import {
+  CreateUserBody,
+  ListUsersQuery,
+  UpdateUserBody,
+  User,
+  UserIdParam,
+  UserList,
+  UserProfile,
+  WalletAddresses,
+} from './schemas.js';
+import type { UsersService } from './service.js';
+
+export function usersRoutes(app: FastifyInstance, deps: { users: UsersService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { users } = deps;
+  const tags = ['Users'];
+
+  r.get(
+    '/users/me',
+    {
+      config: { auth: { bearer: 'user' } },
+      schema: { tags, summary: 'The calling user', response: { 200: UserProfile, ...errorResponses(403, 404) } },
+    },
+    async (request) => users.getProfile(request.tenant.id, callerUserId(request)!),
+  );
+
+  r.patch(
+    '/users/me',
+    {
+      config: { auth: { bearer: 'user' } },
+      schema: {
+        tags,
+        summary: "Edit the calling user's profile",
+        body: UpdateUserBody,
+        response: { 200: User, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => users.updateUser(request.tenant.id, callerUserId(request)!, request.body),
+  );
+
+  r.post(
+    '/users',
+    {
+      config: { auth: { apiKey: true } },
+      schema: {
+        tags,
+        summary: 'Create a user (no password)',
+        body: CreateUserBody,
+        response: { 201: User, ...errorResponses(403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const row = await users.createUser(request.tenant.id, request.body);
+      return reply.status(201).send(await users.getUser(request.tenant.id, row.id));
+    },
+  );
+
+  r.get(
+    '/users',
+    {
+      config: { auth: { apiKey: true, bearer: 'admin' } },
+      schema: {
+        tags,
+        summary: 'List users (paged; exact-match filters)',
+        querystring: ListUsersQuery,
+        response: { 200: UserList, ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { limit, offset, afterId, ...filters } = request.query;
+      return users.listUsers(request.tenant.id, filters, { limit, offset, afterId });
+    },
+  );
+
+  r.get(
+    '/users/wallet-addresses/:userId',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: {
+        tags,
+        summary: "A user's wallet addresses (API key, the user, or an admin)",
+        params: UserIdParam,
+        response: { 200: WalletAddresses, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      // A plain user sees only their own; another user's id is "not found", never a hint it exists.
+      if (!isPrivileged(request) && callerUserId(request) !== request.params.userId) throw UserErrors.notFound();
+      return users.walletAddresses(request.tenant.id, request.params.userId);
+    },
+  );
+
+  r.get(
+    '/users/:id',
+    {
+      config: { auth: { apiKey: true } },
+      schema: {
+        tags,
+        summary: 'Full profile of a user',
+        params: IdParam,
+        response: { 200: UserProfile, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => users.getProfile(request.tenant.id, request.params.id),
+  );
+
+  r.patch(
+    '/users/:id',
+    {
+      config: { auth: { apiKey: true } },
+      schema: {
+        tags,
+        summary: "Edit a user's profile",
+        params: IdParam,
+        body: UpdateUserBody,
+        response: { 200: User, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => users.updateUser(request.tenant.id, request.params.id, request.body),
+  );
+}

@@ -1,0 +1,164 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import { UserErrors } from './errors.js';
+import type { UserFilters, UsersRepo } from './repo.js';
+import type { CreateUserInput, UpdateUserInput, UserDto, UserProfileDto, WalletAddressesDto } from './schemas.js';
+import type { UserRole, UserRow } from './table.js';
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Trims and lower-cases an email; the one form stored, compared and looked up. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function isValidEmail(email: string): boolean {
+  const normalized = normalizeEmail(email);
+  return normalized.length <= 254 && EMAIL_RE.test(normalized);
+}
+
+/** E.164 form of a phone number in international format, or a 400. */
+export function normalizePhone(phone: string): string {
+  const parsed = parsePhoneNumberFromString(phone.trim());
+  if (!parsed || !parsed.isValid()) throw UserErrors.invalidPhone();
+  return parsed.number;
+}
+
+export function toUserDto(row: UserRow): UserDto {
+  return {
+    id: row.id,
+    email: row.email,
+    fullName: row.fullName,
+    phone: row.phone,
+    role: row.role,
+    emailVerified: row.emailVerified,
+    kycStatus: row.kycStatus,
+    evmEoa: row.evmEoa,
+    xrplSecureAccountAddress: row.xrplSecureAccountAddress,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function walletAddressesOf(row: UserRow): WalletAddressesDto {
+  return { evm: row.evmEoa, evmCompatible: row.evmCompatibleAddress, xrpl: row.xrplAddress };
+}
+
+const userConstraints = {
+  users_tenant_email_unique: UserErrors.emailTaken,
+  users_tenant_phone_unique: UserErrors.phoneTaken,
+};
+
+export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: Clock }) {
+  const { repo, tx, clock } = deps;
+
+  async function requireUser(tenantId: string, id: string, db?: DbOrTx): Promise<UserRow> {
+    const row = await repo.findById(tenantId, id, db);
+    if (!row) throw UserErrors.notFound();
+    return row;
+  }
+
+  return {
+    /**
+     * Creates a user (no password). Runs inside `outerTx` when given, so the auth module can
+     * create the user and its credential atomically.
+     */
+    async createUser(
+      tenantId: string,
+      input: CreateUserInput & { emailVerified?: boolean; role?: UserRole },
+      outerTx?: DbOrTx,
+    ): Promise<UserRow> {
+      if (!isValidEmail(input.email)) throw UserErrors.invalidEmail();
+      const now = clock.now();
+      const create = async (db: DbOrTx) => {
+        const row = await repo.insert(
+          tenantId,
+          {
+            id: newId(),
+            email: normalizeEmail(input.email),
+            fullName: input.fullName?.trim() || null,
+            role: input.role ?? 'user',
+            emailVerified: input.emailVerified ?? false,
+            createdAt: now,
+            updatedAt: now,
+          },
+          db,
+        );
+        await appendEvent(db, tenantId, 'user.created', { userId: row.id, email: row.email });
+        return row;
+      };
+      return mapConstraintErrors(() => (outerTx ? create(outerTx) : tx(create)), userConstraints);
+    },
+
+    async getUser(tenantId: string, id: string): Promise<UserDto> {
+      return toUserDto(await requireUser(tenantId, id));
+    },
+
+    async getProfile(tenantId: string, id: string): Promise<UserProfileDto> {
+      const row = await requireUser(tenantId, id);
+      return { ...toUserDto(row), walletAddresses: walletAddressesOf(row) };
+    },
+
+    async findRow(tenantId: string, id: string, db?: DbOrTx): Promise<UserRow | undefined> {
+      return repo.findById(tenantId, id, db);
+    },
+
+    async findRowByEmail(tenantId: string, email: string, db?: DbOrTx): Promise<UserRow | undefined> {
+      return repo.findByEmail(tenantId, normalizeEmail(email), db);
+    },
+
+    async updateUser(tenantId: string, id: string, input: UpdateUserInput): Promise<UserDto> {
+      const changes: { fullName?: string | null; phone?: string | null; updatedAt: Date } = { updatedAt: clock.now() };
+      if (input.fullName !== undefined) changes.fullName = input.fullName === null ? null : input.fullName.trim();
+      if (input.phone !== undefined) changes.phone = input.phone === null ? null : normalizePhone(input.phone);
+      const row = await mapConstraintErrors(
+        () =>
+          tx(async (db) => {
+            const updated = await repo.update(tenantId, id, changes, db);
+            if (!updated) throw UserErrors.notFound();
+            await appendEvent(db, tenantId, 'user.updated', { userId: id, fields: Object.keys(input) });
+            return updated;
+          }),
+        userConstraints,
+      );
+      return toUserDto(row);
+    },
+
+    /** Internal updates by other modules (verification flag, role, KYC status, wallet addresses). */
+    async setFields(
+      tenantId: string,
+      id: string,
+      changes: Partial<Pick<UserRow, 'emailVerified' | 'role' | 'kycStatus' | 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress'>>,
+      db?: DbOrTx,
+    ): Promise<UserRow> {
+      const row = await repo.update(tenantId, id, { ...changes, updatedAt: clock.now() }, db);
+      if (!row) throw UserErrors.notFound();
+      return row;
+    },
+
+    async listUsers(tenantId: string, filters: UserFilters, page: PageParams): Promise<Page<UserDto>> {
+      const normalized: UserFilters = {
+        email: filters.email === undefined ? undefined : normalizeEmail(filters.email),
+        evmEoa: filters.evmEoa === undefined ? undefined : filters.evmEoa.trim().toLowerCase(),
+        xrplSecureAccountAddress: filters.xrplSecureAccountAddress?.trim(),
+      };
+      return paginate(
+        () => repo.count(tenantId, normalized),
+        () => repo.list(tenantId, normalized, page),
+        toUserDto,
+      );
+    },
+
+    async walletAddresses(tenantId: string, userId: string): Promise<WalletAddressesDto> {
+      return walletAddressesOf(await requireUser(tenantId, userId));
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

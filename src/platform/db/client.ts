@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import * as schema from './schema.js';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Repos accept either the database or an open transaction. */
+export type DbOrTx = Db | Tx;
+
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  db: Db;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Underlying handles, for migrations and benchmarks. */
+  pool?: pg.Pool;
+  pglite?: PGlite;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  /** Directory for the embedded database; undefined means in-memory (tests). */
+  dataDir?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 20,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+    });
+    // An idle client that errors (server restart) must not crash the process.
+    pool.on('error', () => undefined);
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return {
+      kind: 'postgres',
+      db,
+      pool,
+      ping: async () => {
+        await pool.query('select 1');
+      },
+      close: () => pool.end(),
+    };
+  }
+  let pglite: PGlite;
+  if (options.dataDir) {
+    const dir = join(options.dataDir, 'pgdata');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    pglite = new PGlite(dir);
+  } else {
+    pglite = new PGlite();
+  }
+  await pglite.waitReady;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    pglite,
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => pglite.close(),
+  };
+}

@@ -1,0 +1,5 @@
+// Every table of the service, for Drizzle's typed API and drizzle-kit.
+export * from '../../modules/tenants/table.js';
+export * from '../../modules/users/table.js';
+export * from '../events/table.js';
+export * from './counters-table.js';

@@ -1,0 +1,35 @@
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * A domain or protocol error with a stable machine-readable code. The error handler turns it
+ * into `{ statusCode, error, message, code }`.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export function httpStatusText(statusCode: number): string {
+  return STATUS_CODES[statusCode] ?? 'Error';
+}
+
+/** Errors shared by every module. Each module adds its own in its errors.ts. */
+export const CommonErrors = {
+  tenantRequired: () => new AppError(401, 'TENANT_REQUIRED', 'The x-tenant-id header is required'),
+  tenantUnknown: () => new AppError(401, 'TENANT_UNKNOWN', 'Unknown tenant'),
+  credentialsRequired: () => new AppError(401, 'CREDENTIALS_REQUIRED', 'Authentication is required'),
+  invalidApiKey: () => new AppError(401, 'API_KEY_INVALID', 'Invalid API key'),
+  invalidToken: () => new AppError(401, 'TOKEN_INVALID', 'Invalid or expired access token'),
+  forbidden: () => new AppError(403, 'FORBIDDEN', 'Insufficient role or permissions'),
+  notFound: (what = 'Resource') => new AppError(404, 'NOT_FOUND', `${what} not found`),
+  validation: (message: string) => new AppError(400, 'VALIDATION_FAILED', message),
+  routeNotFound: (method: string, url: string) =>
+    new AppError(404, 'ROUTE_NOT_FOUND', `Route ${method} ${url.split('?')[0]} not found`),
+};

@@ -1,0 +1,144 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { AppError, CommonErrors } from './errors.js';
+
+export type Role = 'user' | 'admin';
+
+export interface TenantContext {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+}
+
+export type Principal =
+  | { kind: 'apiKey'; tenantId: string; keyId: string }
+  | { kind: 'user'; tenantId: string; userId: string; role: Role; sessionId: string };
+
+/** Claims every access token carries, as the verifier returns them. */
+export interface AccessClaims {
+  sub: string;
+  tid: string;
+  sid: string;
+  role: Role;
+}
+
+/**
+ * Who may call a route. `public`: inherently public (sign-up, login, callbacks...).
+ * Otherwise the accepted credentials: an API key of the tenant, and/or a bearer token with at
+ * least the given role. Every tenant-scoped route must declare one.
+ */
+export type AuthRequirement = 'public' | { apiKey?: true; bearer?: Role };
+
+export interface GuardDeps {
+  findTenant(id: string): Promise<TenantContext | undefined>;
+  /** Returns the key id when the raw key is a live key of that tenant, otherwise undefined. */
+  verifyApiKey(tenantId: string, rawKey: string): Promise<string | undefined>;
+  /** Returns the claims of a valid access token; throws or returns undefined otherwise. */
+  verifyAccessToken(token: string): Promise<AccessClaims | undefined>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route lives outside tenancy (health, JWKS, OpenAPI). Default true. */
+    tenancy?: boolean;
+    auth?: AuthRequirement;
+  }
+  interface FastifyRequest {
+    tenant: TenantContext;
+    principal: Principal | null;
+  }
+}
+
+const GUARD = Symbol('bastion.guard');
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)$/i;
+
+async function resolveTenant(request: FastifyRequest, deps: GuardDeps): Promise<void> {
+  const header = request.headers['x-tenant-id'];
+  if (header === undefined || header === '') throw CommonErrors.tenantRequired();
+  if (typeof header !== 'string' || !UUID_RE.test(header)) throw CommonErrors.tenantUnknown();
+  const tenant = await deps.findTenant(header.toLowerCase());
+  if (!tenant) throw CommonErrors.tenantUnknown();
+  request.tenant = tenant;
+}
+
+async function authenticate(request: FastifyRequest, requirement: AuthRequirement, deps: GuardDeps): Promise<void> {
+  if (requirement === 'public') return;
+  const tenantId = request.tenant.id;
+  const apiKey = request.headers['x-api-key'];
+  const authorization = request.headers.authorization;
+
+  if (apiKey !== undefined) {
+    if (typeof apiKey !== 'string') throw CommonErrors.invalidApiKey();
+    const keyId = await deps.verifyApiKey(tenantId, apiKey);
+    if (!keyId) throw CommonErrors.invalidApiKey();
+    request.principal = { kind: 'apiKey', tenantId, keyId };
+    if (!requirement.apiKey) throw CommonErrors.forbidden();
+    return;
+  }
+  if (authorization !== undefined) {
+    const match = BEARER_RE.exec(authorization);
+    if (!match?.[1]) throw CommonErrors.invalidToken();
+    let claims: AccessClaims | undefined;
+    try {
+      claims = await deps.verifyAccessToken(match[1]);
+    } catch (error) {
+      if (error instanceof AppError && error.statusCode !== 401) throw error;
+      throw CommonErrors.invalidToken();
+    }
+    // A token of one tenant presented with another tenant's header is not a credential here.
+    if (!claims || claims.tid !== tenantId) throw CommonErrors.invalidToken();
+    request.principal = { kind: 'user', tenantId, userId: claims.sub, role: claims.role, sessionId: claims.sid };
+    if (!requirement.bearer) throw CommonErrors.forbidden();
+    if (requirement.bearer === 'admin' && claims.role !== 'admin') throw CommonErrors.forbidden();
+    return;
+  }
+  throw CommonErrors.credentialsRequired();
+}
+
+/** OpenAPI security alternatives for a route, from its auth requirement. */
+function securityFor(requirement: AuthRequirement): Array<Record<string, string[]>> {
+  if (requirement === 'public') return [{ tenant: [] }];
+  const alternatives: Array<Record<string, string[]>> = [];
+  if (requirement.apiKey) alternatives.push({ tenant: [], apiKey: [] });
+  if (requirement.bearer) alternatives.push({ tenant: [], bearer: [] });
+  return alternatives;
+}
+
+/**
+ * Installs tenant resolution and authentication on every route as it is registered, so the
+ * 401s come before body parsing, validation or any handler runs. A tenant-scoped route that
+ * declares no auth requirement fails at start-up rather than running open.
+ */
+export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
+  app.decorateRequest('tenant', null as unknown as TenantContext);
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const config = (route.config ?? {}) as { tenancy?: boolean; auth?: AuthRequirement };
+    if (config.tenancy === false) return;
+    const requirement = config.auth;
+    if (!requirement) throw new Error(`route ${String(route.method)} ${route.url} declares no auth requirement`);
+    const guard = async (request: FastifyRequest): Promise<void> => {
+      await resolveTenant(request, deps);
+      await authenticate(request, requirement, deps);
+    };
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    // HEAD routes are copies of their GET route and already carry the guard.
+    if (existing.some((hook) => (hook as { [GUARD]?: true })[GUARD])) return;
+    Object.assign(guard, { [GUARD]: true });
+    route.onRequest = [guard, ...existing];
+    // Mutated in place: @fastify/swagger keeps a reference to this schema object.
+    if (route.schema) (route.schema as { security?: unknown }).security = securityFor(requirement);
+  });
+}
+
+/** The calling user's id when the principal is a user, for "own record" checks. */
+export function callerUserId(request: FastifyRequest): string | undefined {
+  return request.principal?.kind === 'user' ? request.principal.userId : undefined;
+}
+
+/** True for an API key of the tenant or an admin bearer. */
+export function isPrivileged(request: FastifyRequest): boolean {
+  const p = request.principal;
+  return p?.kind === 'apiKey' || (p?.kind === 'user' && p.role === 'admin');
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from './harness.js';
+
+export interface SecuredRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** The URL, built when the case runs (ids may come from a beforeAll). */
+  url: () => string;
+  payload?: () => unknown;
+  /** The credentials the route accepts. */
+  accepts: { apiKey?: boolean; bearer?: 'user' | 'admin' };
+}
+
+function expectError(res: { statusCode: number; json: () => unknown }, status: number, code: string): void {
+  expect(res.statusCode).toBe(status);
+  expect(res.json()).toMatchObject({ statusCode: status, code, error: expect.any(String), message: expect.any(String) });
+}
+
+/**
+ * The security cases every tenant-scoped route must pass: no tenant, unknown or malformed
+ * tenant, no credential, wrong / revoked / foreign API key, malformed or foreign bearer,
+ * and the wrong kind of credential or role.
+ */
+export function securityCases(h: () => Harness, route: SecuredRoute): void {
+  const call = (headers: Record<string, string>) =>
+    h().inject({ method: route.method, url: route.url(), headers, payload: route.payload?.() as never });
+
+  describe(`${route.method} security`, () => {
+    it('401 without x-tenant-id, even with a valid API key', async () => {
+      expectError(await call({ 'x-api-key': h().tenant.apiKey }), 401, 'TENANT_REQUIRED');
+    });
+    it('401 with an unknown tenant', async () => {
+      expectError(await call({ 'x-tenant-id': randomUUID(), 'x-api-key': h().tenant.apiKey }), 401, 'TENANT_UNKNOWN');
+    });
+    it('401 with a malformed tenant id', async () => {
+      expectError(await call({ 'x-tenant-id': "x' or 1=1 --", 'x-api-key': h().tenant.apiKey }), 401, 'TENANT_UNKNOWN');
+    });
+    it('401 without any credential', async () => {
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId }), 401, 'CREDENTIALS_REQUIRED');
+    });
+    it('401 with a wrong API key', async () => {
+      const wrong = h().tenant.apiKey.slice(0, -4) + 'AAAA';
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId, 'x-api-key': wrong }), 401, 'API_KEY_INVALID');
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId, 'x-api-key': 'garbage' }), 401, 'API_KEY_INVALID');
+    });
+    it("401 with another tenant's API key", async () => {
+      const other = await h().newTenant();
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId, 'x-api-key': other.apiKey }), 401, 'API_KEY_INVALID');
+    });
+    it('401 with a revoked API key', async () => {
+      const key = await h().container.tenants.createApiKey(h().tenant.tenantId, 'to-revoke');
+      await h().container.tenants.revokeApiKey(h().tenant.tenantId, key.keyId);
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId, 'x-api-key': key.apiKey }), 401, 'API_KEY_INVALID');
+    });
+    it('401 with a malformed or unknown bearer token', async () => {
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId, authorization: 'Bearer not-a-token' }), 401, 'TOKEN_INVALID');
+      expectError(await call({ 'x-tenant-id': h().tenant.tenantId, authorization: 'Basic abc' }), 401, 'TOKEN_INVALID');
+    });
+    it("401 with a token of another tenant under this tenant's header", async () => {
+      const other = await h().newTenant();
+      const userId = await h().createUser(other, undefined, 'admin');
+      const token = await h().tokenFor(userId, other);
+      expectError(await call(h().bearerHeaders(token)), 401, 'TOKEN_INVALID');
+    });
+    if (!route.accepts.bearer) {
+      it('403 with a user bearer token (API key required)', async () => {
+        const userId = await h().createUser(undefined, undefined, 'admin');
+        expectError(await call(h().bearerHeaders(await h().tokenFor(userId))), 403, 'FORBIDDEN');
+      });
+    }
+    if (route.accepts.bearer === 'admin') {
+      it('403 with a plain user bearer token (admin required)', async () => {
+        const userId = await h().createUser();
+        expectError(await call(h().bearerHeaders(await h().tokenFor(userId))), 403, 'FORBIDDEN');
+      });
+    }
+    if (!route.accepts.apiKey) {
+      it('403 with an API key (bearer required)', async () => {
+        expectError(await call(h().keyHeaders()), 403, 'FORBIDDEN');
+      });
+    }
+  });
+}
+
+export { expectError };

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('config', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: undefined, logLevel: 'info', publicBaseUrl: 'http://localhost:3000' });
+    expect(c.dataDir).toMatch(/data$/);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://x'],
+    ['SMTP_URL', 'ftp://x'],
+    ['MAIL_FROM', 'nobody'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['MASTER_KEY', 'short'],
+    ['LOG_LEVEL', 'loud'],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    let thrown: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).message).toMatch(new RegExp(`^Invalid configuration: ${name} `));
+    expect((thrown as ConfigError).message).not.toContain('\n');
+  });
+
+  it('accepts a 32-byte master key as hex or base64', () => {
+    expect(loadConfig({ MASTER_KEY: 'ab'.repeat(32) }).masterKey?.length).toBe(32);
+    expect(loadConfig({ MASTER_KEY: Buffer.alloc(32, 7).toString('base64') }).masterKey?.length).toBe(32);
+  });
+});

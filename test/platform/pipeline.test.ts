@@ -1,0 +1,74 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { expectError } from '../helpers/security.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({
+    beforeReady: (app) =>
+      app.get('/__test/boom', { schema: { hide: true } }, async () => {
+        throw new Error("select * from users where password = 'hunter2'");
+      }),
+  });
+});
+afterAll(async () => h.close());
+
+describe('request pipeline', () => {
+  it('unknown routes and wrong methods answer 404 in the error shape', async () => {
+    expectError(await h.inject({ method: 'GET', url: '/nope' }), 404, 'ROUTE_NOT_FOUND');
+    expectError(await h.inject({ method: 'DELETE', url: '/users', headers: h.keyHeaders() }), 404, 'ROUTE_NOT_FOUND');
+  });
+
+  it('sets security headers and a request id, and echoes a safe incoming request id', async () => {
+    const res = await h.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['strict-transport-security']).toBeTruthy();
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const unsafe = await h.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'a b\nc' } });
+    expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('health and ready live outside tenancy', async () => {
+    expect((await h.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
+    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' });
+  });
+
+  it('an internal error is a 500 with no stack, SQL or detail, and is logged', async () => {
+    const res = await h.inject({ method: 'GET', url: '/__test/boom' });
+    expect(res.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'INTERNAL' });
+    expect(res.body).not.toMatch(/select|hunter2|stack|at /i);
+    expect(h.logs.text()).toContain('request failed');
+  });
+});
+
+describe('OpenAPI', () => {
+  it('/openapi.json is valid OpenAPI 3.1 documenting security and errors of every route', async () => {
+    const res = await h.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(doc));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'tenant']);
+    const ops = Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>).flatMap(
+      ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    );
+    expect(ops.length).toBeGreaterThanOrEqual(7);
+    for (const { op } of ops) {
+      expect(op.security?.length).toBeGreaterThan(0);
+      expect(op.responses).toHaveProperty('401');
+      expect(op.responses).toHaveProperty('400');
+    }
+    expect(doc.paths['/users'].post.security).toEqual([{ tenant: [], apiKey: [] }]);
+    expect(doc.paths['/users/me'].get.security).toEqual([{ tenant: [], bearer: [] }]);
+    expect(doc.paths['/users/me'].patch.responses).toHaveProperty('409');
+  });
+
+  it('/docs serves a readable page', async () => {
+    const res = await h.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('swagger');
+  });
+});
