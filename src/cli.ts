@@ -2,7 +2,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
-import { runMigrations } from './platform/db/migrate.js';
 import { AppError } from './platform/http/errors.js';
 
 const USAGE = `Usage: bastion <command> [options]
@@ -82,7 +81,6 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   const container = await createContainer({ config });
   try {
-    await runMigrations(container.database);
     const result = await run(container, values as Options);
     process.stdout.write(JSON.stringify(result) + '\n');
   } finally {

@@ -1,7 +1,9 @@
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { openDatabase, type Database } from './platform/db/client.js';
+import { runMigrations } from './platform/db/migrate.js';
 import { txRunner } from './platform/db/tx.js';
+import { createSecretBox, resolveMasterKey } from './platform/crypto/secrets.js';
 import type { AccessClaims } from './platform/http/guards.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
@@ -24,8 +26,11 @@ export async function createContainer(options: ContainerOptions) {
   const database =
     options.database ??
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir }));
+  // Migrations first (under an advisory lock on PostgreSQL): everything below reads tables.
+  await runMigrations(database);
   const db = database.db;
   const tx = txRunner(db);
+  const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir));
 
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
@@ -37,6 +42,7 @@ export async function createContainer(options: ContainerOptions) {
     config,
     clock,
     database,
+    secrets,
     tenants,
     users,
     guardDeps: {

@@ -2,7 +2,6 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createContainer } from './container.js';
 import { ensureDemoTenant } from './modules/tenants/demo.js';
-import { runMigrations } from './platform/db/migrate.js';
 import { createLogger } from './platform/log/logger.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -23,7 +22,6 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
   const container = await createContainer({ config });
-  await runMigrations(container.database);
 
   if (!config.databaseUrl) {
     const file = await ensureDemoTenant(container.tenants, config.dataDir);

@@ -9,10 +9,10 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container, type ContainerOptions } from '../../src/container.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/client.js';
-import { runMigrations } from '../../src/platform/db/migrate.js';
 import type { AccessClaims, Role } from '../../src/platform/http/guards.js';
 import { createLogger } from '../../src/platform/log/logger.js';
 
+export const TEST_MASTER_KEY = '5e'.repeat(32);
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 
 /** Every log line the app wrote, for tests that prove no secret reaches the logs. */
@@ -82,9 +82,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
     PUBLIC_BASE_URL: 'http://bastion.test',
+    // One master key for every test: on PostgreSQL all harnesses share the data keys.
+    MASTER_KEY: TEST_MASTER_KEY,
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30 });
-  await runMigrations(database);
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
   const issuer = testIssuer();
   const container = await createContainer({

@@ -7,7 +7,7 @@ import { createContainer } from '../../src/container.js';
 import { ensureDemoTenant } from '../../src/modules/tenants/demo.js';
 import { openDatabase } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
-import { usingPostgres } from '../helpers/harness.js';
+import { TEST_MASTER_KEY, usingPostgres } from '../helpers/harness.js';
 
 describe('persistence', () => {
   it('the embedded database keeps data across restarts, and the demo tenant is created once (0600)', async () => {
@@ -31,7 +31,7 @@ describe('persistence', () => {
   });
 
   it.runIf(usingPostgres)('a second instance on the same PostgreSQL serves the same data', async () => {
-    const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL });
+    const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY });
     const [a, b] = await Promise.all([
       createContainer({ config, database: await openDatabase({ databaseUrl: config.databaseUrl }) }),
       createContainer({ config, database: await openDatabase({ databaseUrl: config.databaseUrl }) }),

@@ -3,3 +3,4 @@ export * from '../../modules/tenants/table.js';
 export * from '../../modules/users/table.js';
 export * from '../events/table.js';
 export * from './counters-table.js';
+export * from '../crypto/table.js';
