@@ -4,6 +4,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
+import { authRoutes } from './modules/auth/routes.js';
+import { Jwks } from './modules/auth/schemas.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
@@ -70,11 +72,20 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     }
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (no tenant needed)', security: [], response: { 200: Jwks } } },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=300');
+      return container.keys.jwks();
+    },
+  );
 
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
     usersRoutes(scope, { users: container.users });
+    authRoutes(scope, { auth: container.auth, users: container.users });
   });
 
   return app;

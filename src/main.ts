@@ -21,7 +21,7 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
-  const container = await createContainer({ config });
+  const container = await createContainer({ config, logger });
 
   if (!config.databaseUrl) {
     const file = await ensureDemoTenant(container.tenants, config.dataDir);

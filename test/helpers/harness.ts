@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container, type ContainerOptions } from '../../src/container.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/client.js';
-import type { AccessClaims, Role } from '../../src/platform/http/guards.js';
+import type { Role } from '../../src/platform/http/guards.js';
 import { createLogger } from '../../src/platform/log/logger.js';
 
 export const TEST_MASTER_KEY = '5e'.repeat(32);
@@ -44,29 +44,13 @@ export interface Harness {
   newTenant(): Promise<TestTenant>;
   /** Creates a user through the service (no HTTP) and returns its id. */
   createUser(tenant?: TestTenant, email?: string, role?: Role): Promise<string>;
-  /** An access token for a user, from the test issuer. */
+  /** A real access token for a user (a new session), as login would give. */
   tokenFor(userId: string, tenant?: TestTenant, role?: Role): Promise<string>;
   /** Headers for an API-key call of the tenant. */
   keyHeaders(tenant?: TestTenant): Record<string, string>;
   bearerHeaders(token: string, tenant?: TestTenant): Record<string, string>;
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
-}
-
-/**
- * A test-only token issuer: opaque random tokens mapped to claims in memory. Lets the guard,
- * the role model and "K or B" be tested without depending on the token format.
- */
-function testIssuer() {
-  const issued = new Map<string, AccessClaims>();
-  return {
-    issue(claims: AccessClaims): string {
-      const token = randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, '');
-      issued.set(token, claims);
-      return token;
-    },
-    verify: async (token: string) => issued.get(token),
-  };
 }
 
 export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' | 'database'>> {
@@ -87,15 +71,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30 });
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
-  const issuer = testIssuer();
-  const container = await createContainer({
-    config,
-    database,
-    clock,
-    verifyAccessToken: options.verifyAccessToken ?? issuer.verify,
-  });
   const logs = new LogCapture();
-  const app = await buildApp(container, createLogger('info', logs));
+  const logger = createLogger('info', logs);
+  const container = await createContainer({ ...options, config, database, clock, logger });
+  const app = await buildApp(container, logger);
   await options.beforeReady?.(app);
   await app.ready();
 
@@ -120,7 +99,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     async tokenFor(userId, t = tenant, role?: Role) {
       const row = await container.users.findRow(t.tenantId, userId);
-      return issuer.issue({ sub: userId, tid: t.tenantId, sid: randomUUID(), role: role ?? row?.role ?? 'user' });
+      const pair = await container.sessions.start(t.tenantId, userId, role ?? row?.role ?? 'user');
+      return pair.accessToken;
     },
     keyHeaders: (t = tenant) => ({ 'x-tenant-id': t.tenantId, 'x-api-key': t.apiKey }),
     bearerHeaders: (token, t = tenant) => ({ 'x-tenant-id': t.tenantId, authorization: `Bearer ${token}` }),

@@ -1,0 +1,26 @@
+import { AppError } from '../../platform/http/errors.js';
+
+export const AuthErrors = {
+  invalidCredentials: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid email or password'),
+  invalidRefreshToken: () => new AppError(401, 'REFRESH_TOKEN_INVALID', 'Invalid or expired refresh token'),
+  passwordLength: (field: string) =>
+    new AppError(400, 'PASSWORD_POLICY', `body.${field} must be between 8 and 128 characters`),
+  passwordCommon: (field: string) =>
+    new AppError(400, 'PASSWORD_POLICY', `body.${field} is one of the most common passwords; choose another`),
+  emailTaken: () => new AppError(409, 'USER_EMAIL_TAKEN', 'A user with this email already exists in the tenant'),
+  busy: () =>
+    new AppError(503, 'BUSY', 'Too many password operations in progress; retry shortly', { 'retry-after': '1' }),
+  userNotFound: () => new AppError(404, 'USER_NOT_FOUND', 'User not found'),
+  invalidCode: () => new AppError(400, 'CODE_INVALID', 'Invalid or expired code'),
+  invalidToken: () => new AppError(400, 'TOKEN_INVALID', 'Invalid or expired token'),
+  invalidChallenge: () => new AppError(401, 'CHALLENGE_INVALID', 'Invalid or expired challenge'),
+  twoFactorLocked: (retryAfterSec: number) =>
+    new AppError(429, 'TWO_FACTOR_LOCKED', 'Too many failed second-factor attempts; try again later', {
+      'retry-after': String(retryAfterSec),
+    }),
+  twoFactorAlreadyEnabled: () => new AppError(409, 'TWO_FACTOR_ALREADY_ENABLED', 'A second factor is already enabled'),
+  twoFactorNotEnabled: () => new AppError(409, 'TWO_FACTOR_NOT_ENABLED', 'Two-factor authentication is not enabled'),
+  wrongPassword: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid password'),
+  throttled: (retryAfterSec: number) =>
+    new AppError(429, 'RATE_LIMITED', 'Too many attempts; retry later', { 'retry-after': String(retryAfterSec) }),
+};

@@ -1,0 +1,74 @@
+import { hash, verify } from '@node-rs/argon2';
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { randomToken } from '../../platform/crypto/hash.js';
+import { AuthErrors } from './errors.js';
+
+/** OWASP parameters (DESIGN.md): argon2id, m=19456 KiB, t=2, p=1. Algorithm 2 = Argon2id. */
+export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+// The most common passwords (zxcvbn-ts common list, ~49k); only those the length rule lets through matter.
+const COMMON = new Set(
+  (dictionary['passwords-common'] as string[]).filter((p) => p.length >= PASSWORD_MIN).map((p) => p.toLowerCase()),
+);
+
+/** Throws a 400 naming the rule the password breaks. */
+export function checkPasswordPolicy(password: string, field = 'password'): void {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw AuthErrors.passwordLength(field);
+  if (COMMON.has(password.toLowerCase())) throw AuthErrors.passwordCommon(field);
+}
+
+/**
+ * argon2id with bounded concurrency: at most `maxConcurrent` hashes run at once (one per
+ * core) and at most `maxQueue` wait; beyond that the caller gets a 503 with Retry-After, so a
+ * burst of logins cannot starve every other route of CPU.
+ */
+export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue?: number } = {}) {
+  const maxConcurrent = options.maxConcurrent ?? 2;
+  const maxQueue = options.maxQueue ?? 64;
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  let dummyHash: Promise<string> | undefined;
+
+  async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (running >= maxConcurrent) {
+      if (waiting.length >= maxQueue) throw AuthErrors.busy();
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    } else {
+      running++;
+    }
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  }
+
+  const hasher = {
+    hash: (password: string) => withSlot(() => hash(password, ARGON2_OPTIONS)),
+    async verify(passwordHash: string, password: string): Promise<boolean> {
+      return withSlot(async () => {
+        try {
+          return await verify(passwordHash, password, ARGON2_OPTIONS);
+        } catch {
+          return false;
+        }
+      });
+    },
+    /** Pays for one verification against a dummy hash, so an unknown account costs the same time. */
+    async verifyDummy(password: string): Promise<false> {
+      dummyHash ??= hash(randomToken(16), ARGON2_OPTIONS);
+      await hasher.verify(await dummyHash, password);
+      return false;
+    },
+    stats: () => ({ running, queued: waiting.length }),
+  };
+  return hasher;
+}
+
+export type PasswordHasher = ReturnType<typeof createPasswordHasher>;

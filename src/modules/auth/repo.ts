@@ -1,0 +1,95 @@
+import { and, eq, isNull, lt } from 'drizzle-orm';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { credentials, refreshTokens, sessions, type RefreshTokenRow, type SessionRow } from './table.js';
+
+export function createAuthRepo(db: DbOrTx) {
+  return {
+    async findCredential(tenantId: string, userId: string, tx: DbOrTx = db) {
+      const [row] = await tx
+        .select()
+        .from(credentials)
+        .where(and(eq(credentials.tenantId, tenantId), eq(credentials.userId, userId)))
+        .limit(1);
+      return row;
+    },
+
+    async upsertPassword(tenantId: string, userId: string, passwordHash: string, at: Date, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .insert(credentials)
+        .values({ tenantId, userId, passwordHash, passwordChangedAt: at })
+        .onConflictDoUpdate({
+          target: [credentials.tenantId, credentials.userId],
+          set: { passwordHash, passwordChangedAt: at },
+        });
+    },
+
+    async setTwoFactor(tenantId: string, userId: string, method: 'email' | null, at: Date | null, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .insert(credentials)
+        .values({ tenantId, userId, twoFactorMethod: method, twoFactorEnabledAt: at })
+        .onConflictDoUpdate({
+          target: [credentials.tenantId, credentials.userId],
+          set: { twoFactorMethod: method, twoFactorEnabledAt: at },
+        });
+    },
+
+    async insertSession(row: typeof sessions.$inferInsert, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(sessions).values(row);
+    },
+
+    async findSession(tenantId: string, id: string, tx: DbOrTx = db): Promise<SessionRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, id)))
+        .limit(1);
+      return row;
+    },
+
+    async revokeSession(tenantId: string, id: string, reason: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(sessions)
+        .set({ revokedAt: at, revokeReason: reason })
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, id), isNull(sessions.revokedAt)))
+        .returning({ id: sessions.id });
+      return rows.length > 0;
+    },
+
+    /** Revokes every live session of a user; returns their ids. */
+    async revokeUserSessions(tenantId: string, userId: string, reason: string, at: Date, tx: DbOrTx = db): Promise<string[]> {
+      const rows = await tx
+        .update(sessions)
+        .set({ revokedAt: at, revokeReason: reason })
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+        .returning({ id: sessions.id });
+      return rows.map((r) => r.id);
+    },
+
+    async insertRefreshToken(row: typeof refreshTokens.$inferInsert, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(refreshTokens).values(row);
+    },
+
+    /** The refresh token by hash, row-locked for the rest of the transaction. */
+    async lockRefreshTokenByHash(tokenHash: string, tx: DbOrTx): Promise<RefreshTokenRow | undefined> {
+      const [row] = await tx.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).limit(1).for('update');
+      return row;
+    },
+
+    async markRefreshTokenUsed(tenantId: string, id: string, at: Date, successorSealed: string, tx: DbOrTx): Promise<void> {
+      await tx
+        .update(refreshTokens)
+        .set({ usedAt: at, successorSealed })
+        .where(and(eq(refreshTokens.tenantId, tenantId), eq(refreshTokens.id, id)));
+    },
+
+    /** Drops sealed successors older than the retry window in a session (they are only for retries). */
+    async clearOldSuccessors(tenantId: string, sessionId: string, before: Date, tx: DbOrTx): Promise<void> {
+      await tx
+        .update(refreshTokens)
+        .set({ successorSealed: null })
+        .where(and(eq(refreshTokens.tenantId, tenantId), eq(refreshTokens.sessionId, sessionId), lt(refreshTokens.usedAt, before)));
+    },
+  };
+}
+
+export type AuthRepo = ReturnType<typeof createAuthRepo>;

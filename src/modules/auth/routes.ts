@@ -1,0 +1,85 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
+import { User, UserIdParam } from '../users/schemas.js';
+import type { UsersService } from '../users/service.js';
+import { LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
+import type { AuthService } from './service.js';
+import type { SessionMeta } from './sessions.js';
+
+export function sessionMeta(request: FastifyRequest): SessionMeta {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : undefined };
+}
+
+export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; users: UsersService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { auth, users } = deps;
+  const tags = ['Authentication'];
+
+  r.post(
+    '/auth/email',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'Register with email and password', body: RegisterBody, response: { 201: User, ...errorResponses(409, 429, 503) } },
+    },
+    async (request, reply) => {
+      const user = await auth.register(request.tenant.id, request.body);
+      return reply.status(201).send(await users.getUser(request.tenant.id, user.id));
+    },
+  );
+
+  for (const url of ['/auth/email/login', '/auth/login']) {
+    r.post(
+      url,
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          summary: 'Log in with email and password',
+          description: 'Answers a token pair, or a second-factor challenge when 2FA is on.',
+          body: LoginBody,
+          response: { 201: LoginResponse, ...errorResponses(429, 503) },
+        },
+      },
+      async (request, reply) => {
+        const result = await auth.login(request.tenant.id, request.body.email, request.body.password, sessionMeta(request));
+        return reply.status(201).send(result);
+      },
+    );
+  }
+
+  r.post(
+    '/auth/refresh',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'Rotate a refresh token for a new pair', body: RefreshBody, response: { 201: TokenPair, ...errorResponses(429) } },
+    },
+    async (request, reply) => reply.status(201).send(await auth.refresh(request.tenant.id, request.body.refreshToken)),
+  );
+
+  r.post(
+    '/auth/logout',
+    {
+      config: { auth: { bearer: 'user' } },
+      schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", response: { 201: MessageResponse, ...errorResponses(403) } },
+    },
+    async (request, reply) => {
+      const p = request.principal;
+      if (p?.kind === 'user') await auth.logout(request.tenant.id, p.sessionId, p.userId);
+      return reply.status(201).send({ message: 'Logged out' });
+    },
+  );
+
+  r.post(
+    '/auth/users/:userId/token',
+    {
+      config: { auth: { apiKey: true } },
+      schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, response: { 201: TokenPair, ...errorResponses(403, 404) } },
+    },
+    async (request, reply) => {
+      const keyId = request.principal?.kind === 'apiKey' ? request.principal.keyId : '';
+      return reply.status(201).send(await auth.mintForUser(request.tenant.id, request.params.userId, keyId, sessionMeta(request)));
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+import { Email, FullName } from '../users/schemas.js';
+
+export const Password = Type.String({ minLength: 1, maxLength: 1024, description: '8 to 128 characters, not a common password' });
+
+export const RegisterBody = Type.Object(
+  { email: Email, password: Password, fullName: Type.Optional(FullName) },
+  { additionalProperties: false },
+);
+
+export const LoginBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
+
+export const RefreshBody = Type.Object(
+  { refreshToken: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+
+export const TokenPair = Type.Object({
+  accessToken: Type.String({ description: 'EdDSA JWT, 15 minutes' }),
+  refreshToken: Type.String({ description: 'Opaque, 7 days, rotated on every refresh' }),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the access token expires' }),
+  accessTokenExpiresAt: Type.String({ format: 'date-time' }),
+  refreshTokenExpiresAt: Type.String({ format: 'date-time' }),
+});
+
+export const TwoFactorChallenge = Type.Object({
+  twoFactorRequired: Type.Literal(true),
+  challengeToken: Type.String({ description: 'Single use, 5 minutes; send it with the emailed code to POST /auth/2fa/verify' }),
+});
+
+export const LoginResponse = Type.Union([TokenPair, TwoFactorChallenge]);
+
+export const Jwks = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      kty: Type.String(),
+      crv: Type.String(),
+      x: Type.String(),
+      kid: Type.String(),
+      alg: Type.String(),
+      use: Type.String(),
+    }),
+  ),
+});

@@ -1,0 +1,155 @@
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import { randomToken, sha256Hex } from '../../platform/crypto/hash.js';
+import type { SecretBox } from '../../platform/crypto/secrets.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import type { AccessClaims, Role } from '../../platform/http/guards.js';
+import { AuthErrors } from './errors.js';
+import type { AuthRepo } from './repo.js';
+import { ACCESS_TOKEN_TTL_SEC, type TokenService } from './tokens.js';
+
+export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
+export const REFRESH_RETRY_WINDOW_MS = 10_000;
+const SESSION_CACHE_TTL_MS = 5_000;
+
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  accessTokenExpiresAt: string;
+  refreshTokenExpiresAt: string;
+}
+
+export interface SessionMeta {
+  ip?: string;
+  userAgent?: string;
+}
+
+/** Something that records security events (the audit module). */
+export interface SecurityEventSink {
+  (db: DbOrTx | undefined, tenantId: string, event: { type: string; userId?: string; details?: Record<string, unknown> }): Promise<void>;
+}
+
+/**
+ * Sessions and token pairs: an access token bound to a session, and a refresh token rotated
+ * on every use. A retry of a used refresh token inside the retry window returns the same new
+ * pair; a reuse after it revokes the whole session (family).
+ */
+export function createSessionService(deps: {
+  repo: AuthRepo;
+  tx: RunInTx;
+  tokens: TokenService;
+  secrets: SecretBox;
+  clock: Clock;
+  record: SecurityEventSink;
+}) {
+  const { repo, tx, tokens, secrets, clock, record } = deps;
+  const active = new Map<string, { ok: boolean; until: number }>();
+
+  async function newPair(db: DbOrTx, tenantId: string, sessionId: string, userId: string, role: Role): Promise<TokenPair> {
+    const now = clock.now();
+    const refreshToken = randomToken(32);
+    const refreshExpires = new Date(now.getTime() + REFRESH_TOKEN_TTL_MS);
+    await repo.insertRefreshToken(
+      { tenantId, id: newId(), sessionId, tokenHash: sha256Hex(refreshToken), createdAt: now, expiresAt: refreshExpires },
+      db,
+    );
+    const access = await tokens.sign({ sub: userId, tid: tenantId, sid: sessionId, role });
+    return {
+      accessToken: access.token,
+      refreshToken,
+      tokenType: 'Bearer',
+      expiresIn: ACCESS_TOKEN_TTL_SEC,
+      accessTokenExpiresAt: access.expiresAt.toISOString(),
+      refreshTokenExpiresAt: refreshExpires.toISOString(),
+    };
+  }
+
+  return {
+    /** Opens a session and returns its first pair. Runs inside `db` when given. */
+    async start(tenantId: string, userId: string, role: Role, meta: SessionMeta = {}, db?: DbOrTx): Promise<TokenPair> {
+      const run = async (t: DbOrTx) => {
+        const sessionId = newId();
+        await repo.insertSession(
+          { tenantId, id: sessionId, userId, createdAt: clock.now(), ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 256) ?? null },
+          t,
+        );
+        return newPair(t, tenantId, sessionId, userId, role);
+      };
+      return db ? run(db) : tx(run);
+    },
+
+    async refresh(tenantId: string, rawToken: string, roleOf: (userId: string, db: DbOrTx) => Promise<Role | undefined>): Promise<TokenPair> {
+      const outcome = await tx(async (db) => {
+        const row = await repo.lockRefreshTokenByHash(sha256Hex(rawToken), db);
+        if (!row || row.tenantId !== tenantId) return { kind: 'invalid' as const };
+        const session = await repo.findSession(tenantId, row.sessionId, db);
+        const now = clock.now();
+        if (!session || session.revokedAt || row.expiresAt.getTime() <= now.getTime()) return { kind: 'invalid' as const };
+        if (row.usedAt) {
+          const age = now.getTime() - row.usedAt.getTime();
+          if (age <= REFRESH_RETRY_WINDOW_MS && row.successorSealed) {
+            const pair = JSON.parse(await secrets.decrypt(row.successorSealed, `refresh-retry:${row.id}`)) as TokenPair;
+            return { kind: 'pair' as const, pair };
+          }
+          await repo.revokeSession(tenantId, session.id, 'refresh_token_reuse', now, db);
+          await record(db, tenantId, {
+            type: 'refresh.reused',
+            userId: session.userId,
+            details: { sessionId: session.id, usedAt: row.usedAt.toISOString(), sessionRevoked: true },
+          });
+          return { kind: 'reused' as const, sessionId: session.id };
+        }
+        const role = await roleOf(session.userId, db);
+        if (!role) return { kind: 'invalid' as const };
+        const pair = await newPair(db, tenantId, session.id, session.userId, role);
+        await repo.markRefreshTokenUsed(tenantId, row.id, now, secrets.encrypt(JSON.stringify(pair), `refresh-retry:${row.id}`), db);
+        await repo.clearOldSuccessors(tenantId, session.id, new Date(now.getTime() - REFRESH_RETRY_WINDOW_MS), db);
+        return { kind: 'pair' as const, pair };
+      });
+      if (outcome.kind === 'pair') return outcome.pair;
+      if (outcome.kind === 'reused') {
+        active.set(`${tenantId}:${outcome.sessionId}`, { ok: false, until: Number.POSITIVE_INFINITY });
+        tokens.forgetSession(outcome.sessionId);
+      }
+      throw AuthErrors.invalidRefreshToken();
+    },
+
+    async revoke(tenantId: string, sessionId: string, reason: string): Promise<void> {
+      await repo.revokeSession(tenantId, sessionId, reason, clock.now());
+      active.set(`${tenantId}:${sessionId}`, { ok: false, until: Number.POSITIVE_INFINITY });
+      tokens.forgetSession(sessionId);
+    },
+
+    /** Revokes every session of a user (password reset); their refresh and access tokens stop working. */
+    async revokeAllForUser(tenantId: string, userId: string, reason: string, db?: DbOrTx): Promise<void> {
+      const ids = await repo.revokeUserSessions(tenantId, userId, reason, clock.now(), db);
+      for (const id of ids) {
+        active.set(`${tenantId}:${id}`, { ok: false, until: Number.POSITIVE_INFINITY });
+        tokens.forgetSession(id);
+      }
+    },
+
+    /**
+     * The claims of a valid access token whose session is live. Session state is cached for
+     * a few seconds; a revocation on this instance takes effect at once, on others within the TTL.
+     */
+    async verifyAccessToken(token: string): Promise<AccessClaims | undefined> {
+      const claims = await tokens.verify(token);
+      if (!claims) return undefined;
+      const key = `${claims.tid}:${claims.sid}`;
+      const now = Date.now();
+      const cached = active.get(key);
+      if (cached && cached.until > now) return cached.ok ? claims : undefined;
+      const session = await repo.findSession(claims.tid, claims.sid);
+      const ok = Boolean(session && !session.revokedAt && session.userId === claims.sub);
+      if (active.size > 50_000) active.clear();
+      active.set(key, { ok, until: ok ? now + SESSION_CACHE_TTL_MS : Number.POSITIVE_INFINITY });
+      return ok ? claims : undefined;
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;
