@@ -20,7 +20,7 @@ export const AuthErrors = {
     }),
   twoFactorAlreadyEnabled: () => new AppError(409, 'TWO_FACTOR_ALREADY_ENABLED', 'A second factor is already enabled'),
   twoFactorNotEnabled: () => new AppError(409, 'TWO_FACTOR_NOT_ENABLED', 'Two-factor authentication is not enabled'),
-  wrongPassword: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid password'),
+  wrongPassword: () => new AppError(403, 'PASSWORD_INCORRECT', 'The password is not correct'),
   throttled: (retryAfterSec: number) =>
     new AppError(429, 'RATE_LIMITED', 'Too many attempts; retry later', { 'retry-after': String(retryAfterSec) }),
 };

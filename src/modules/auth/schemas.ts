@@ -43,3 +43,26 @@ export const Jwks = Type.Object({
     }),
   ),
 });
+
+export const EmailBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const Code = Type.String({ pattern: '^[0-9]{6}$', description: '6-digit code from the mail' });
+export const EmailCodeBody = Type.Object({ email: Email, code: Code }, { additionalProperties: false });
+export const SecretToken = Type.String({ minLength: 1, maxLength: 256 });
+export const TokenBody = Type.Object({ token: SecretToken }, { additionalProperties: false });
+export const TokenQuery = Type.Object({ token: SecretToken }, { additionalProperties: false });
+export const NewPasswordBody = Type.Object({ password: Password }, { additionalProperties: false });
+export const VerifyEmailQuery = Type.Object({ email: Email }, { additionalProperties: false });
+export const Verified = Type.Object({ message: Type.String(), emailVerified: Type.Literal(true) });
+export const ResetTokenResponse = Type.Object({
+  resetToken: Type.String({ description: 'Single use; send it to PUT /auth/reset-password?token=' }),
+  expiresIn: Type.Integer({ description: 'Seconds' }),
+});
+export const TwoFactorSetupBody = Type.Object({ method: Type.Literal('email') }, { additionalProperties: false });
+export const TwoFactorCodeBody = Type.Object({ code: Code }, { additionalProperties: false });
+export const TwoFactorDisableBody = Type.Object({ password: Password }, { additionalProperties: false });
+export const TwoFactorVerifyBody = Type.Object({ challengeToken: SecretToken, code: Code }, { additionalProperties: false });
+export const TwoFactorStatus = Type.Object({
+  enabled: Type.Boolean(),
+  method: Type.Union([Type.Literal('email'), Type.Null()]),
+  enabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});

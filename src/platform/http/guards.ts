@@ -41,6 +41,8 @@ declare module 'fastify' {
     /** false: the route lives outside tenancy (health, JWKS, OpenAPI). Default true. */
     tenancy?: boolean;
     auth?: AuthRequirement;
+    /** A public route that reads a bearer of its own kind itself (documented as bearer). */
+    bearerInHandler?: boolean;
   }
   interface FastifyRequest {
     tenant: TenantContext;
@@ -114,7 +116,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('principal', null);
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    const config = (route.config ?? {}) as { tenancy?: boolean; auth?: AuthRequirement };
+    const config = (route.config ?? {}) as { tenancy?: boolean; auth?: AuthRequirement; bearerInHandler?: boolean };
     if (config.tenancy === false) return;
     const requirement = config.auth;
     if (!requirement) throw new Error(`route ${String(route.method)} ${route.url} declares no auth requirement`);
@@ -128,7 +130,9 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     Object.assign(guard, { [GUARD]: true });
     route.onRequest = [guard, ...existing];
     // Mutated in place: @fastify/swagger keeps a reference to this schema object.
-    if (route.schema) (route.schema as { security?: unknown }).security = securityFor(requirement);
+    if (route.schema) {
+      (route.schema as { security?: unknown }).security = config.bearerInHandler ? [{ tenant: [], bearer: [] }] : securityFor(requirement);
+    }
   });
 }
 

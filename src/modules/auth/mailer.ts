@@ -1,0 +1,47 @@
+import type { Clock } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { TenantContext } from '../../platform/http/guards.js';
+import { enqueueMail } from '../../platform/mail/outbox.js';
+import { renderMail, type MailContent } from '../../platform/mail/render.js';
+import type { RateLimiter } from '../../platform/ratelimit/limiter.js';
+
+/** Per address and purpose: at most 5 mails in 10 minutes, at least 60 seconds apart. */
+const CAP_PER_WINDOW = 5;
+const CAP_WINDOW_MS = 10 * 60_000;
+const CAP_GAP_MS = 60_000;
+
+export type LinkPage = 'verify-email' | 'reset-password';
+
+/**
+ * Mail of the authentication flows. Links never carry an action: they open a page (the
+ * tenant's app, or Bastion's own) that confirms with a POST, so a mail scanner fetching the
+ * link consumes nothing.
+ */
+export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; publicBaseUrl: string }) {
+  const { limiter, clock, publicBaseUrl } = deps;
+
+  return {
+    /** True when another mail of this purpose may go to this address now; counts it. Silent cap. */
+    async allow(tenantId: string, email: string, purpose: string): Promise<boolean> {
+      const key = `mail:${tenantId}:${purpose}:${email}`;
+      const gap = await limiter.peek(`${key}:gap`, 1);
+      const window = await limiter.peek(key, CAP_PER_WINDOW);
+      if (!gap.allowed || !window.allowed) return false;
+      await limiter.hit(`${key}:gap`, 1, CAP_GAP_MS);
+      await limiter.hit(key, CAP_PER_WINDOW, CAP_WINDOW_MS);
+      return true;
+    },
+
+    link(tenant: TenantContext, page: LinkPage, token: string): string {
+      const appUrl = typeof tenant.settings.appUrl === 'string' ? tenant.settings.appUrl.replace(/\/+$/, '') : undefined;
+      const query = new URLSearchParams({ tenant: tenant.id, token }).toString();
+      return appUrl ? `${appUrl}/${page}?${query}` : `${publicBaseUrl}/auth/pages/${page}?${query}`;
+    },
+
+    async send(db: DbOrTx, tenantId: string, to: string, content: MailContent): Promise<void> {
+      await enqueueMail(db, tenantId, { to, ...renderMail(content) }, { now: clock.now() });
+    },
+  };
+}
+
+export type AuthMailer = ReturnType<typeof createAuthMailer>;

@@ -1,0 +1,102 @@
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import { randomDigits, randomToken, sha256Hex } from '../../platform/crypto/hash.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { OneTimeRepo } from './one-time-repo.js';
+import type { OneTimePurpose, OneTimeSecretRow } from './table.js';
+
+export const CODE_TTL_MS = 10 * 60_000;
+export const MAX_CODE_FAILURES = 5;
+/** Wrong tries are counted per account and purpose over this window; asking for a new code does not reset them. */
+export const FAILURE_WINDOW_MS = 15 * 60_000;
+
+/** Codes are hashed with their owner and purpose, so equal codes of two users never collide. */
+function codeHash(tenantId: string, userId: string, purpose: OneTimePurpose, code: string): string {
+  return sha256Hex(`code:${tenantId}:${userId}:${purpose}:${code}`);
+}
+
+const tokenHash = (token: string) => sha256Hex(`token:${token}`);
+
+export type CodeCheck = { ok: true; row: OneTimeSecretRow } | { ok: false; reason: 'invalid' | 'locked'; retryAfterMs?: number };
+
+/**
+ * Single-use codes (6 digits, CSPRNG) and tokens (32 random bytes), stored as hashes, with an
+ * expiry. Codes allow MAX_CODE_FAILURES wrong tries per account and purpose, then every live
+ * code of that purpose is void until the window ends.
+ */
+export function createOneTimeService(deps: { repo: OneTimeRepo; clock: Clock }) {
+  const { repo, clock } = deps;
+
+  return {
+    async issueCode(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, data?: Record<string, unknown>): Promise<string> {
+      const now = clock.now();
+      await repo.voidLive(tenantId, userId, purpose, db);
+      const code = randomDigits(6);
+      await repo.insert(
+        { tenantId, id: newId(), userId, purpose, secretHash: codeHash(tenantId, userId, purpose, code), createdAt: now, expiresAt: new Date(now.getTime() + CODE_TTL_MS), data },
+        db,
+      );
+      return code;
+    },
+
+    async issueToken(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, ttlMs: number, data?: Record<string, unknown>): Promise<string> {
+      const now = clock.now();
+      const token = randomToken(32);
+      await repo.insert(
+        { tenantId, id: newId(), userId, purpose, secretHash: tokenHash(token), createdAt: now, expiresAt: new Date(now.getTime() + ttlMs), data },
+        db,
+      );
+      return token;
+    },
+
+    /**
+     * Checks and consumes a code. A wrong code counts against the account and purpose; the
+     * fifth wrong try voids the live codes, and further tries are refused until the window ends.
+     */
+    async consumeCode(tenantId: string, userId: string, purpose: OneTimePurpose, code: string, db?: DbOrTx): Promise<CodeCheck> {
+      const now = clock.now();
+      const counter = await repo.counter(tenantId, userId, purpose, db);
+      if (counter?.lockedUntil && counter.lockedUntil > now) {
+        return { ok: false, reason: 'locked', retryAfterMs: counter.lockedUntil.getTime() - now.getTime() };
+      }
+      const row = /^\d{6}$/.test(code) ? await repo.findLive(tenantId, purpose, codeHash(tenantId, userId, purpose, code), now, db) : undefined;
+      if (row && row.userId === userId && (await repo.consume(tenantId, row.id, now, db))) {
+        await repo.resetCounter(tenantId, userId, purpose, db);
+        return { ok: true, row };
+      }
+      const failures = await repo.addFailure(tenantId, userId, purpose, now, FAILURE_WINDOW_MS, db);
+      if (failures >= MAX_CODE_FAILURES) {
+        await repo.voidLive(tenantId, userId, purpose, db);
+        const until = new Date(now.getTime() + FAILURE_WINDOW_MS);
+        await repo.lock(tenantId, userId, purpose, until, db);
+      }
+      return { ok: false, reason: 'invalid' };
+    },
+
+    /** The live token's row without consuming it (token-status). */
+    async peekToken(tenantId: string, purpose: OneTimePurpose, token: string): Promise<OneTimeSecretRow | undefined> {
+      return repo.findLive(tenantId, purpose, tokenHash(token), clock.now());
+    },
+
+    /** Consumes a live token; undefined when unknown, expired, void or already used. */
+    async consumeToken(tenantId: string, purposes: OneTimePurpose[], token: string, db?: DbOrTx): Promise<OneTimeSecretRow | undefined> {
+      const now = clock.now();
+      for (const purpose of purposes) {
+        const row = await repo.findLive(tenantId, purpose, tokenHash(token), now, db);
+        if (row && (await repo.consume(tenantId, row.id, now, db))) return row;
+      }
+      return undefined;
+    },
+
+    /** Counts a failure of something other than a code (second-factor login), with its own lock. */
+    async failures(tenantId: string, userId: string, purpose: string) {
+      return repo.counter(tenantId, userId, purpose);
+    },
+    addFailure: (tenantId: string, userId: string, purpose: string, windowMs: number) =>
+      repo.addFailure(tenantId, userId, purpose, clock.now(), windowMs),
+    lock: (tenantId: string, userId: string, purpose: string, until: Date) => repo.lock(tenantId, userId, purpose, until),
+    resetFailures: (tenantId: string, userId: string, purpose: string) => repo.resetCounter(tenantId, userId, purpose),
+  };
+}
+
+export type OneTimeService = ReturnType<typeof createOneTimeService>;

@@ -1,0 +1,78 @@
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import type { TenantContext } from '../../platform/http/guards.js';
+import type { UsersService } from '../users/service.js';
+import type { UserRow } from '../users/table.js';
+import { AuthErrors } from './errors.js';
+import type { AuthMailer } from './mailer.js';
+import type { OneTimeService } from './one-time.js';
+
+export const VERIFY_TOKEN_TTL_MS = 24 * 3600_000;
+
+/**
+ * Email verification in three variants, all proving control of the mailbox: a single-use
+ * token from the mail (POST /auth/email/verify-token, or presented as the bearer of the
+ * legacy GET /auth/email/verify), or the 6-digit code from the same mail.
+ */
+export function createVerificationService(deps: { tx: RunInTx; users: UsersService; oneTime: OneTimeService; mailer: AuthMailer }) {
+  const { tx, users, oneTime, mailer } = deps;
+
+  async function markVerified(db: DbOrTx, tenantId: string, user: UserRow): Promise<void> {
+    if (user.emailVerified) return;
+    await users.setFields(tenantId, user.id, { emailVerified: true }, db);
+    await appendEvent(db, tenantId, 'user.email_verified', { userId: user.id, email: user.email });
+  }
+
+  async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean): Promise<void> {
+    if (!(await mailer.allow(tenant.id, user.email, 'verify'))) return;
+    const code = await oneTime.issueCode(db, tenant.id, user.id, 'email_verify_code');
+    const token = withLink ? await oneTime.issueToken(db, tenant.id, user.id, 'email_verify_token', VERIFY_TOKEN_TTL_MS) : undefined;
+    await mailer.send(db, tenant.id, user.email, {
+      title: 'Confirm your email address',
+      intro: withLink
+        ? 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.'
+        : 'Enter this code to confirm your email address. It is valid for 10 minutes.',
+      code,
+      link: token ? { url: mailer.link(tenant, 'verify-email', token), label: 'Confirm my email' } : undefined,
+      outro: 'If you did not create an account, ignore this message.',
+    });
+  }
+
+  return {
+    /** The first mail, inside the registration transaction. */
+    async sendInitial(db: DbOrTx, tenant: TenantContext, user: UserRow): Promise<void> {
+      await send(db, tenant, user, true);
+    },
+
+    /** Generic: does nothing visible when the account does not exist or is verified. */
+    async resend(tenant: TenantContext, email: string, withLink: boolean): Promise<void> {
+      const user = await users.findRowByEmail(tenant.id, email);
+      if (!user || user.emailVerified) return;
+      await tx((db) => send(db, tenant, user, withLink));
+    },
+
+    async verifyToken(tenant: TenantContext, token: string, expectedEmail?: string): Promise<void> {
+      await tx(async (db) => {
+        const row = await oneTime.consumeToken(tenant.id, ['email_verify_token'], token, db);
+        const user = row ? await users.findRow(tenant.id, row.userId, db) : undefined;
+        if (!user || (expectedEmail !== undefined && user.email !== expectedEmail.trim().toLowerCase())) throw AuthErrors.invalidToken();
+        await markVerified(db, tenant.id, user);
+      });
+    },
+
+    async verifyCode(tenant: TenantContext, email: string, code: string): Promise<void> {
+      const user = await users.findRowByEmail(tenant.id, email);
+      if (!user) throw AuthErrors.invalidCode();
+      // A wrong code must still count: decide inside the transaction, throw after it commits.
+      const ok = await tx(async (db) => {
+        const check = await oneTime.consumeCode(tenant.id, user.id, 'email_verify_code', code, db);
+        if (check.ok) await markVerified(db, tenant.id, user);
+        return check.ok;
+      });
+      if (!ok) throw AuthErrors.invalidCode();
+    },
+  };
+}
+
+export type VerificationService = ReturnType<typeof createVerificationService>;
