@@ -1,10 +1,17 @@
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './platform/clock.js';
-import { openDatabase, type Database } from './platform/db/client.js';
+import { openDatabase, type Database, type DbOrTx } from './platform/db/client.js';
 import { runMigrations } from './platform/db/migrate.js';
 import { txRunner } from './platform/db/tx.js';
 import { createSecretBox, resolveMasterKey } from './platform/crypto/secrets.js';
 import type { AccessClaims } from './platform/http/guards.js';
+import { createLogger } from './platform/log/logger.js';
+import { enqueueMail, type MailMessage } from './platform/mail/outbox.js';
+import { renderMail } from './platform/mail/render.js';
+import { createMailTransport } from './platform/mail/select-transport.js';
+import type { MailTransport } from './platform/mail/transport.js';
+import { createMailWorker, type MailWorkerOptions } from './platform/mail/worker.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
@@ -15,6 +22,12 @@ export interface ContainerOptions {
   /** An already opened database (tests); otherwise opened from the config. */
   database?: Database;
   clock?: Clock;
+  /** The process logger (the app's); background work (the mail worker) logs through it. */
+  logger?: Logger;
+  /** Replaces the transport chosen from the config (SMTP_URL, else .eml files). */
+  mailTransport?: MailTransport;
+  /** Tuning of the mail worker (tests: small batches, few attempts). */
+  mailWorker?: Pick<MailWorkerOptions, 'batchSize' | 'maxAttempts' | 'pollIntervalMs' | 'leaseMs' | 'tenantIds'>;
   /** Replaces the access-token verifier (tests of the guards). */
   verifyAccessToken?: (token: string) => Promise<AccessClaims | undefined>;
 }
@@ -23,6 +36,7 @@ export interface ContainerOptions {
 export async function createContainer(options: ContainerOptions) {
   const { config } = options;
   const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
   const database =
     options.database ??
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir }));
@@ -35,6 +49,17 @@ export async function createContainer(options: ContainerOptions) {
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
 
+  const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
+  const mailWorker = createMailWorker({ db, transport: mailTransport, clock, logger, from: config.mailFrom, ...options.mailWorker });
+  const mail = {
+    /** Writes a mail in the caller's transaction (see enqueueMail); returns its id. */
+    enqueue: (db: DbOrTx, tenantId: string, message: MailMessage) => enqueueMail(db, tenantId, message, { now: clock.now() }),
+    render: renderMail,
+    /** Started by main.ts after listen; tests call drainOnce(). */
+    worker: mailWorker,
+    transport: mailTransport,
+  };
+
   const verifyAccessToken =
     options.verifyAccessToken ?? (async (): Promise<AccessClaims | undefined> => undefined);
 
@@ -45,12 +70,16 @@ export async function createContainer(options: ContainerOptions) {
     secrets,
     tenants,
     users,
+    mail,
     guardDeps: {
       findTenant: (id: string) => tenants.findTenant(id),
       verifyApiKey: (tenantId: string, raw: string) => tenants.verifyApiKey(tenantId, raw),
       verifyAccessToken,
     },
     async close(): Promise<void> {
+      // Background work first (it may be mid-batch on the database), then connections.
+      await mailWorker.stop();
+      await mailTransport.close();
       await database.close();
     },
   };

@@ -21,7 +21,7 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
-  const container = await createContainer({ config });
+  const container = await createContainer({ config, logger });
 
   if (!config.databaseUrl) {
     const file = await ensureDemoTenant(container.tenants, config.dataDir);
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
 
   const app = await buildApp(container, logger);
   await app.listen({ port: config.port, host: config.host });
+  container.mail.worker.start();
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     timer.unref();
     app
       .close()
+      .then(() => container.mail.worker.stop())
       .then(() => container.close())
       .then(() => {
         logger.info('stopped');

@@ -72,6 +72,8 @@ function testIssuer() {
 export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' | 'database'>> {
   /** Adds routes to the app before it is ready (tests of the pipeline itself). */
   beforeReady?: (app: FastifyInstance) => unknown;
+  /** Extra environment for loadConfig (e.g. SMTP_URL). */
+  env?: Record<string, string | undefined>;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -84,23 +86,32 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     PUBLIC_BASE_URL: 'http://bastion.test',
     // One master key for every test: on PostgreSQL all harnesses share the data keys.
     MASTER_KEY: TEST_MASTER_KEY,
+    ...options.env,
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30 });
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
   const issuer = testIssuer();
+  const logs = new LogCapture();
+  const logger = createLogger('info', logs);
+  const { beforeReady: _beforeReady, env: _env, ...containerOptions } = options;
+  // The mail worker of this harness delivers only its own tenants' mail (suites share a PostgreSQL).
+  const tenantIds: string[] = [];
   const container = await createContainer({
+    ...containerOptions,
+    mailWorker: { tenantIds: () => tenantIds, ...containerOptions.mailWorker },
     config,
     database,
     clock,
+    logger,
     verifyAccessToken: options.verifyAccessToken ?? issuer.verify,
   });
-  const logs = new LogCapture();
-  const app = await buildApp(container, createLogger('info', logs));
+  const app = await buildApp(container, logger);
   await options.beforeReady?.(app);
   await app.ready();
 
   const newTenant = async (): Promise<TestTenant> => {
     const created = await container.tenants.createTenant(`test-${randomUUID()}`);
+    tenantIds.push(created.tenantId);
     return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
   };
   const tenant = await newTenant();

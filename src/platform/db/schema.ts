@@ -4,3 +4,4 @@ export * from '../../modules/users/table.js';
 export * from '../events/table.js';
 export * from './counters-table.js';
 export * from '../crypto/table.js';
+export * from '../mail/table.js';
