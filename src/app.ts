@@ -7,6 +7,7 @@ import type { Container } from './container.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
+import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -39,6 +40,12 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
 
   await app.register(helmet, { global: true });
+  await registerGlobalRateLimit(app, {
+    max: container.rateLimit.global.max,
+    windowMs: container.rateLimit.global.windowMs,
+    redis: container.rateLimit.redis,
+    prefix: container.rateLimit.keyPrefix,
+  });
 
   await app.register(swagger, {
     openapi: {

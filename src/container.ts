@@ -12,6 +12,9 @@ import { renderMail } from './platform/mail/render.js';
 import { createMailTransport } from './platform/mail/select-transport.js';
 import type { MailTransport } from './platform/mail/transport.js';
 import { createMailWorker, type MailWorkerOptions } from './platform/mail/worker.js';
+import { RATE_LIMIT_PREFIX, type RateLimiter } from './platform/ratelimit/limiter.js';
+import { createMemoryRateLimiter } from './platform/ratelimit/memory.js';
+import { closeRedis, createRedisRateLimiter, openRedis } from './platform/ratelimit/redis.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
@@ -28,6 +31,13 @@ export interface ContainerOptions {
   mailTransport?: MailTransport;
   /** Tuning of the mail worker (tests: small batches, few attempts). */
   mailWorker?: Pick<MailWorkerOptions, 'batchSize' | 'maxAttempts' | 'pollIntervalMs' | 'leaseMs' | 'tenantIds'>;
+  rateLimit?: {
+    /** Requests per client IP per window, all routes (default 600 a minute). */
+    globalMax?: number;
+    globalWindowMs?: number;
+    /** A sub-namespace of `bastion:rl:` for every key (tests sharing one Redis). */
+    namespace?: string;
+  };
   /** Replaces the access-token verifier (tests of the guards). */
   verifyAccessToken?: (token: string) => Promise<AccessClaims | undefined>;
 }
@@ -60,6 +70,19 @@ export async function createContainer(options: ContainerOptions) {
     transport: mailTransport,
   };
 
+  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
+  const limiter: RateLimiter = redis
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    : createMemoryRateLimiter({ clock, prefix: keyPrefix });
+  const rateLimit = {
+    /** For the feature limits (login, OTP, resend...): Redis when REDIS_URL is set, memory otherwise. */
+    limiter,
+    redis,
+    keyPrefix,
+    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000 },
+  };
+
   const verifyAccessToken =
     options.verifyAccessToken ?? (async (): Promise<AccessClaims | undefined> => undefined);
 
@@ -71,6 +94,7 @@ export async function createContainer(options: ContainerOptions) {
     tenants,
     users,
     mail,
+    rateLimit,
     guardDeps: {
       findTenant: (id: string) => tenants.findTenant(id),
       verifyApiKey: (tenantId: string, raw: string) => tenants.verifyApiKey(tenantId, raw),
@@ -80,6 +104,7 @@ export async function createContainer(options: ContainerOptions) {
       // Background work first (it may be mid-batch on the database), then connections.
       await mailWorker.stop();
       await mailTransport.close();
+      if (redis) await closeRedis(redis);
       await database.close();
     },
   };

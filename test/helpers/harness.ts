@@ -99,6 +99,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const container = await createContainer({
     ...containerOptions,
     mailWorker: { tenantIds: () => tenantIds, ...containerOptions.mailWorker },
+    // Own rate-limit keys per harness: suites share one Redis and all come from 127.0.0.1.
+    rateLimit: { namespace: `test-${randomUUID()}`, ...containerOptions.rateLimit },
     config,
     database,
     clock,
