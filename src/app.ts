@@ -4,11 +4,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
+import { authFlowRoutes } from './modules/auth/flows-routes.js';
+import { authPages } from './modules/auth/pages.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { Jwks } from './modules/auth/schemas.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
+import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -41,6 +44,12 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
 
   await app.register(helmet, { global: true });
+  await registerGlobalRateLimit(app, {
+    max: container.rateLimit.global.max,
+    windowMs: container.rateLimit.global.windowMs,
+    redis: container.rateLimit.redis,
+    prefix: container.rateLimit.keyPrefix,
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -81,11 +90,22 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     },
   );
 
+  // The pages behind links in mail: outside tenancy (a form carries the tenant itself).
+  await app.register(async (scope) => {
+    authPages(scope, { findTenant: container.guardDeps.findTenant, verification: container.verification, recovery: container.recovery });
+  });
+
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
     usersRoutes(scope, { users: container.users });
     authRoutes(scope, { auth: container.auth, users: container.users });
+    authFlowRoutes(scope, {
+      verification: container.verification,
+      recovery: container.recovery,
+      twoFactor: container.twoFactor,
+      limiter: container.rateLimit.limiter,
+    });
   });
 
   return app;

@@ -1,17 +1,31 @@
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './platform/clock.js';
-import { openDatabase, type Database } from './platform/db/client.js';
+import { openDatabase, type Database, type DbOrTx } from './platform/db/client.js';
 import { runMigrations } from './platform/db/migrate.js';
 import { txRunner } from './platform/db/tx.js';
 import { createSecretBox, resolveMasterKey } from './platform/crypto/secrets.js';
-import type { Logger } from 'pino';
-import pino from 'pino';
+import { createLogger } from './platform/log/logger.js';
+import { enqueueMail, type MailMessage } from './platform/mail/outbox.js';
+import { renderMail } from './platform/mail/render.js';
+import { createMailTransport } from './platform/mail/select-transport.js';
+import type { MailTransport } from './platform/mail/transport.js';
+import { createMailWorker, type MailWorkerOptions } from './platform/mail/worker.js';
+import { RATE_LIMIT_PREFIX, type RateLimiter } from './platform/ratelimit/limiter.js';
+import { createMemoryRateLimiter } from './platform/ratelimit/memory.js';
+import { closeRedis, createRedisRateLimiter, openRedis } from './platform/ratelimit/redis.js';
 import { createKeyRing } from './modules/auth/keys.js';
+import { createAuthMailer } from './modules/auth/mailer.js';
+import { createOneTimeRepo } from './modules/auth/one-time-repo.js';
+import { createOneTimeService } from './modules/auth/one-time.js';
 import { createPasswordHasher } from './modules/auth/passwords.js';
+import { createRecoveryService } from './modules/auth/recovery.js';
 import { createAuthRepo } from './modules/auth/repo.js';
 import { createAuthService } from './modules/auth/service.js';
 import { createSessionService, type SecurityEventSink } from './modules/auth/sessions.js';
 import { createTokenService } from './modules/auth/tokens.js';
+import { createTwoFactorService } from './modules/auth/two-factor.js';
+import { createVerificationService } from './modules/auth/verification.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
@@ -22,15 +36,28 @@ export interface ContainerOptions {
   /** An already opened database (tests); otherwise opened from the config. */
   database?: Database;
   clock?: Clock;
+  /** The process logger (the app's); background work (the mail worker) logs through it. */
   logger?: Logger;
   /** Password hashing concurrency (tests of the bounded queue). */
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
+  /** Replaces the transport chosen from the config (SMTP_URL, else .eml files). */
+  mailTransport?: MailTransport;
+  /** Tuning of the mail worker (tests: small batches, few attempts). */
+  mailWorker?: Pick<MailWorkerOptions, 'batchSize' | 'maxAttempts' | 'pollIntervalMs' | 'leaseMs' | 'tenantIds'>;
+  rateLimit?: {
+    /** Requests per client IP per window, all routes (default 600 a minute). */
+    globalMax?: number;
+    globalWindowMs?: number;
+    /** A sub-namespace of `bastion:rl:` for every key (tests sharing one Redis). */
+    namespace?: string;
+  };
 }
 
-/** The composition root: config -> database -> repos -> services. Plain factories, no DI framework. */
+/** The composition root: config -> database -> providers -> repos -> services. Plain factories, no DI framework. */
 export async function createContainer(options: ContainerOptions) {
   const { config } = options;
   const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
   const database =
     options.database ??
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir }));
@@ -42,32 +69,86 @@ export async function createContainer(options: ContainerOptions) {
 
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
-  const logger = options.logger ?? pino({ level: 'silent' });
+
+  // Mail: written to the outbox in the caller's transaction, delivered by the worker.
+  const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
+  const mailWorker = createMailWorker({ db, transport: mailTransport, clock, logger, from: config.mailFrom, ...options.mailWorker });
+
+  // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
+  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
+  const limiter: RateLimiter = redis
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    : createMemoryRateLimiter({ clock, prefix: keyPrefix });
+  const rateLimit = {
+    limiter,
+    redis,
+    keyPrefix,
+    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000 },
+  };
 
   // Security events go to the log until the audit module records them.
   const record: SecurityEventSink = async (_db, tenantId, event) => {
     logger.info({ securityEvent: { tenantId, ...event } }, 'security event');
   };
 
+  // Authentication.
   const keys = createKeyRing({ db, secrets, clock });
   await keys.init();
   const tokens = createTokenService({ keys, clock, issuer: config.publicBaseUrl });
   const authRepo = createAuthRepo(db);
   const sessions = createSessionService({ repo: authRepo, tx, tokens, secrets, clock, record });
   const passwords = createPasswordHasher(options.passwordPool);
-  const auth = createAuthService({ repo: authRepo, tx, clock, users, sessions, passwords, record });
+  const oneTime = createOneTimeService({ repo: createOneTimeRepo(db), clock });
+  const mailer = createAuthMailer({ limiter, clock, publicBaseUrl: config.publicBaseUrl });
+  const verification = createVerificationService({ tx, users, oneTime, mailer });
+  const recovery = createRecoveryService({ tx, clock, users, oneTime, mailer, passwords, repo: authRepo, sessions, record });
+  const twoFactor = createTwoFactorService({ tx, clock, users, repo: authRepo, oneTime, mailer, passwords, sessions, record });
+  const auth = createAuthService({
+    repo: authRepo,
+    tx,
+    clock,
+    users,
+    sessions,
+    passwords,
+    limiter,
+    record,
+    onRegistered: async (txDb, tenantId, user) => {
+      const tenant = await tenants.findTenant(tenantId);
+      if (tenant) await verification.sendInitial(txDb, tenant, user);
+    },
+    startSecondFactor: async (tenantId, user) => {
+      const tenant = await tenants.findTenant(tenantId);
+      if (!tenant) throw new Error('tenant vanished during login');
+      return twoFactor.startChallenge(tenant, user);
+    },
+  });
 
   return {
     config,
     clock,
+    logger,
     database,
     secrets,
     tenants,
     users,
+    mail: {
+      /** Writes a mail in the caller's transaction (see enqueueMail); returns its id. */
+      enqueue: (db: DbOrTx, tenantId: string, message: MailMessage) => enqueueMail(db, tenantId, message, { now: clock.now() }),
+      render: renderMail,
+      /** Started by main.ts after listen; tests call drainOnce(). */
+      worker: mailWorker,
+      transport: mailTransport,
+    },
+    rateLimit,
     keys,
     tokens,
     sessions,
     passwords,
+    oneTime,
+    verification,
+    recovery,
+    twoFactor,
     auth,
     guardDeps: {
       findTenant: (id: string) => tenants.findTenant(id),
@@ -75,7 +156,11 @@ export async function createContainer(options: ContainerOptions) {
       verifyAccessToken: (token: string) => sessions.verifyAccessToken(token),
     },
     async close(): Promise<void> {
+      // Background work first (it may be mid-batch on the database), then connections.
       keys.stop();
+      await mailWorker.stop();
+      await mailTransport.close();
+      if (redis) await closeRedis(redis);
       await database.close();
     },
   };

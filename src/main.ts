@@ -30,6 +30,7 @@ async function main(): Promise<void> {
 
   const app = await buildApp(container, logger);
   await app.listen({ port: config.port, host: config.host });
+  container.mail.worker.start();
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     timer.unref();
     app
       .close()
+      .then(() => container.mail.worker.stop())
       .then(() => container.close())
       .then(() => {
         logger.info('stopped');

@@ -56,6 +56,8 @@ export interface Harness {
 export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' | 'database'>> {
   /** Adds routes to the app before it is ready (tests of the pipeline itself). */
   beforeReady?: (app: FastifyInstance) => unknown;
+  /** Extra environment for loadConfig (e.g. SMTP_URL). */
+  env?: Record<string, string | undefined>;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -68,18 +70,32 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     PUBLIC_BASE_URL: 'http://bastion.test',
     // One master key for every test: on PostgreSQL all harnesses share the data keys.
     MASTER_KEY: TEST_MASTER_KEY,
+    ...options.env,
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30 });
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
   const logs = new LogCapture();
   const logger = createLogger('info', logs);
-  const container = await createContainer({ ...options, config, database, clock, logger });
+  const { beforeReady: _beforeReady, env: _env, ...containerOptions } = options;
+  // The mail worker of this harness delivers only its own tenants' mail (suites share a PostgreSQL).
+  const tenantIds: string[] = [];
+  const container = await createContainer({
+    ...containerOptions,
+    mailWorker: { tenantIds: () => tenantIds, ...containerOptions.mailWorker },
+    // Own rate-limit keys per harness: suites share one Redis and all come from 127.0.0.1.
+    rateLimit: { namespace: `test-${randomUUID()}`, ...containerOptions.rateLimit },
+    config,
+    database,
+    clock,
+    logger,
+  });
   const app = await buildApp(container, logger);
   await options.beforeReady?.(app);
   await app.ready();
 
   const newTenant = async (): Promise<TestTenant> => {
     const created = await container.tenants.createTenant(`test-${randomUUID()}`);
+    tenantIds.push(created.tenantId);
     return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
   };
   const tenant = await newTenant();

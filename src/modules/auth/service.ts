@@ -2,12 +2,19 @@ import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { Role } from '../../platform/http/guards.js';
-import type { UsersService } from '../users/service.js';
+import type { RateLimiter } from '../../platform/ratelimit/limiter.js';
+import { rateLimitedError } from '../../platform/ratelimit/limiter.js';
+import { normalizeEmail, type UsersService } from '../users/service.js';
 import type { UserRow } from '../users/table.js';
 import { AuthErrors } from './errors.js';
 import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
 import type { AuthRepo } from './repo.js';
 import type { SecurityEventSink, SessionMeta, SessionService, TokenPair } from './sessions.js';
+
+export const LOGIN_PER_IP = 30;
+export const LOGIN_IP_WINDOW_MS = 60_000;
+export const LOGIN_FAILURES_PER_ACCOUNT = 10;
+export const LOGIN_ACCOUNT_WINDOW_MS = 15 * 60_000;
 
 export interface RegisterInput {
   email: string;
@@ -31,11 +38,12 @@ export function createAuthService(deps: {
   users: UsersService;
   sessions: SessionService;
   passwords: PasswordHasher;
+  limiter: RateLimiter;
   record: SecurityEventSink;
   onRegistered?: OnRegistered;
   startSecondFactor?: SecondFactorStarter;
 }) {
-  const { repo, tx, clock, users, sessions, passwords, record } = deps;
+  const { repo, tx, clock, users, sessions, passwords, limiter, record } = deps;
 
   const roleOf = async (tenantId: string, userId: string, db?: DbOrTx): Promise<Role | undefined> =>
     (await users.findRow(tenantId, userId, db))?.role;
@@ -70,8 +78,24 @@ export function createAuthService(deps: {
       return user;
     },
 
+    /**
+     * Login, throttled per client address (30 a minute) and per account (10 failures in 15
+     * minutes lock it for the rest of the window), across instances when Redis is configured.
+     */
     async login(tenantId: string, email: string, password: string, meta: SessionMeta): Promise<LoginResult> {
-      const user = await this.checkPassword(tenantId, email, password);
+      const ipHit = await limiter.hit(`login-ip:${tenantId}:${meta.ip ?? 'unknown'}`, LOGIN_PER_IP, LOGIN_IP_WINDOW_MS);
+      if (!ipHit.allowed) throw rateLimitedError(ipHit.retryAfterMs, 'Too many login attempts; retry later');
+      const accountKey = `login-account:${tenantId}:${normalizeEmail(email)}`;
+      const account = await limiter.peek(accountKey, LOGIN_FAILURES_PER_ACCOUNT);
+      if (!account.allowed) throw rateLimitedError(account.retryAfterMs, 'Too many failed logins for this account; retry later');
+      let user: UserRow;
+      try {
+        user = await this.checkPassword(tenantId, email, password);
+      } catch (error) {
+        await limiter.hit(accountKey, LOGIN_FAILURES_PER_ACCOUNT, LOGIN_ACCOUNT_WINDOW_MS);
+        throw error;
+      }
+      await limiter.reset(accountKey);
       const credential = await repo.findCredential(tenantId, user.id);
       if (credential?.twoFactorMethod && deps.startSecondFactor) {
         await record(undefined, tenantId, { type: 'login.second_factor_required', userId: user.id });
@@ -100,14 +124,6 @@ export function createAuthService(deps: {
       return pair;
     },
 
-    /** Sets a new password (reset flow) and revokes every session of the user. */
-    async setPassword(tenantId: string, userId: string, password: string, db: DbOrTx): Promise<void> {
-      checkPasswordPolicy(password);
-      const passwordHash = await passwords.hash(password);
-      await repo.upsertPassword(tenantId, userId, passwordHash, clock.now(), db);
-      await sessions.revokeAllForUser(tenantId, userId, 'password_changed', db);
-      await record(db, tenantId, { type: 'password.changed', userId });
-    },
   };
 }
 

@@ -5,3 +5,4 @@ export * from '../events/table.js';
 export * from './counters-table.js';
 export * from '../crypto/table.js';
 export * from '../../modules/auth/table.js';
+export * from '../mail/table.js';

@@ -1,0 +1,43 @@
+import { newId } from '../clock.js';
+import type { DbOrTx } from '../db/client.js';
+import { mailOutbox } from './table.js';
+
+/** A message as the services write it. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const SINGLE_ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+$/;
+const MAX_BODY_CHARS = 256 * 1024;
+
+/** Throws on a message that could not be a proper single-recipient mail (a programming error). */
+function checkMessage(message: MailMessage): MailMessage {
+  const to = message.to.trim();
+  if (to.length > 254 || !SINGLE_ADDRESS.test(to)) throw new Error('enqueueMail: "to" must be exactly one email address');
+  // A header must not carry line breaks; collapse any whitespace run to one space.
+  const subject = message.subject.replace(/\s+/g, ' ').trim();
+  if (subject === '' || subject.length > 300) throw new Error('enqueueMail: "subject" must be 1-300 characters');
+  if (message.text.length > MAX_BODY_CHARS || message.html.length > MAX_BODY_CHARS) {
+    throw new Error('enqueueMail: text and html are limited to 256 KiB each');
+  }
+  return { to, subject, text: message.text, html: message.html };
+}
+
+/**
+ * Writes a mail to the outbox inside the caller's transaction, so the mail exists if and only
+ * if the state change that sends it commits; the mail worker delivers it. Returns its id.
+ * `now` (the injected clock's time) becomes created_at; without it the database's time is used.
+ */
+export async function enqueueMail(
+  tx: DbOrTx,
+  tenantId: string,
+  message: MailMessage,
+  options: { now?: Date } = {},
+): Promise<string> {
+  const id = newId();
+  await tx.insert(mailOutbox).values({ tenantId, id, ...checkMessage(message), createdAt: options.now });
+  return id;
+}

@@ -1,0 +1,156 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import { createMailQueue } from './queue.js';
+import type { MailRow } from './table.js';
+import type { MailTransport } from './transport.js';
+
+/** Wait before attempt n+1 after n failed attempts; the last value repeats. */
+export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
+export const DEFAULT_MAX_ATTEMPTS = 10;
+
+export function retryDelayMs(failedAttempts: number): number {
+  return RETRY_DELAYS_MS[Math.min(Math.max(failedAttempts, 1), RETRY_DELAYS_MS.length) - 1]!;
+}
+
+export interface MailWorkerOptions {
+  db: Db;
+  transport: MailTransport;
+  clock: Clock;
+  logger: Logger;
+  /** Sender of every message (MAIL_FROM). */
+  from: string;
+  batchSize?: number;
+  /** Attempts before a message is marked `failed`. */
+  maxAttempts?: number;
+  pollIntervalMs?: number;
+  /** How long a claimed row stays leased to this worker; longer than any one send can take. */
+  leaseMs?: number;
+  /**
+   * Deliver only the mail of these tenants. Unset in the service (one queue for all tenants);
+   * test harnesses set it so suites sharing one database do not deliver each other's mail.
+   */
+  tenantIds?: () => readonly string[];
+}
+
+export interface MailWorker {
+  /** Polls the outbox every `pollIntervalMs` (default 500 ms) on an unref'd timer. */
+  start(): void;
+  /** Stops polling and waits for the batch in flight. */
+  stop(): Promise<void>;
+  /** Claims and handles one batch of due mail; resolves with the number handled (sent, retried or failed). */
+  drainOnce(): Promise<number>;
+}
+
+/**
+ * A short description of a delivery failure for the row and the log: error code, SMTP reply
+ * code and the first line of the error message. Never any part of the message itself.
+ */
+export function describeMailError(error: unknown): string {
+  const e = (error ?? {}) as { code?: unknown; responseCode?: unknown; command?: unknown; message?: unknown };
+  const parts: string[] = [];
+  if (typeof e.code === 'string') parts.push(e.code);
+  if (typeof e.responseCode === 'number') parts.push(String(e.responseCode));
+  if (typeof e.command === 'string') parts.push(`(${e.command.split(' ')[0]})`);
+  const message = typeof e.message === 'string' ? e.message.split(/\r?\n/)[0]!.slice(0, 300) : 'unknown error';
+  return `${parts.join(' ')}${parts.length ? ': ' : ''}${message}`;
+}
+
+/** A recipient refused by the server for good (5xx to RCPT TO): retrying cannot help. */
+function isPermanent(error: unknown): boolean {
+  const e = (error ?? {}) as { code?: unknown; responseCode?: unknown };
+  return e.code === 'EENVELOPE' && typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;
+}
+
+/**
+ * Delivers the mail outbox: claims due rows (safe with several instances), sends each through
+ * the transport, and records the outcome. A failure is retried after RETRY_DELAYS_MS until
+ * `maxAttempts`, then the row is `failed`. Logs ids, attempt counts and errors, never bodies.
+ */
+export function createMailWorker(options: MailWorkerOptions): MailWorker {
+  const { transport, clock, from } = options;
+  const logger = options.logger.child({ component: 'mail-worker' });
+  const queue = createMailQueue(options.db);
+  const batchSize = options.batchSize ?? 10;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let tail: Promise<unknown> = Promise.resolve();
+
+  async function deliver(row: MailRow): Promise<void> {
+    const ids = { mailId: row.id, tenantId: row.tenantId, attempts: row.attempts };
+    let error: unknown;
+    try {
+      await transport.send({ id: row.id, from, to: row.to, subject: row.subject, text: row.text, html: row.html });
+    } catch (caught) {
+      error = caught ?? new Error('unknown error');
+    }
+    try {
+      if (error === undefined) {
+        const recorded = await queue.markSent(row.tenantId, row.id, row.attempts, clock.now());
+        if (recorded) logger.info(ids, 'mail sent');
+        else logger.warn(ids, 'mail sent, but its lease had passed to another worker');
+        return;
+      }
+      const reason = describeMailError(error);
+      if (row.attempts >= maxAttempts || isPermanent(error)) {
+        await queue.markFailed(row.tenantId, row.id, row.attempts, reason);
+        logger.error({ ...ids, error: reason }, 'mail delivery failed; giving up');
+        return;
+      }
+      const nextAttemptAt = new Date(clock.now().getTime() + retryDelayMs(row.attempts));
+      await queue.markRetry(row.tenantId, row.id, row.attempts, nextAttemptAt, reason);
+      logger.warn({ ...ids, error: reason, nextAttemptAt: nextAttemptAt.toISOString() }, 'mail delivery failed; will retry');
+    } catch (dbError) {
+      // The lease brings the row back; nothing is lost.
+      logger.error({ ...ids, error: describeMailError(dbError) }, 'could not record the mail delivery outcome');
+    }
+  }
+
+  async function batch(): Promise<number> {
+    const now = clock.now();
+    const rows = await queue.claimDue(now, batchSize, new Date(now.getTime() + leaseMs), options.tenantIds?.());
+    for (const row of rows) await deliver(row);
+    return rows.length;
+  }
+
+  function drainOnce(): Promise<number> {
+    // One batch at a time per worker, whether started by the timer or by a test.
+    const next = tail.then(batch);
+    tail = next.catch(() => undefined);
+    return next;
+  }
+
+  function schedule(delayMs: number): void {
+    if (!running) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      drainOnce().then(
+        (handled) => schedule(handled >= batchSize ? 0 : pollIntervalMs),
+        (error: unknown) => {
+          logger.error({ error: describeMailError(error) }, 'mail outbox poll failed');
+          schedule(pollIntervalMs);
+        },
+      );
+    }, delayMs);
+    timer.unref();
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await tail;
+    },
+    drainOnce,
+  };
+}
