@@ -1,0 +1,38 @@
+import type { ParsedMail } from 'mailparser';
+import type { Harness } from './harness.js';
+import type { SmtpCatcher } from './smtp.js';
+
+/**
+ * Reads the mail a flow sends, through the real path: outbox -> worker -> SMTP -> parse.
+ * Generic routes queue their mail after answering, so delivery is polled briefly.
+ */
+export function mailbox(h: () => Harness, catcher: () => SmtpCatcher) {
+  const seen = new Set<ParsedMail>();
+  const recipients = (m: ParsedMail) => (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).map((a) => a.text.toLowerCase()).join(',');
+
+  async function next(to: string, subject: RegExp, timeoutMs = 5000): Promise<ParsedMail> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await h().container.mail.worker.drainOnce();
+      const found = catcher().messages.find((m) => !seen.has(m) && recipients(m).includes(to.toLowerCase()) && subject.test(m.subject ?? ''));
+      if (found) {
+        seen.add(found);
+        return found;
+      }
+      if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${subject}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** All mail to `to` delivered so far (after draining the outbox). */
+  async function count(to: string): Promise<number> {
+    await new Promise((r) => setTimeout(r, 50));
+    await h().container.mail.worker.drainOnce();
+    return catcher().messages.filter((m) => recipients(m).includes(to.toLowerCase())).length;
+  }
+
+  return { next, count };
+}
+
+export const codeIn = (mail: ParsedMail): string => /\b(\d{6})\b/.exec(mail.text ?? '')![1]!;
+export const linkIn = (mail: ParsedMail): URL => new URL(/https?:\/\/\S+/.exec(mail.text ?? '')![0]!);
