@@ -113,10 +113,7 @@ export async function createContainer(options: ContainerOptions) {
     passwords,
     limiter,
     record,
-    onRegistered: async (txDb, tenantId, user) => {
-      const tenant = await tenants.findTenant(tenantId);
-      if (tenant) await verification.sendInitial(txDb, tenant, user);
-    },
+    onRegistered: (txDb, tenant, user) => verification.sendInitial(txDb, tenant, user),
     startSecondFactor: async (tenantId, user) => {
       const tenant = await tenants.findTenant(tenantId);
       if (!tenant) throw new Error('tenant vanished during login');

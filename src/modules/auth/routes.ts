@@ -24,7 +24,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
       schema: { tags, summary: 'Register with email and password', body: RegisterBody, response: { 201: User, ...errorResponses(409, 429, 503) } },
     },
     async (request, reply) => {
-      const user = await auth.register(request.tenant.id, request.body);
+      const user = await auth.register(request.tenant, request.body);
       return reply.status(201).send(await users.getUser(request.tenant.id, user.id));
     },
   );

@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import type { Role } from '../../platform/http/guards.js';
+import type { Role, TenantContext } from '../../platform/http/guards.js';
 import type { RateLimiter } from '../../platform/ratelimit/limiter.js';
 import { rateLimitedError } from '../../platform/ratelimit/limiter.js';
 import { normalizeEmail, type UsersService } from '../users/service.js';
@@ -23,7 +23,7 @@ export interface RegisterInput {
 }
 
 /** Called after a user registers, inside the same transaction (the verification mail). */
-export type OnRegistered = (db: DbOrTx, tenantId: string, user: UserRow) => Promise<void>;
+export type OnRegistered = (db: DbOrTx, tenant: TenantContext, user: UserRow) => Promise<void>;
 
 /** What login answers: a pair, or a second-factor challenge. */
 export type LoginResult = TokenPair | { twoFactorRequired: true; challengeToken: string };
@@ -49,14 +49,15 @@ export function createAuthService(deps: {
     (await users.findRow(tenantId, userId, db))?.role;
 
   return {
-    async register(tenantId: string, input: RegisterInput): Promise<UserRow> {
+    async register(tenant: TenantContext, input: RegisterInput): Promise<UserRow> {
+      const tenantId = tenant.id;
       checkPasswordPolicy(input.password);
       const passwordHash = await passwords.hash(input.password);
       return tx(async (db) => {
         const user = await users.createUser(tenantId, { email: input.email, fullName: input.fullName }, db);
         await repo.upsertPassword(tenantId, user.id, passwordHash, clock.now(), db);
         await record(db, tenantId, { type: 'user.registered', userId: user.id });
-        await deps.onRegistered?.(db, tenantId, user);
+        await deps.onRegistered?.(db, tenant, user);
         return user;
       });
     },

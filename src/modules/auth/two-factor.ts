@@ -131,14 +131,15 @@ export function createTwoFactorService(deps: {
         throw AuthErrors.invalidCode();
       }
       const user = await requireUser(tenant.id, userId);
-      return tx(async (db) => {
+      const pair = await tx(async (db) => {
         const consumed = await oneTime.consumeToken(tenant.id, ['two_factor_challenge'], challengeToken, db);
         if (!consumed) throw AuthErrors.invalidChallenge();
-        await oneTime.resetFailures(tenant.id, userId, LOCK_PURPOSE);
-        const pair = await sessions.start(tenant.id, user.id, user.role, meta, db);
+        const started = await sessions.start(tenant.id, user.id, user.role, meta, db);
         await record(db, tenant.id, { type: 'login.succeeded', userId, details: { secondFactor: 'email' } });
-        return pair;
+        return started;
       });
+      await oneTime.resetFailures(tenant.id, userId, LOCK_PURPOSE);
+      return pair;
     },
   };
 }
