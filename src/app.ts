@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
+import { auditRoutes } from './modules/audit/routes.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
@@ -82,6 +83,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
     usersRoutes(scope, { users: container.users });
+    auditRoutes(scope, { audit: container.audit });
   });
 
   return app;

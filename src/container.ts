@@ -17,6 +17,8 @@ import { createMemoryRateLimiter } from './platform/ratelimit/memory.js';
 import { closeRedis, createRedisRateLimiter, openRedis } from './platform/ratelimit/redis.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
+import { createAuditRepo } from './modules/audit/repo.js';
+import { createAuditService } from './modules/audit/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
 import { createUsersService } from './modules/users/service.js';
 
@@ -58,6 +60,7 @@ export async function createContainer(options: ContainerOptions) {
 
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
+  const audit = createAuditService({ repo: createAuditRepo(db), clock });
 
   const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
   const mailWorker = createMailWorker({ db, transport: mailTransport, clock, logger, from: config.mailFrom, ...options.mailWorker });
@@ -93,6 +96,7 @@ export async function createContainer(options: ContainerOptions) {
     secrets,
     tenants,
     users,
+    audit,
     mail,
     rateLimit,
     guardDeps: {
