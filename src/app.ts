@@ -8,6 +8,7 @@ import { authFlowRoutes } from './modules/auth/flows-routes.js';
 import { authPages } from './modules/auth/pages.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { Jwks } from './modules/auth/schemas.js';
+import { auditRoutes } from './modules/audit/routes.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
@@ -106,6 +107,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
       twoFactor: container.twoFactor,
       limiter: container.rateLimit.limiter,
     });
+    auditRoutes(scope, { audit: container.audit });
   });
 
   return app;

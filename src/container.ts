@@ -28,6 +28,8 @@ import { createTwoFactorService } from './modules/auth/two-factor.js';
 import { createVerificationService } from './modules/auth/verification.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
+import { createAuditRepo } from './modules/audit/repo.js';
+import { createAuditService } from './modules/audit/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
 import { createUsersService } from './modules/users/service.js';
 
@@ -69,6 +71,7 @@ export async function createContainer(options: ContainerOptions) {
 
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
+  const audit = createAuditService({ repo: createAuditRepo(db), clock });
 
   // Mail: written to the outbox in the caller's transaction, delivered by the worker.
   const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
@@ -87,9 +90,16 @@ export async function createContainer(options: ContainerOptions) {
     global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000 },
   };
 
-  // Security events go to the log until the audit module records them.
-  const record: SecurityEventSink = async (_db, tenantId, event) => {
-    logger.info({ securityEvent: { tenantId, ...event } }, 'security event');
+  // Security events of the auth flows land in the append-only audit log.
+  const record: SecurityEventSink = async (txDb, tenantId, event) => {
+    const actor = event.actor ?? (event.userId ? { type: 'user' as const, id: event.userId } : { type: 'anonymous' as const });
+    await audit.record(txDb, tenantId, {
+      type: event.type,
+      actorType: actor.type,
+      actorId: actor.id ?? null,
+      subjectUserId: event.userId ?? null,
+      details: event.details,
+    });
   };
 
   // Authentication.
@@ -137,6 +147,7 @@ export async function createContainer(options: ContainerOptions) {
       worker: mailWorker,
       transport: mailTransport,
     },
+    audit,
     rateLimit,
     keys,
     tokens,

@@ -45,7 +45,8 @@ describe('POST /auth/refresh', () => {
     // The legitimate successor and its access token die with the family.
     expectError(await refresh(next.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
     expectError(await me(next.accessToken), 401, 'TOKEN_INVALID');
-    expect(h.logs.text()).toContain('refresh.reused');
+    const events = await h.container.audit.list(h.tenant.tenantId, { type: 'refresh.reused', userId }, { limit: 10, offset: 0 });
+    expect(events.data[0]).toMatchObject({ type: 'refresh.reused', subjectUserId: userId, details: { sessionRevoked: true } });
   });
 
   it('expires after 7 days (injected clock)', async () => {

@@ -77,6 +77,8 @@ describe('mail outbox and SMTP delivery', () => {
 
     const sent = await queue().findById(h.tenant.tenantId, id);
     expect(sent).toMatchObject({ status: 'sent', attempts: 1, sentAt: h.clock.now(), lastError: null });
+    // The body (codes, links) is erased once delivered; recipient and subject remain.
+    expect(sent).toMatchObject({ text: '', html: '', to: message.to, subject: message.subject });
     expect(await h.container.mail.worker.drainOnce()).toBe(0);
     expect(delivered(message.subject)).toHaveLength(1);
   });
@@ -130,7 +132,7 @@ describe('mail outbox and SMTP delivery', () => {
       expect(await h.container.mail.worker.drainOnce()).toBe(1);
     });
     const row = await queue().findById(h.tenant.tenantId, id);
-    expect(row).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, nextAttemptAt: null, sentAt: null });
+    expect(row).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, nextAttemptAt: null, sentAt: null, text: '', html: '' });
     expect(row!.lastError).toBeTruthy();
     h.clock.advance(24 * 60 * 60_000);
     expect(await h.container.mail.worker.drainOnce()).toBe(0);

@@ -73,7 +73,7 @@ export function createAuthService(deps: {
         ? await passwords.verify(credential.passwordHash, password)
         : await passwords.verifyDummy(password);
       if (!ok || !user) {
-        await record(undefined, tenantId, { type: 'login.failed', userId: user?.id, details: { reason: 'bad_credentials' } });
+        await record(undefined, tenantId, { type: 'login.failed', userId: user?.id, actor: { type: 'anonymous' }, details: { reason: 'bad_credentials' } });
         throw AuthErrors.invalidCredentials();
       }
       return user;
@@ -113,7 +113,7 @@ export function createAuthService(deps: {
 
     async logout(tenantId: string, sessionId: string, userId: string): Promise<void> {
       await sessions.revoke(tenantId, sessionId, 'logout');
-      await record(undefined, tenantId, { type: 'logout', userId, details: { sessionId } });
+      await record(undefined, tenantId, { type: 'session.revoked', userId, actor: { type: 'user', id: userId }, details: { sessionId, reason: 'logout' } });
     },
 
     /** A pair for a user of the tenant, minted by the tenant's back end (API key). */
@@ -121,7 +121,7 @@ export function createAuthService(deps: {
       const user = await users.findRow(tenantId, userId);
       if (!user) throw AuthErrors.userNotFound();
       const pair = await sessions.start(tenantId, user.id, user.role, meta);
-      await record(undefined, tenantId, { type: 'token.minted', userId: user.id, details: { apiKeyId: keyId } });
+      await record(undefined, tenantId, { type: 'token.minted', userId: user.id, actor: { type: 'api_key', id: keyId } });
       return pair;
     },
 

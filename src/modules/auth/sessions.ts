@@ -29,7 +29,18 @@ export interface SessionMeta {
 
 /** Something that records security events (the audit module). */
 export interface SecurityEventSink {
-  (db: DbOrTx | undefined, tenantId: string, event: { type: string; userId?: string; details?: Record<string, unknown> }): Promise<void>;
+  (
+    db: DbOrTx | undefined,
+    tenantId: string,
+    event: {
+      type: string;
+      /** The user the event is about. */
+      userId?: string;
+      /** Who acted; by default the user themself when known, otherwise anonymous. */
+      actor?: { type: 'user' | 'api_key' | 'system' | 'anonymous'; id?: string };
+      details?: Record<string, unknown>;
+    },
+  ): Promise<void>;
 }
 
 /**

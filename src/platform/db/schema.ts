@@ -1,6 +1,7 @@
 // Every table of the service, for Drizzle's typed API and drizzle-kit.
 export * from '../../modules/tenants/table.js';
 export * from '../../modules/users/table.js';
+export * from '../../modules/audit/table.js';
 export * from '../events/table.js';
 export * from './counters-table.js';
 export * from '../crypto/table.js';

@@ -17,10 +17,24 @@ export const KeysetQueryFields = {
   ),
 };
 
+/**
+ * Query fields of newest-first lists (e.g. the audit log): keyset paging goes backwards in
+ * time, `beforeId` = the last id of the previous page. Such lists take no `afterId`.
+ */
+export const KeysetDescQueryFields = {
+  ...PageQueryFields,
+  beforeId: Type.Optional(
+    Type.String({ format: 'uuid', description: 'Keyset cursor of a newest-first list: return rows older than this id (the last id of the previous page)' }),
+  ),
+};
+
 export interface PageParams {
   limit: number;
   offset: number;
+  /** Oldest-first lists: rows after this id. */
   afterId?: string;
+  /** Newest-first lists: rows before (older than) this id. */
+  beforeId?: string;
 }
 
 export interface Page<T> {

@@ -19,7 +19,7 @@ export function redactUrl(url: string): string {
   return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
 }
 
-const SECRET_FIELDS = [
+export const SECRET_FIELDS = [
   'password',
   'newPassword',
   'currentPassword',

@@ -52,7 +52,7 @@ export function createMailQueue(db: Db) {
     async markSent(tenantId: string, id: string, attempts: number, sentAt: Date, tx: DbOrTx = db): Promise<boolean> {
       const rows = await tx
         .update(mailOutbox)
-        .set({ status: 'sent', sentAt, nextAttemptAt: null, lastError: null })
+        .set({ status: 'sent', sentAt, nextAttemptAt: null, lastError: null, ...CLEARED_BODY })
         .where(claimedBy(tenantId, id, attempts))
         .returning({ id: mailOutbox.id });
       return rows.length > 0;
@@ -70,7 +70,7 @@ export function createMailQueue(db: Db) {
     async markFailed(tenantId: string, id: string, attempts: number, lastError: string, tx: DbOrTx = db): Promise<boolean> {
       const rows = await tx
         .update(mailOutbox)
-        .set({ status: 'failed', nextAttemptAt: null, lastError })
+        .set({ status: 'failed', nextAttemptAt: null, lastError, ...CLEARED_BODY })
         .where(claimedBy(tenantId, id, attempts))
         .returning({ id: mailOutbox.id });
       return rows.length > 0;
@@ -86,6 +86,12 @@ export function createMailQueue(db: Db) {
     },
   };
 }
+
+/**
+ * Bodies hold one-time codes and links: once a row is settled (sent or failed) they are
+ * erased, so the outbox is no lasting store of live secrets. Recipient and subject remain.
+ */
+const CLEARED_BODY = { text: '', html: '' };
 
 function claimedBy(tenantId: string, id: string, attempts: number) {
   return and(

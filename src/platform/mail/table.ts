@@ -19,6 +19,7 @@ export const mailOutbox = pgTable(
     id: uuid('id').notNull(),
     to: text('to').notNull(),
     subject: text('subject').notNull(),
+    /** Bodies are erased (set to '') once the row is sent or failed: they hold codes and links. */
     text: text('text').notNull(),
     html: text('html').notNull(),
     status: text('status').$type<MailStatus>().notNull().default('pending'),

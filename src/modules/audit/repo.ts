@@ -1,0 +1,57 @@
+import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { rowCounts } from '../../platform/db/counters-table.js';
+import type { PageParams } from '../../platform/http/pagination.js';
+import { auditEvents, type AuditEventRow, type NewAuditEventRow } from './table.js';
+
+export interface AuditFilters {
+  userId?: string;
+  type?: string;
+}
+
+function filterConditions(tenantId: string, filters: AuditFilters): SQL[] {
+  const conditions: SQL[] = [eq(auditEvents.tenantId, tenantId)];
+  if (filters.userId !== undefined) conditions.push(eq(auditEvents.subjectUserId, filters.userId));
+  if (filters.type !== undefined) conditions.push(eq(auditEvents.type, filters.type));
+  return conditions;
+}
+
+/** Insert and read only: the table is append-only (the database refuses the rest). */
+export function createAuditRepo(db: DbOrTx) {
+  return {
+    async insert(tenantId: string, row: Omit<NewAuditEventRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(auditEvents).values({ ...row, tenantId });
+    },
+
+    /** Unfiltered: the trigger-kept counter; filtered: an indexed count. */
+    async count(tenantId: string, filters: AuditFilters, tx: DbOrTx = db): Promise<number> {
+      if (filters.userId === undefined && filters.type === undefined) {
+        const [row] = await tx
+          .select({ n: rowCounts.n })
+          .from(rowCounts)
+          .where(and(eq(rowCounts.tenantId, tenantId), eq(rowCounts.relation, 'audit_events')));
+        return Number(row?.n ?? 0);
+      }
+      const [row] = await tx
+        .select({ n: count() })
+        .from(auditEvents)
+        .where(and(...filterConditions(tenantId, filters)));
+      return Number(row?.n ?? 0);
+    },
+
+    /** Newest first; `beforeId` pages backwards along (tenant_id[, filter], id). */
+    async list(tenantId: string, filters: AuditFilters, page: PageParams, tx: DbOrTx = db): Promise<AuditEventRow[]> {
+      const conditions = filterConditions(tenantId, filters);
+      if (page.beforeId) conditions.push(lt(auditEvents.id, page.beforeId));
+      return tx
+        .select()
+        .from(auditEvents)
+        .where(and(...conditions))
+        .orderBy(desc(auditEvents.id))
+        .limit(page.limit)
+        .offset(page.offset);
+    },
+  };
+}
+
+export type AuditRepo = ReturnType<typeof createAuditRepo>;

@@ -1,0 +1,119 @@
+import { isIP } from 'node:net';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import { SECRET_FIELDS } from '../../platform/log/logger.js';
+import { AuditErrors } from './errors.js';
+import type { AuditFilters, AuditRepo } from './repo.js';
+import { AUDIT_TYPE_PATTERN, type AuditEventDto } from './schemas.js';
+import { ACTOR_TYPES, type ActorType, type AuditEventRow } from './table.js';
+
+/** Types the auth and account flows record; any `a.b` name in lower case is accepted. */
+export type AuditEventType =
+  | 'login.succeeded'
+  | 'login.failed'
+  | 'refresh.reused'
+  | 'password.changed'
+  | 'password.reset'
+  | 'email.verified'
+  | '2fa.enabled'
+  | '2fa.disabled'
+  | 'token.minted'
+  | 'session.revoked';
+
+export interface AuditEventInput {
+  type: AuditEventType | (string & {});
+  actorType: ActorType;
+  actorId?: string | null;
+  subjectUserId?: string | null;
+  ip?: string | null;
+  userAgent?: string | null;
+  /** Small and secret-free: fields named like secrets are stored as "[REDACTED]". */
+  details?: Record<string, unknown>;
+}
+
+const TYPE_RE = new RegExp(AUDIT_TYPE_PATTERN);
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SECRET_KEYS = new Set([...SECRET_FIELDS, 'passwordHash', 'secretHash', 'hash', 'otpHash', 'tokenHash'].map((f) => f.toLowerCase()));
+const MAX_DETAILS_BYTES = 4096;
+const MAX_USER_AGENT = 512;
+
+function redact(value: unknown, depth = 0): unknown {
+  if (depth > 5) return '[TRUNCATED]';
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEYS.has(k.toLowerCase()) ? '[REDACTED]' : redact(v, depth + 1)]),
+    );
+  }
+  return value;
+}
+
+function cleanUserAgent(ua: string | null | undefined): string | null {
+  if (!ua) return null;
+  const printable = ua.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return printable === '' ? null : printable.slice(0, MAX_USER_AGENT);
+}
+
+function toRow(event: AuditEventInput, now: Date): Omit<AuditEventRow, 'tenantId'> {
+  if (event.type.length > 64 || !TYPE_RE.test(event.type)) throw AuditErrors.invalidEvent(`type "${event.type.slice(0, 64)}"`);
+  if (!ACTOR_TYPES.includes(event.actorType)) throw AuditErrors.invalidEvent('actorType');
+  if (event.actorId && event.actorId.length > 128) throw AuditErrors.invalidEvent('actorId');
+  if (event.subjectUserId && !UUID_RE.test(event.subjectUserId)) throw AuditErrors.invalidEvent('subjectUserId');
+  const details = redact(event.details ?? {}) as Record<string, unknown>;
+  if (Buffer.byteLength(JSON.stringify(details)) > MAX_DETAILS_BYTES) throw AuditErrors.invalidEvent('details over 4 KiB');
+  return {
+    id: newId(),
+    type: event.type,
+    actorType: event.actorType,
+    actorId: event.actorId ?? null,
+    subjectUserId: event.subjectUserId?.toLowerCase() ?? null,
+    // Only a real address is kept (request.ip always is one).
+    ip: event.ip && isIP(event.ip) ? event.ip : null,
+    userAgent: cleanUserAgent(event.userAgent),
+    details,
+    createdAt: now,
+  };
+}
+
+export function toAuditEventDto(row: AuditEventRow): AuditEventDto {
+  return {
+    id: row.id,
+    type: row.type,
+    actorType: row.actorType,
+    actorId: row.actorId,
+    subjectUserId: row.subjectUserId,
+    ip: row.ip,
+    userAgent: row.userAgent,
+    details: row.details,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function createAuditService(deps: { repo: AuditRepo; clock: Clock }) {
+  const { repo, clock } = deps;
+  return {
+    /**
+     * Appends an event. Pass the transaction of the change it records, so both commit or
+     * neither does; pass undefined for an event that must stay even though the request fails
+     * (e.g. `login.failed`, recorded outside any transaction that is rolled back).
+     */
+    async record(tx: DbOrTx | undefined, tenantId: string, event: AuditEventInput): Promise<string> {
+      const row = toRow(event, clock.now());
+      await repo.insert(tenantId, row, tx);
+      return row.id;
+    },
+
+    async list(tenantId: string, filters: AuditFilters, page: PageParams): Promise<Page<AuditEventDto>> {
+      const normalized: AuditFilters = { userId: filters.userId?.toLowerCase(), type: filters.type };
+      return paginate(
+        () => repo.count(tenantId, normalized),
+        () => repo.list(tenantId, normalized, page),
+        toAuditEventDto,
+      );
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;

@@ -1,0 +1,41 @@
+import { sql } from 'drizzle-orm';
+import { check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export const ACTOR_TYPES = ['user', 'api_key', 'system', 'anonymous'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/**
+ * Append-only record of security-relevant events. The database refuses UPDATE, DELETE and
+ * TRUNCATE on it (triggers in a custom migration). No foreign key to tenants: the record
+ * outlives what it describes.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    /** UUIDv7: time ordered; lists are newest first by id. */
+    id: uuid('id').notNull(),
+    /** e.g. `login.succeeded`, `refresh.reused`, `2fa.enabled`. */
+    type: text('type').notNull(),
+    actorType: text('actor_type').$type<ActorType>().notNull(),
+    /** The user id or API key id; null for system and anonymous actors. */
+    actorId: text('actor_id'),
+    /** The user the event is about, when there is one. */
+    subjectUserId: uuid('subject_user_id'),
+    ip: text('ip'),
+    /** Truncated to 512 characters. */
+    userAgent: text('user_agent'),
+    /** Event specifics; never secrets (secret-named fields are redacted before storing). */
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'audit_events_pkey', columns: [t.tenantId, t.id] }),
+    index('audit_events_subject_idx').on(t.tenantId, t.subjectUserId, t.id),
+    index('audit_events_type_idx').on(t.tenantId, t.type, t.id),
+    check('audit_events_actor_type_check', sql`${t.actorType} in ('user', 'api_key', 'system', 'anonymous')`),
+  ],
+);
+
+export type AuditEventRow = typeof auditEvents.$inferSelect;
+export type NewAuditEventRow = typeof auditEvents.$inferInsert;
