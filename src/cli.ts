@@ -10,6 +10,9 @@ const USAGE = `Usage: bastion <command> [options]
   api-key create --tenant ID [--name LABEL]         create an API key (shown once)
   api-key revoke --tenant ID --key-id ID            revoke an API key
   user role --tenant ID --email EMAIL --role ROLE   set a user's role (admin | user)
+  keys rotate                                       add a new token signing key; older keys keep
+                                                    verifying until their tokens expire
+  tenant set-app-url --tenant ID --url URL          where mail links open (default: Bastion's pages)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -51,6 +54,13 @@ const commands: Record<string, (c: Container, o: Options) => Promise<unknown>> =
     const updated = await c.users.setFields(tenantId, user.id, { role });
     return { tenantId, userId: updated.id, email: updated.email, role: updated.role };
   },
+  'keys rotate': async (c) => c.keys.rotate(),
+  'tenant set-app-url': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const url = need(o, 'url');
+    await c.tenants.setAppUrl(tenantId, url);
+    return { tenantId, appUrl: url };
+  },
   migrate: async () => ({ migrated: true }),
 };
 
@@ -69,6 +79,7 @@ async function main(argv: string[]): Promise<void> {
       'key-id': { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
+      url: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

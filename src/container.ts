@@ -52,6 +52,8 @@ export interface ContainerOptions {
     globalWindowMs?: number;
     /** A sub-namespace of `bastion:rl:` for every key (tests sharing one Redis). */
     namespace?: string;
+    /** Feature limits in memory even when REDIS_URL is set (tests that move the injected clock). */
+    memory?: boolean;
   };
 }
 
@@ -80,7 +82,7 @@ export async function createContainer(options: ContainerOptions) {
   // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
   const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
   const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
-  const limiter: RateLimiter = redis
+  const limiter: RateLimiter = redis && !options.rateLimit?.memory
     ? createRedisRateLimiter(redis, { prefix: keyPrefix })
     : createMemoryRateLimiter({ clock, prefix: keyPrefix });
   const rateLimit = {

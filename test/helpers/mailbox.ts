@@ -24,11 +24,24 @@ export function mailbox(h: () => Harness, catcher: () => SmtpCatcher) {
     }
   }
 
-  /** All mail to `to` delivered so far (after draining the outbox). */
+  /** All mail to `to` delivered so far: polls until the number holds steady for 300 ms (queued work settles). */
   async function count(to: string): Promise<number> {
-    await new Promise((r) => setTimeout(r, 50));
-    await h().container.mail.worker.drainOnce();
-    return catcher().messages.filter((m) => recipients(m).includes(to.toLowerCase())).length;
+    const current = () => catcher().messages.filter((m) => recipients(m).includes(to.toLowerCase())).length;
+    let last = -1;
+    let steadySince = Date.now();
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      await h().container.mail.worker.drainOnce();
+      const n = current();
+      if (n !== last) {
+        last = n;
+        steadySince = Date.now();
+      } else if (Date.now() - steadySince >= 300) {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return current();
   }
 
   return { next, count };

@@ -4,5 +4,6 @@ export const TenantErrors = {
   nameTaken: () => new AppError(409, 'TENANT_NAME_TAKEN', 'A tenant with this name already exists'),
   notFound: () => new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found'),
   apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'API key not found or already revoked'),
+  invalidAppUrl: () => new AppError(400, 'TENANT_APP_URL_INVALID', 'The app URL must be an absolute http(s) URL'),
   invalidName: () => new AppError(400, 'TENANT_NAME_INVALID', 'Tenant name must be 1 to 100 printable characters'),
 };

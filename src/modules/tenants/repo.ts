@@ -16,6 +16,10 @@ export function createTenantsRepo(db: DbOrTx) {
       const [row] = await tx.select().from(tenants).where(eq(tenants.name, name)).limit(1);
       return row;
     },
+    async updateSettings(id: string, settings: Record<string, unknown>, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx.update(tenants).set({ settings }).where(eq(tenants.id, id)).returning({ id: tenants.id });
+      return rows.length > 0;
+    },
     async insertApiKey(
       tenantId: string,
       row: { id: string; secretHash: string; name?: string },

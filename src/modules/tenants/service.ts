@@ -52,6 +52,21 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
       return issueApiKey(tenantId, name);
     },
 
+    /** The tenant's app URL: mail links open `${appUrl}/verify-email?...` instead of Bastion's pages. */
+    async setAppUrl(tenantId: string, url: string): Promise<void> {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw TenantErrors.invalidAppUrl();
+      }
+      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw TenantErrors.invalidAppUrl();
+      const row = await repo.findTenant(tenantId);
+      if (!row) throw TenantErrors.notFound();
+      await repo.updateSettings(tenantId, { ...row.settings, appUrl: parsed.toString().replace(/\/+$/, '') });
+      cache.delete(tenantId);
+    },
+
     async revokeApiKey(tenantId: string, keyId: string): Promise<void> {
       if (!(await repo.revokeApiKey(tenantId, keyId, clock.now()))) throw TenantErrors.apiKeyNotFound();
     },
