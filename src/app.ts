@@ -5,6 +5,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { accreditationsRoutes } from './modules/accreditations/routes.js';
+import { identityRoutes } from './modules/identity/routes.js';
+import { kycCallbackRoutes } from './modules/kyc/callback-routes.js';
+import { idvBRoutes, kycRoutes } from './modules/kyc/routes.js';
+import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
 import { genRequestId } from './platform/http/request-id.js';
@@ -53,6 +58,12 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
           tenant: { type: 'apiKey', in: 'header', name: 'x-tenant-id', description: 'Tenant id; required on every tenant-scoped route' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "API key of the tenant (the tenant's back end)" },
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token (15 minutes)' },
+          webhookSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-hmac-signature',
+            description: "Provider webhooks: HMAC-SHA256 of the raw body under the tenant's shared secret, hex (docs/providers.md)",
+          },
         },
       },
     },
@@ -71,10 +82,23 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // Built-in identity-verification sandbox (the default provider), outside tenancy and OpenAPI.
+  await app.register(idvSandbox, {
+    lookupSecret: (provider, clientId) => container.idvConfig.sandboxSecret(provider, clientId),
+    publicBaseUrl: () => container.config.publicBaseUrl,
+    clock: container.clock,
+  });
+  // Provider webhooks: outside tenancy, authenticated by signature, with their raw-body parser.
+  await app.register(kycCallbackRoutes, { webhooks: container.kycWebhooks });
+
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
     usersRoutes(scope, { users: container.users });
+    kycRoutes(scope, { kyc: container.kyc });
+    idvBRoutes(scope, { idvB: container.idvB });
+    identityRoutes(scope, { identity: container.identity });
+    accreditationsRoutes(scope, { accreditations: container.accreditations });
   });
 
   return app;

@@ -4,3 +4,6 @@ export * from '../../modules/users/table.js';
 export * from '../events/table.js';
 export * from './counters-table.js';
 export * from '../crypto/table.js';
+export * from '../../modules/kyc/table.js';
+export * from '../../modules/identity/table.js';
+export * from '../../modules/accreditations/table.js';
