@@ -83,11 +83,14 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   // Built-in identity-verification sandbox (the default provider), outside tenancy and OpenAPI.
-  await app.register(idvSandbox, {
-    lookupSecret: (provider, clientId) => container.idvConfig.sandboxSecret(provider, clientId),
-    publicBaseUrl: () => container.config.publicBaseUrl,
-    clock: container.clock,
-  });
+  // IDV_SANDBOX=off removes it: in production every tenant must then have a real provider.
+  if (container.config.idvSandbox) {
+    await app.register(idvSandbox, {
+      lookupSecret: (provider, clientId) => container.idvConfig.sandboxSecret(provider, clientId),
+      publicBaseUrl: () => container.config.publicBaseUrl,
+      clock: container.clock,
+    });
+  }
   // Provider webhooks: outside tenancy, authenticated by signature, with their raw-body parser.
   await app.register(kycCallbackRoutes, { webhooks: container.kycWebhooks });
 

@@ -61,7 +61,7 @@ export async function createContainer(options: ContainerOptions) {
   };
   const kycRepo = createKycRepo(db);
   const idv = options.idv ?? createIdvHttpAdapter();
-  const idvConfig = createIdvConfigService({ repo: kycRepo, secrets, clock, publicBaseUrl });
+  const idvConfig = createIdvConfigService({ repo: kycRepo, secrets, clock, publicBaseUrl, sandboxEnabled: config.idvSandbox });
   const kycTransitions = createKycTransitions({ repo: kycRepo, users, clock, identityChanged });
   const kyc = createKycService({ repo: kycRepo, tx, clock, users, idv, idvConfig, transitions: kycTransitions, publicBaseUrl });
   const kycWebhooks = createKycWebhooks({ repo: kycRepo, tx, clock, idvConfig, transitions: kycTransitions, verifyWallet: verifyRecordWallet });

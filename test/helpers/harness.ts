@@ -79,6 +79,8 @@ export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' 
    * and webhooks run over real HTTP.
    */
   listen?: boolean;
+  /** Extra environment variables for the config (e.g. IDV_SANDBOX). */
+  env?: Record<string, string>;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -91,6 +93,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     PUBLIC_BASE_URL: 'http://bastion.test',
     // One master key for every test: on PostgreSQL all harnesses share the data keys.
     MASTER_KEY: TEST_MASTER_KEY,
+    ...options.env,
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30 });
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());

@@ -222,4 +222,20 @@ describe('expiry', () => {
     expect(approve.statusCode).toBe(409);
     expect(approve.json().code).toBe('KYC_TRANSITION_INVALID');
   });
+
+  it('lists expire due sessions before counting, so status filters agree with what is shown', async () => {
+    const t = await h.newTenant();
+    const userId = await h.createUser(t);
+    const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(t), payload: { userId, provider: 'manual' } });
+    const kycId = res.json().kycId;
+    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=created', headers: h.keyHeaders(t) })).json().total).toBe(1);
+    h.clock.advance(7 * DAY);
+    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=created', headers: h.keyHeaders(t) })).json()).toEqual({ total: 0, data: [] });
+    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=expired', headers: h.keyHeaders(t) })).json()).toMatchObject({
+      total: 1,
+      data: [{ kycId, status: 'expired' }],
+    });
+    const attempts = await h.inject({ method: 'GET', url: '/kyc/attempts', headers: h.bearerHeaders(await h.tokenFor(userId, t), t) });
+    expect(attempts.json().data[0].status).toBe('expired');
+  });
 });

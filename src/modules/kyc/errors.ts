@@ -9,6 +9,8 @@ export const KycErrors = {
     new AppError(502, 'KYC_PROVIDER_UNAVAILABLE', `The identity-verification provider ${provider} could not be reached`),
   providerRejected: (provider: string) =>
     new AppError(502, 'KYC_PROVIDER_ERROR', `The identity-verification provider ${provider} refused the request`),
+  providerNotConfigured: (provider: string) =>
+    new AppError(502, 'KYC_PROVIDER_NOT_CONFIGURED', `No identity-verification provider ${provider} is configured for this tenant`),
   signatureMissing: () => new AppError(401, 'WEBHOOK_SIGNATURE_MISSING', 'The x-hmac-signature header is required'),
   signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not match'),
   webhookTenantUnknown: () => new AppError(401, 'WEBHOOK_TENANT_UNKNOWN', 'Unknown tenant'),

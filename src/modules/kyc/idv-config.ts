@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import { randomToken } from '../../platform/crypto/hash.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { IdvEndpoint, IdvProviderConfig, IdvProviderName } from '../../providers/idv/port.js';
+import { KycErrors } from './errors.js';
 import type { KycRepo } from './repo.js';
 import type { IdvProviderConfigRow } from './table.js';
 
@@ -21,8 +22,10 @@ export function createIdvConfigService(deps: {
   secrets: SecretBox;
   clock: Clock;
   publicBaseUrl: () => string;
+  /** false (IDV_SANDBOX=off): a tenant without a configured provider cannot start a session. */
+  sandboxEnabled: boolean;
 }) {
-  const { repo, secrets, clock, publicBaseUrl } = deps;
+  const { repo, secrets, clock, publicBaseUrl, sandboxEnabled } = deps;
   const context = (tenantId: string, provider: string) => `idv:${tenantId}:${provider}`;
 
   async function rowFor(tenantId: string, provider: IdvProviderName, create: boolean): Promise<IdvProviderConfigRow | undefined> {
@@ -44,7 +47,8 @@ export function createIdvConfigService(deps: {
   return {
     /** Where and as whom to call the provider for this tenant (the sandbox unless configured). */
     async endpoint(tenantId: string, provider: IdvProviderName): Promise<IdvEndpoint> {
-      const row = (await rowFor(tenantId, provider, true))!;
+      const row = await rowFor(tenantId, provider, sandboxEnabled);
+      if (!row || (row.baseUrl === null && !sandboxEnabled)) throw KycErrors.providerNotConfigured(provider);
       return {
         provider,
         baseUrl: row.baseUrl ?? sandboxBaseUrl(publicBaseUrl(), provider),
@@ -61,6 +65,7 @@ export function createIdvConfigService(deps: {
 
     /** For the built-in sandbox: the secret of a client (tenant) that uses the sandbox, else undefined. */
     async sandboxSecret(provider: IdvProviderName, clientId: string): Promise<string | undefined> {
+      if (!sandboxEnabled) return undefined;
       const row = await rowFor(clientId, provider, false);
       if (!row || row.baseUrl !== null) return undefined;
       return secrets.decrypt(row.webhookSecretSealed, context(clientId, provider));

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lte, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
-import type { KycStatus } from './state.js';
+import { EXPIRING_STATUSES, type KycStatus } from './state.js';
 import {
   idvProviderConfigs,
   kycAudit,
@@ -83,6 +83,23 @@ export function createKycRepo(db: DbOrTx) {
         .orderBy(desc(kycRecords.id))
         .limit(1);
       return row;
+    },
+
+    /** Ids of sessions past their expiry still waiting on the person (oldest first, at most `limit`). */
+    async findDue(tenantId: string, userId: string | undefined, now: Date, limit: number, tx: DbOrTx = db): Promise<string[]> {
+      const where: SQL[] = [
+        eq(kycRecords.tenantId, tenantId),
+        inArray(kycRecords.status, [...EXPIRING_STATUSES]),
+        lte(kycRecords.expiresAt, now),
+      ];
+      if (userId !== undefined) where.push(eq(kycRecords.userId, userId));
+      const rows = await tx
+        .select({ id: kycRecords.id })
+        .from(kycRecords)
+        .where(and(...where))
+        .orderBy(asc(kycRecords.id))
+        .limit(limit);
+      return rows.map((r) => r.id);
     },
 
     async count(tenantId: string, filters: KycFilters, tx: DbOrTx = db): Promise<number> {

@@ -17,6 +17,8 @@ import type {
   UpdateKycInput,
 } from './schemas.js';
 import { SESSION_TTL_MS } from './state.js';
+
+const EXPIRY_BATCH = 100;
 import type { KycAuditRow, KycRow } from './table.js';
 import type { Actor, KycTransitions } from './transitions.js';
 
@@ -111,15 +113,24 @@ export function createKycService(deps: {
     });
   }
 
-  async function freshenAll(tenantId: string, rows: KycRow[]): Promise<KycRow[]> {
-    const out: KycRow[] = [];
-    for (const row of rows) out.push(await freshen(tenantId, row));
-    return out;
+  /**
+   * Expires the due sessions in a list's scope before it is read, so counts and status filters
+   * agree with what is shown. Bounded per call; the rest expire on the following reads.
+   */
+  async function expireDue(tenantId: string, userId: string | undefined): Promise<void> {
+    const due = await repo.findDue(tenantId, userId, clock.now(), EXPIRY_BATCH);
+    for (const id of due) {
+      await tx(async (db) => {
+        const locked = await repo.findById(tenantId, id, db, true);
+        if (locked) await transitions.expireIfDue(db, tenantId, locked);
+      });
+    }
   }
 
   async function listPage(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
+    await expireDue(tenantId, filters.userId);
     const [total, rows] = await Promise.all([repo.count(tenantId, filters), repo.list(tenantId, filters, page)]);
-    return { total, data: (await freshenAll(tenantId, rows)).map(toKycDto) };
+    return { total, data: (await Promise.all(rows.map((row) => freshen(tenantId, row)))).map(toKycDto) };
   }
 
   async function startIdvASession(
