@@ -4,7 +4,7 @@ import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
-import type { Page, PageParams } from '../../platform/http/pagination.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { UsersService } from '../users/service.js';
 import { AccreditationErrors } from './errors.js';
 import type { AccreditationsRepo } from './repo.js';
@@ -100,8 +100,13 @@ export function createAccreditationsService(deps: {
     async listForUser(tenantId: string, userId: string, viewer: Viewer, page: PageParams): Promise<Page<AccreditationDto>> {
       if (!viewer.privileged && viewer.userId !== userId) throw AccreditationErrors.userNotFound();
       if (!(await users.findRow(tenantId, userId))) throw AccreditationErrors.userNotFound();
-      const [total, rows] = await Promise.all([repo.countByUser(tenantId, userId), repo.listByUser(tenantId, userId, page)]);
-      return { total, data: await Promise.all(rows.map((row) => withHistory(tenantId, row))) };
+      const result = await paginate(
+        () => repo.countByUser(tenantId, userId),
+        () => repo.listByUser(tenantId, userId, page),
+        (row) => row,
+      );
+      const audit = await repo.listAuditFor(tenantId, result.data.map((row) => row.id));
+      return { total: result.total, data: result.data.map((row) => toDto(row, audit.filter((a) => a.accreditationId === row.id))) };
     },
 
     /** Decides a pending claim; a claim is decided once (a second decision is 409). */

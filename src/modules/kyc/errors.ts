@@ -15,8 +15,5 @@ export const KycErrors = {
   signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not match'),
   webhookTenantUnknown: () => new AppError(401, 'WEBHOOK_TENANT_UNKNOWN', 'Unknown tenant'),
   webhookMalformed: (detail: string) => new AppError(400, 'WEBHOOK_MALFORMED', `Malformed webhook: ${detail}`),
-  userIdRequired: () => new AppError(400, 'KYC_USER_ID_REQUIRED', 'query.userId is required with an API key'),
-  kycIdRequired: () => new AppError(400, 'VALIDATION_FAILED', 'kycId is required, in the path or the query'),
   invalidAddress: (chain: string) => new AppError(400, 'KYC_WALLET_ADDRESS_INVALID', `body.address is not a valid ${chain} address`),
-  invalidCountry: () => new AppError(400, 'KYC_COUNTRY_INVALID', 'country must be an ISO 3166-1 alpha-2 code'),
 };

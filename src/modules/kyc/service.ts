@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import type { Page, PageParams } from '../../platform/http/pagination.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import { IdvProviderError, type IdvPort, type IdvProviderName, type IdvSession } from '../../providers/idv/port.js';
 import type { UsersService } from '../users/service.js';
 import { KycErrors } from './errors.js';
@@ -129,8 +129,11 @@ export function createKycService(deps: {
 
   async function listPage(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
     await expireDue(tenantId, filters.userId);
-    const [total, rows] = await Promise.all([repo.count(tenantId, filters), repo.list(tenantId, filters, page)]);
-    return { total, data: (await Promise.all(rows.map((row) => freshen(tenantId, row)))).map(toKycDto) };
+    return paginate(
+      () => repo.count(tenantId, filters),
+      () => repo.list(tenantId, filters, page),
+      toKycDto,
+    );
   }
 
   async function startIdvASession(

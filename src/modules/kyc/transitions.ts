@@ -39,6 +39,13 @@ export function createKycTransitions(deps: {
     return { kycId: row.id, userId: row.userId, provider: row.provider, from, to, reason, actor };
   }
 
+  /** The fields of `changes` whose value differs from the record's. */
+  function changedOnly(row: KycRow, changes: RecordChanges): RecordChanges {
+    return Object.fromEntries(
+      Object.entries(changes).filter(([key, value]) => (row as Record<string, unknown>)[key] !== value),
+    ) as RecordChanges;
+  }
+
   async function move(
     db: DbOrTx,
     tenantId: string,
@@ -49,6 +56,7 @@ export function createKycTransitions(deps: {
     changes: RecordChanges = {},
   ): Promise<KycRow> {
     if (!canTransition(row.status, to)) throw KycErrors.invalidTransition(row.status, to);
+    changes = changedOnly(row, changes);
     const now = clock.now();
     const decided = to === 'approved' || to === 'declined';
     const updated = (await repo.update(
@@ -109,9 +117,8 @@ export function createKycTransitions(deps: {
     /** Records a manual change of fields (no status change), with the old and new values. */
     async update(db: DbOrTx, tenantId: string, row: KycRow, changes: RecordChanges, actor: Actor, reason: string | null): Promise<KycRow> {
       const diff: Record<string, { from: unknown; to: unknown }> = {};
-      for (const [key, value] of Object.entries(changes)) {
-        const before = (row as Record<string, unknown>)[key];
-        if (before !== value) diff[key] = { from: before ?? null, to: value ?? null };
+      for (const [key, value] of Object.entries(changedOnly(row, changes))) {
+        diff[key] = { from: (row as Record<string, unknown>)[key] ?? null, to: value ?? null };
       }
       if (Object.keys(diff).length === 0) return row;
       const now = clock.now();
