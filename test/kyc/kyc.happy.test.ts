@@ -44,6 +44,20 @@ describe('POST /kyc and /kyc/idv-a/session', () => {
   });
 });
 
+describe('POST /kyc/kyc', () => {
+  it('initiates an idv-a registration for a user with the API key: the back end gets the session URL', async () => {
+    const userId = await h.createUser();
+    const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, firstName: 'Ida', level: 'enhanced' } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ provider: 'idv-a', status: 'created', sessionUrl: expect.stringContaining(`${h.baseUrl}/sandbox/idv-a/s/`) });
+    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, res.json().kycId, { privileged: true });
+    expect(detail).toMatchObject({ userId, firstName: 'Ida', level: 'enhanced', flow: 'session' });
+    expect(detail.history[0]!.actor).toEqual({ type: 'apiKey', id: h.tenant.keyId });
+    const page = await fetch(res.json().sessionUrl);
+    expect(page.status).toBe(200);
+  });
+});
+
 describe('reading', () => {
   it('GET /kyc?userId= answers the user, an admin and the API key, newest first', async () => {
     const userId = await h.createUser();
