@@ -10,6 +10,12 @@ import { authRoutes } from './modules/auth/routes.js';
 import { Jwks } from './modules/auth/schemas.js';
 import { auditRoutes } from './modules/audit/routes.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { accreditationsRoutes } from './modules/accreditations/routes.js';
+import { identityRoutes } from './modules/identity/routes.js';
+import { kycCallbackRoutes } from './modules/kyc/callback-routes.js';
+import { idvBRoutes } from './modules/kyc/idv-b-routes.js';
+import { kycRoutes } from './modules/kyc/routes.js';
+import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
@@ -65,6 +71,12 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
           tenant: { type: 'apiKey', in: 'header', name: 'x-tenant-id', description: 'Tenant id; required on every tenant-scoped route' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "API key of the tenant (the tenant's back end)" },
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token (15 minutes)' },
+          webhookSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-hmac-signature',
+            description: "Provider webhooks: HMAC-SHA256 of the raw body under the tenant's shared secret, hex (docs/providers.md)",
+          },
         },
       },
     },
@@ -96,6 +108,18 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     authPages(scope, { findTenant: container.guardDeps.findTenant, verification: container.verification, recovery: container.recovery });
   });
 
+  // Built-in identity-verification sandbox (the default provider), outside tenancy and OpenAPI.
+  // IDV_SANDBOX=off removes it: in production every tenant must then have a real provider.
+  if (container.config.idvSandbox) {
+    await app.register(idvSandbox, {
+      lookupSecret: (provider, clientId) => container.idvConfig.sandboxSecret(provider, clientId),
+      publicBaseUrl: () => container.config.publicBaseUrl,
+      clock: container.clock,
+    });
+  }
+  // Provider webhooks: outside tenancy, authenticated by signature, with their raw-body parser.
+  await app.register(kycCallbackRoutes, { webhooks: container.kycWebhooks });
+
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
@@ -108,6 +132,10 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
       limiter: container.rateLimit.limiter,
     });
     auditRoutes(scope, { audit: container.audit });
+    kycRoutes(scope, { kyc: container.kyc });
+    idvBRoutes(scope, { idvB: container.idvB });
+    identityRoutes(scope, { identity: container.identity });
+    accreditationsRoutes(scope, { accreditations: container.accreditations });
   });
 
   return app;

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
@@ -13,6 +14,10 @@ const USAGE = `Usage: bastion <command> [options]
   keys rotate                                       add a new token signing key; older keys keep
                                                     verifying until their tokens expire
   tenant set-app-url --tenant ID --url URL          where mail links open (default: Bastion's pages)
+  idv configure --tenant ID --provider idv-a|idv-b --base-url URL --client-id ID --secret-file PATH
+                                                    point a tenant at a real identity-verification
+                                                    provider (the webhook secret is read from a file)
+  idv sandbox --tenant ID --provider idv-a|idv-b    point it back at the built-in sandbox
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -27,6 +32,12 @@ function need(options: Options, name: string): string {
   const value = options[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
+}
+
+function idvProvider(options: Options): 'idv-a' | 'idv-b' {
+  const provider = need(options, 'provider');
+  if (provider !== 'idv-a' && provider !== 'idv-b') throw new UsageError('--provider must be idv-a or idv-b');
+  return provider;
 }
 
 const commands: Record<string, (c: Container, o: Options) => Promise<unknown>> = {
@@ -61,6 +72,24 @@ const commands: Record<string, (c: Container, o: Options) => Promise<unknown>> =
     await c.tenants.setAppUrl(tenantId, url);
     return { tenantId, appUrl: url };
   },
+  'idv configure': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const provider = idvProvider(o);
+    const baseUrl = need(o, 'base-url');
+    if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('--base-url must be an http(s) URL');
+    const webhookSecret = readFileSync(need(o, 'secret-file'), 'utf8').trim();
+    if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
+    if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
+    await c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret });
+    return { tenantId, provider, baseUrl, configured: true };
+  },
+  'idv sandbox': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const provider = idvProvider(o);
+    if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
+    await c.idvConfig.configure(tenantId, provider, null);
+    return { tenantId, provider, sandbox: true };
+  },
   migrate: async () => ({ migrated: true }),
 };
 
@@ -80,6 +109,10 @@ async function main(argv: string[]): Promise<void> {
       email: { type: 'string' },
       role: { type: 'string' },
       url: { type: 'string' },
+      provider: { type: 'string' },
+      'base-url': { type: 'string' },
+      'client-id': { type: 'string' },
+      'secret-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -14,6 +14,8 @@ export interface Config {
   /** 32-byte key; undefined means "use the key file in DATA_DIR" (embedded default). */
   masterKey: Buffer | undefined;
   logLevel: LogLevel;
+  /** Mount the built-in identity-verification sandbox and use it for tenants without a provider. */
+  idvSandbox: boolean;
 }
 
 export class ConfigError extends Error {
@@ -89,5 +91,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel };
+  const idvSandboxRaw = (optional(env, 'IDV_SANDBOX') ?? 'on').toLowerCase();
+  if (!['on', 'off', 'true', 'false'].includes(idvSandboxRaw)) throw new ConfigError('IDV_SANDBOX', 'must be on or off');
+  const idvSandbox = idvSandboxRaw === 'on' || idvSandboxRaw === 'true';
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox };
 }

@@ -32,6 +32,19 @@ import { createAuditRepo } from './modules/audit/repo.js';
 import { createAuditService } from './modules/audit/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
 import { createUsersService } from './modules/users/service.js';
+import { createAccreditationsRepo } from './modules/accreditations/repo.js';
+import { createAccreditationsService } from './modules/accreditations/service.js';
+import { createIdentityRepo } from './modules/identity/repo.js';
+import { createIdentityService, type IdentityService } from './modules/identity/service.js';
+import { userIdentitySource } from './modules/identity/sources.js';
+import { createIdvBService, verifyRecordWallet } from './modules/kyc/idv-b.js';
+import { createIdvConfigService } from './modules/kyc/idv-config.js';
+import { createKycRepo } from './modules/kyc/repo.js';
+import { createKycService } from './modules/kyc/service.js';
+import { createKycTransitions } from './modules/kyc/transitions.js';
+import { createKycWebhooks } from './modules/kyc/webhooks.js';
+import { createIdvHttpAdapter } from './providers/idv/http.js';
+import type { IdvPort } from './providers/idv/port.js';
 
 export interface ContainerOptions {
   config: Config;
@@ -55,6 +68,8 @@ export interface ContainerOptions {
     /** Feature limits in memory even when REDIS_URL is set (tests that move the injected clock). */
     memory?: boolean;
   };
+  /** Replaces the identity-verification HTTP adapter. */
+  idv?: IdvPort;
 }
 
 /** The composition root: config -> database -> providers -> repos -> services. Plain factories, no DI framework. */
@@ -74,6 +89,30 @@ export async function createContainer(options: ContainerOptions) {
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
   const audit = createAuditService({ repo: createAuditRepo(db), clock });
+  // Read at call time: a test server learns its port after the container is built.
+  const publicBaseUrl = () => config.publicBaseUrl;
+
+  // KYC and accreditations recompute the identity root in the transaction of each change;
+  // the identity service reads their fields back through their services.
+  // (identity is defined below; the closure runs only once requests flow.)
+  const identityChanged = async (tenantId: string, userId: string, db: DbOrTx) => {
+    await identity.recompute(tenantId, userId, db);
+  };
+  const kycRepo = createKycRepo(db);
+  const idv = options.idv ?? createIdvHttpAdapter();
+  const idvConfig = createIdvConfigService({ repo: kycRepo, secrets, clock, publicBaseUrl, sandboxEnabled: config.idvSandbox });
+  const kycTransitions = createKycTransitions({ repo: kycRepo, users, clock, identityChanged });
+  const kyc = createKycService({ repo: kycRepo, tx, clock, users, idv, idvConfig, transitions: kycTransitions, publicBaseUrl });
+  const kycWebhooks = createKycWebhooks({ repo: kycRepo, tx, clock, idvConfig, transitions: kycTransitions, verifyWallet: verifyRecordWallet });
+  const idvB = createIdvBService({ tx, clock, users, idv, idvConfig, transitions: kycTransitions, publicBaseUrl });
+  const accreditations = createAccreditationsService({ repo: createAccreditationsRepo(db), tx, clock, users, identityChanged });
+  const identity: IdentityService = createIdentityService({
+    repo: createIdentityRepo(db),
+    tx,
+    clock,
+    sources: [userIdentitySource(users), kyc.identityFields, accreditations.identityFields],
+    userExists: async (tenantId, userId) => Boolean(await users.findRow(tenantId, userId)),
+  });
 
   // Mail: written to the outbox in the caller's transaction, delivered by the worker.
   const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
@@ -160,6 +199,12 @@ export async function createContainer(options: ContainerOptions) {
     recovery,
     twoFactor,
     auth,
+    idvConfig,
+    kyc,
+    kycWebhooks,
+    idvB,
+    accreditations,
+    identity,
     guardDeps: {
       findTenant: (id: string) => tenants.findTenant(id),
       verifyApiKey: (tenantId: string, raw: string) => tenants.verifyApiKey(tenantId, raw),

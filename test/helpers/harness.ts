@@ -41,6 +41,8 @@ export interface Harness {
   logs: LogCapture;
   dataDir: string;
   tenant: TestTenant;
+  /** With `listen: true`: the loopback address the app listens on (also PUBLIC_BASE_URL). */
+  baseUrl: string;
   newTenant(): Promise<TestTenant>;
   /** Creates a user through the service (no HTTP) and returns its id. */
   createUser(tenant?: TestTenant, email?: string, role?: Role): Promise<string>;
@@ -58,6 +60,11 @@ export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' 
   beforeReady?: (app: FastifyInstance) => unknown;
   /** Extra environment for loadConfig (e.g. SMTP_URL). */
   env?: Record<string, string | undefined>;
+  /**
+   * Listen on a loopback port, and make that address PUBLIC_BASE_URL, so provider sandboxes
+   * and webhooks run over real HTTP.
+   */
+  listen?: boolean;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -92,6 +99,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const app = await buildApp(container, logger);
   await options.beforeReady?.(app);
   await app.ready();
+  let baseUrl = config.publicBaseUrl;
+  if (options.listen) {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('the test server has no TCP address');
+    baseUrl = `http://127.0.0.1:${address.port}`;
+    container.config.publicBaseUrl = baseUrl;
+  }
 
   const newTenant = async (): Promise<TestTenant> => {
     const created = await container.tenants.createTenant(`test-${randomUUID()}`);
@@ -108,6 +123,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     logs,
     dataDir,
     tenant,
+    baseUrl,
     newTenant,
     async createUser(t = tenant, email = `u-${randomUUID()}@example.com`, role: Role = 'user') {
       const row = await container.users.createUser(t.tenantId, { email, role });

@@ -7,3 +7,6 @@ export * from './counters-table.js';
 export * from '../crypto/table.js';
 export * from '../../modules/auth/table.js';
 export * from '../mail/table.js';
+export * from '../../modules/kyc/table.js';
+export * from '../../modules/identity/table.js';
+export * from '../../modules/accreditations/table.js';

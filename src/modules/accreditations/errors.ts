@@ -1,0 +1,8 @@
+import { AppError } from '../../platform/http/errors.js';
+
+export const AccreditationErrors = {
+  notFound: () => new AppError(404, 'ACCREDITATION_NOT_FOUND', 'Accreditation not found'),
+  userNotFound: () => new AppError(404, 'ACCREDITATION_USER_NOT_FOUND', 'User not found'),
+  alreadyDecided: (status: string) => new AppError(409, 'ACCREDITATION_ALREADY_DECIDED', `The accreditation is already ${status}`),
+  userIdRequired: () => new AppError(400, 'ACCREDITATION_USER_ID_REQUIRED', 'body.userId is required with an API key'),
+};

@@ -1,0 +1,89 @@
+import { and, asc, count, desc, eq, inArray, ne } from 'drizzle-orm';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { PageParams } from '../../platform/http/pagination.js';
+import { accreditationAudit, accreditations, type AccreditationAuditRow, type AccreditationRow } from './table.js';
+
+export function createAccreditationsRepo(db: DbOrTx) {
+  return {
+    async insert(tenantId: string, row: Omit<AccreditationRow, 'tenantId'>, tx: DbOrTx = db): Promise<AccreditationRow> {
+      const [created] = await tx
+        .insert(accreditations)
+        .values({ ...row, tenantId })
+        .returning();
+      return created!;
+    },
+
+    async findById(tenantId: string, id: string, tx: DbOrTx = db, lock = false): Promise<AccreditationRow | undefined> {
+      const query = tx
+        .select()
+        .from(accreditations)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.id, id)))
+        .limit(1);
+      const [row] = lock ? await query.for('update') : await query;
+      return row;
+    },
+
+    async update(tenantId: string, id: string, changes: Partial<Omit<AccreditationRow, 'tenantId' | 'id'>>, tx: DbOrTx = db): Promise<AccreditationRow> {
+      const [row] = await tx
+        .update(accreditations)
+        .set(changes)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.id, id)))
+        .returning();
+      return row!;
+    },
+
+    async countByUser(tenantId: string, userId: string, tx: DbOrTx = db): Promise<number> {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(accreditations)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.userId, userId)));
+      return Number(row?.n ?? 0);
+    },
+
+    /** Newest first. */
+    async listByUser(tenantId: string, userId: string, page: PageParams, tx: DbOrTx = db): Promise<AccreditationRow[]> {
+      return tx
+        .select()
+        .from(accreditations)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.userId, userId)))
+        .orderBy(desc(accreditations.id))
+        .limit(page.limit)
+        .offset(page.offset);
+    },
+
+    /** The user's most recently decided claim. */
+    async latestDecided(tenantId: string, userId: string, tx: DbOrTx = db): Promise<AccreditationRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(accreditations)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.userId, userId), ne(accreditations.status, 'pending')))
+        .orderBy(desc(accreditations.decidedAt), desc(accreditations.id))
+        .limit(1);
+      return row;
+    },
+
+    async insertAudit(tenantId: string, row: Omit<AccreditationAuditRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(accreditationAudit).values({ ...row, tenantId });
+    },
+
+    /** The audit rows of several claims at once (a page), oldest first. */
+    async listAuditFor(tenantId: string, accreditationIds: string[], tx: DbOrTx = db): Promise<AccreditationAuditRow[]> {
+      if (accreditationIds.length === 0) return [];
+      return tx
+        .select()
+        .from(accreditationAudit)
+        .where(and(eq(accreditationAudit.tenantId, tenantId), inArray(accreditationAudit.accreditationId, accreditationIds)))
+        .orderBy(asc(accreditationAudit.id));
+    },
+
+    async listAudit(tenantId: string, accreditationId: string, tx: DbOrTx = db): Promise<AccreditationAuditRow[]> {
+      return tx
+        .select()
+        .from(accreditationAudit)
+        .where(and(eq(accreditationAudit.tenantId, tenantId), eq(accreditationAudit.accreditationId, accreditationId)))
+        .orderBy(asc(accreditationAudit.id));
+    },
+  };
+}
+
+export type AccreditationsRepo = ReturnType<typeof createAccreditationsRepo>;

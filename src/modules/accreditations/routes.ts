@@ -1,0 +1,63 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { actorOf } from '../../platform/audit/actor.js';
+import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { errorResponses, IdParam } from '../../platform/http/schemas.js';
+import { Accreditation, AccreditationList, CreateAccreditationBody, DecisionBody, ListAccreditationsQuery } from './schemas.js';
+import type { AccreditationsService, Viewer } from './service.js';
+
+const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
+
+export function accreditationsRoutes(app: FastifyInstance, deps: { accreditations: AccreditationsService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { accreditations } = deps;
+  const tags = ['Accreditations'];
+
+  r.post(
+    '/accreditations',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: {
+        tags,
+        summary: 'Submit an accreditation claim (the user for themself; an API key or admin names the user)',
+        body: CreateAccreditationBody,
+        response: { 201: Accreditation, ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await accreditations.submit(request.tenant.id, request.body, viewerOf(request), actorOf(request.principal))),
+  );
+
+  r.get(
+    '/accreditations',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: {
+        tags,
+        summary: "A user's accreditation claims, newest first (the user, an admin or an API key)",
+        querystring: ListAccreditationsQuery,
+        response: { 200: AccreditationList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { userId, limit, offset } = request.query;
+      return accreditations.listForUser(request.tenant.id, userId, viewerOf(request), { limit, offset });
+    },
+  );
+
+  r.post(
+    '/accreditations/:id/decision',
+    {
+      config: { auth: { apiKey: true, bearer: 'admin' } },
+      schema: {
+        tags,
+        summary: 'Decide a claim: approved or rejected, with a reason (once; a second decision is 409)',
+        params: IdParam,
+        body: DecisionBody,
+        response: { 201: Accreditation, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await accreditations.decide(request.tenant.id, request.params.id, request.body, actorOf(request.principal))),
+  );
+}

@@ -1,0 +1,145 @@
+import type { Actor } from '../../platform/audit/actor.js';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import type { UsersService } from '../users/service.js';
+import { AccreditationErrors } from './errors.js';
+import type { AccreditationsRepo } from './repo.js';
+import type { AccreditationDto, CreateAccreditationInput, DecisionInput } from './schemas.js';
+import type { AccreditationAuditRow, AccreditationRow } from './table.js';
+
+export interface Viewer {
+  userId?: string;
+  privileged: boolean;
+}
+
+export type IdentityChanged = (tenantId: string, userId: string, db: DbOrTx) => Promise<void>;
+
+function toDto(row: AccreditationRow, audit: AccreditationAuditRow[]): AccreditationDto {
+  return {
+    id: row.id,
+    userId: row.userId,
+    type: row.type,
+    documentIds: row.documentIds,
+    notes: row.notes,
+    status: row.status,
+    reason: row.reason,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    history: audit.map((a) => ({
+      from: a.fromStatus,
+      to: a.toStatus,
+      actor: { type: a.actorType, id: a.actorId },
+      reason: a.reason,
+      at: a.createdAt.toISOString(),
+    })),
+  };
+}
+
+/**
+ * Accreditation claims: submitted by the user (or for them by the tenant), decided once by an
+ * admin or API key. Every step is audited and written to the outbox in its transaction.
+ */
+export function createAccreditationsService(deps: {
+  repo: AccreditationsRepo;
+  tx: RunInTx;
+  clock: Clock;
+  users: UsersService;
+  identityChanged: IdentityChanged;
+}) {
+  const { repo, tx, clock, users, identityChanged } = deps;
+
+  async function withHistory(tenantId: string, row: AccreditationRow, db?: DbOrTx): Promise<AccreditationDto> {
+    return toDto(row, await repo.listAudit(tenantId, row.id, db));
+  }
+
+  return {
+    async submit(tenantId: string, input: CreateAccreditationInput, viewer: Viewer, actor: Actor): Promise<AccreditationDto> {
+      let userId: string;
+      if (viewer.privileged) {
+        if (!input.userId) throw AccreditationErrors.userIdRequired();
+        userId = input.userId;
+      } else {
+        // A plain user claims for themself; naming another user is "not found".
+        if (input.userId !== undefined && input.userId !== viewer.userId) throw AccreditationErrors.userNotFound();
+        userId = viewer.userId!;
+      }
+      if (!(await users.findRow(tenantId, userId))) throw AccreditationErrors.userNotFound();
+      const now = clock.now();
+      return tx(async (db) => {
+        const row = await repo.insert(
+          tenantId,
+          {
+            id: newId(),
+            userId,
+            type: input.type,
+            documentIds: input.documentIds ?? [],
+            notes: input.notes ?? null,
+            status: 'pending',
+            reason: null,
+            decidedAt: null,
+            createdAt: now,
+            updatedAt: now,
+          },
+          db,
+        );
+        await repo.insertAudit(
+          tenantId,
+          { id: newId(), accreditationId: row.id, fromStatus: null, toStatus: 'pending', actorType: actor.type, actorId: actor.id, reason: null, createdAt: now },
+          db,
+        );
+        await appendEvent(db, tenantId, 'accreditation.submitted', { accreditationId: row.id, userId, type: row.type, actor });
+        return withHistory(tenantId, row, db);
+      });
+    },
+
+    async listForUser(tenantId: string, userId: string, viewer: Viewer, page: PageParams): Promise<Page<AccreditationDto>> {
+      if (!viewer.privileged && viewer.userId !== userId) throw AccreditationErrors.userNotFound();
+      if (!(await users.findRow(tenantId, userId))) throw AccreditationErrors.userNotFound();
+      const result = await paginate(
+        () => repo.countByUser(tenantId, userId),
+        () => repo.listByUser(tenantId, userId, page),
+        (row) => row,
+      );
+      const audit = await repo.listAuditFor(tenantId, result.data.map((row) => row.id));
+      return { total: result.total, data: result.data.map((row) => toDto(row, audit.filter((a) => a.accreditationId === row.id))) };
+    },
+
+    /** Decides a pending claim; a claim is decided once (a second decision is 409). */
+    async decide(tenantId: string, id: string, input: DecisionInput, actor: Actor): Promise<AccreditationDto> {
+      return tx(async (db) => {
+        const row = await repo.findById(tenantId, id, db, true);
+        if (!row) throw AccreditationErrors.notFound();
+        if (row.status !== 'pending') throw AccreditationErrors.alreadyDecided(row.status);
+        const now = clock.now();
+        const updated = await repo.update(tenantId, id, { status: input.decision, reason: input.reason, decidedAt: now, updatedAt: now }, db);
+        await repo.insertAudit(
+          tenantId,
+          { id: newId(), accreditationId: id, fromStatus: 'pending', toStatus: input.decision, actorType: actor.type, actorId: actor.id, reason: input.reason, createdAt: now },
+          db,
+        );
+        await appendEvent(db, tenantId, 'accreditation.decided', {
+          accreditationId: id,
+          userId: row.userId,
+          decision: input.decision,
+          reason: input.reason,
+          actor,
+        });
+        await identityChanged(tenantId, row.userId, db);
+        return withHistory(tenantId, updated, db);
+      });
+    },
+
+    /** Identity fields: the user's most recently decided claim. */
+    async identityFields(tenantId: string, userId: string, db: DbOrTx): Promise<Record<string, string | null>> {
+      const row = await repo.latestDecided(tenantId, userId, db);
+      return { 'accreditation.status': row?.status ?? null, 'accreditation.type': row?.type ?? null };
+    },
+  };
+}
+
+export type AccreditationsService = ReturnType<typeof createAccreditationsService>;

@@ -1,0 +1,56 @@
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tenants } from '../tenants/table.js';
+
+export const ACCREDITATION_TYPES = ['income', 'net_worth', 'professional_certification', 'entity', 'knowledgeable_employee', 'other'] as const;
+export type AccreditationType = (typeof ACCREDITATION_TYPES)[number];
+export type AccreditationStatus = 'pending' | 'approved' | 'rejected';
+
+/** An accreditation claim of a user (US investors) and its decision. */
+export const accreditations = pgTable(
+  'accreditations',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    userId: uuid('user_id').notNull(),
+    type: text('type').$type<AccreditationType>().notNull(),
+    /** Ids of supporting user documents. */
+    documentIds: jsonb('document_ids').$type<string[]>().notNull(),
+    notes: text('notes'),
+    status: text('status').$type<AccreditationStatus>().notNull(),
+    reason: text('reason'),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'accreditations_pkey', columns: [t.tenantId, t.id] }),
+    index('accreditations_tenant_user_idx').on(t.tenantId, t.userId, t.id),
+  ],
+);
+
+/** Who submitted and who decided each claim, when and why. */
+export const accreditationAudit = pgTable(
+  'accreditation_audit',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    accreditationId: uuid('accreditation_id').notNull(),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status').notNull(),
+    actorType: text('actor_type').notNull(),
+    actorId: text('actor_id'),
+    reason: text('reason'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'accreditation_audit_pkey', columns: [t.tenantId, t.id] }),
+    index('accreditation_audit_tenant_item_idx').on(t.tenantId, t.accreditationId, t.id),
+  ],
+);
+
+export type AccreditationRow = typeof accreditations.$inferSelect;
+export type AccreditationAuditRow = typeof accreditationAudit.$inferSelect;

@@ -1,0 +1,58 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { identityRoots, identitySalts, type IdentityRootRow } from './table.js';
+
+export function createIdentityRepo(db: DbOrTx) {
+  return {
+    /** Serialises recomputations of one user's root until the transaction ends. */
+    async lockUser(tenantId: string, userId: string, tx: DbOrTx = db): Promise<void> {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`identity:${tenantId}:${userId}`}, 0))`);
+    },
+
+    async salts(tenantId: string, userId: string, tx: DbOrTx = db): Promise<Map<string, string>> {
+      const rows = await tx
+        .select({ path: identitySalts.path, salt: identitySalts.salt })
+        .from(identitySalts)
+        .where(and(eq(identitySalts.tenantId, tenantId), eq(identitySalts.userId, userId)));
+      return new Map(rows.map((r) => [r.path, r.salt]));
+    },
+
+    async insertSalts(tenantId: string, userId: string, salts: Array<{ path: string; salt: string }>, at: Date, tx: DbOrTx = db): Promise<void> {
+      if (salts.length === 0) return;
+      await tx
+        .insert(identitySalts)
+        .values(salts.map((s) => ({ tenantId, userId, path: s.path, salt: s.salt, createdAt: at })))
+        .onConflictDoNothing();
+    },
+
+    async latest(tenantId: string, userId: string, tx: DbOrTx = db): Promise<IdentityRootRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(identityRoots)
+        .where(and(eq(identityRoots.tenantId, tenantId), eq(identityRoots.userId, userId)))
+        .orderBy(desc(identityRoots.version))
+        .limit(1);
+      return row;
+    },
+
+    async insertRoot(tenantId: string, row: Omit<IdentityRootRow, 'tenantId'>, tx: DbOrTx = db): Promise<IdentityRootRow> {
+      const [created] = await tx
+        .insert(identityRoots)
+        .values({ ...row, tenantId })
+        .returning();
+      return created!;
+    },
+
+    /** Earlier roots, newest first (root and time only). */
+    async history(tenantId: string, userId: string, limit: number, tx: DbOrTx = db) {
+      return tx
+        .select({ version: identityRoots.version, root: identityRoots.root, createdAt: identityRoots.createdAt })
+        .from(identityRoots)
+        .where(and(eq(identityRoots.tenantId, tenantId), eq(identityRoots.userId, userId)))
+        .orderBy(desc(identityRoots.version))
+        .limit(limit);
+    },
+  };
+}
+
+export type IdentityRepo = ReturnType<typeof createIdentityRepo>;

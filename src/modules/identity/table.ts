@@ -1,0 +1,46 @@
+import { integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tenants } from '../tenants/table.js';
+
+/** One random salt per identity field of a user, so the root reveals nothing about the values. */
+export const identitySalts = pgTable(
+  'identity_salts',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    path: text('path').notNull(),
+    /** 32 random bytes, 0x-prefixed hex. */
+    salt: text('salt').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'identity_salts_pkey', columns: [t.tenantId, t.userId, t.path] })],
+);
+
+export interface IdentityEntry {
+  path: string;
+  value: string;
+  salt: string;
+  /** keccak256(abi.encode(bytes32 salt, string value)). */
+  commitment: string;
+}
+
+/** Every root a user has had, with its time: a root anchored on chain earlier still verifies. */
+export const identityRoots = pgTable(
+  'identity_roots',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    version: integer('version').notNull(),
+    root: text('root').notNull(),
+    entries: jsonb('entries').$type<IdentityEntry[]>().notNull(),
+    /** StandardMerkleTree.dump(), so a proof needs no rebuild. */
+    tree: jsonb('tree').$type<unknown>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'identity_roots_pkey', columns: [t.tenantId, t.userId, t.version] })],
+);
+
+export type IdentityRootRow = typeof identityRoots.$inferSelect;

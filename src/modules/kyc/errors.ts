@@ -1,0 +1,19 @@
+import { AppError } from '../../platform/http/errors.js';
+
+export const KycErrors = {
+  notFound: () => new AppError(404, 'KYC_NOT_FOUND', 'KYC record not found'),
+  userNotFound: () => new AppError(404, 'KYC_USER_NOT_FOUND', 'User not found'),
+  invalidTransition: (from: string, to: string) =>
+    new AppError(409, 'KYC_TRANSITION_INVALID', `A KYC record in status ${from} cannot move to ${to}`),
+  providerUnavailable: (provider: string) =>
+    new AppError(502, 'KYC_PROVIDER_UNAVAILABLE', `The identity-verification provider ${provider} could not be reached`),
+  providerRejected: (provider: string) =>
+    new AppError(502, 'KYC_PROVIDER_ERROR', `The identity-verification provider ${provider} refused the request`),
+  providerNotConfigured: (provider: string) =>
+    new AppError(502, 'KYC_PROVIDER_NOT_CONFIGURED', `No identity-verification provider ${provider} is configured for this tenant`),
+  signatureMissing: () => new AppError(401, 'WEBHOOK_SIGNATURE_MISSING', 'The x-hmac-signature header is required'),
+  signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not match'),
+  webhookTenantUnknown: () => new AppError(401, 'WEBHOOK_TENANT_UNKNOWN', 'Unknown tenant'),
+  webhookMalformed: (detail: string) => new AppError(400, 'WEBHOOK_MALFORMED', `Malformed webhook: ${detail}`),
+  invalidAddress: (chain: string) => new AppError(400, 'KYC_WALLET_ADDRESS_INVALID', `body.address is not a valid ${chain} address`),
+};

@@ -1,0 +1,192 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import {
+  ApproveBody,
+  AttemptsQuery,
+  CreateSessionBody,
+  InitiateKycBody,
+  KycAttempt,
+  KycAttemptDetail,
+  KycIdParam,
+  KycIdQuery,
+  KycList,
+  ListKycsQuery,
+  ReasonBody,
+  SessionCreated,
+  UpdateKycBody,
+  UserKycQuery,
+} from './schemas.js';
+import type { KycService, Viewer } from './service.js';
+import { actorOf } from '../../platform/audit/actor.js';
+
+const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
+
+export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { kyc } = deps;
+  const tags = ['KYC'];
+  const reviewer = { auth: { apiKey: true, bearer: 'admin' } } as const;
+
+  for (const url of ['/kyc', '/kyc/idv-a/session']) {
+    r.post(
+      url,
+      {
+        config: { auth: { bearer: 'user' } },
+        schema: {
+          tags,
+          summary: 'Start an identity-verification session at idv-a for the calling user',
+          description: 'Answers the kycId and the sessionUrl to send the person to. The body is optional.',
+          body: CreateSessionBody,
+          response: { 201: SessionCreated, ...errorResponses(403, 404, 502) },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send(await kyc.createSession(request.tenant.id, callerUserId(request)!, request.body ?? null, actorOf(request.principal))),
+    );
+  }
+
+  r.get(
+    '/kyc',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: {
+        tags,
+        summary: "A user's KYC attempts, newest first (the user, an admin or an API key)",
+        querystring: UserKycQuery,
+        response: { 200: KycList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { userId, limit, offset } = request.query;
+      return kyc.listForUser(request.tenant.id, userId, viewerOf(request), { limit, offset });
+    },
+  );
+
+  r.get(
+    '/kyc/current/:kycId',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: { tags, summary: 'One KYC attempt with its history', params: KycIdParam, response: { 200: KycAttemptDetail, ...errorResponses(403, 404) } },
+    },
+    async (request) => kyc.getAttempt(request.tenant.id, request.params.kycId, viewerOf(request)),
+  );
+
+  r.get(
+    '/kyc/current',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: {
+        tags,
+        summary: 'One KYC attempt with its history (kycId in the query, as the spec declares)',
+        querystring: KycIdQuery,
+        response: { 200: KycAttemptDetail, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => kyc.getAttempt(request.tenant.id, request.query.kycId, viewerOf(request)),
+  );
+
+  r.get(
+    '/kyc/attempts',
+    {
+      config: { auth: { bearer: 'user' } },
+      schema: {
+        tags,
+        summary: "The calling user's KYC attempts, newest first (poll until status is approved)",
+        querystring: AttemptsQuery,
+        response: { 200: KycList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const userId = callerUserId(request)!;
+      return kyc.listForUser(request.tenant.id, userId, { userId, privileged: false }, request.query);
+    },
+  );
+
+  r.get(
+    '/kyc/kycs',
+    {
+      config: reviewer,
+      schema: {
+        tags,
+        summary: 'Every KYC record of the tenant, newest first (paged; filter by status, user, provider)',
+        querystring: ListKycsQuery,
+        response: { 200: KycList, ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { limit, offset, ...filters } = request.query;
+      return kyc.listAll(request.tenant.id, filters, { limit, offset });
+    },
+  );
+
+  r.post(
+    '/kyc/kyc',
+    {
+      config: reviewer,
+      schema: {
+        tags,
+        summary: 'Initiate a KYC registration for a user (idv-a session, or a manual record for review)',
+        body: InitiateKycBody,
+        response: { 201: SessionCreated, ...errorResponses(403, 404, 502) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await kyc.initiate(request.tenant.id, request.body, actorOf(request.principal))),
+  );
+
+  r.patch(
+    '/kyc/:kycId',
+    {
+      config: reviewer,
+      schema: {
+        tags,
+        summary: "Manually update a record's fields (audited; the status changes only through the review routes)",
+        params: KycIdParam,
+        body: UpdateKycBody,
+        response: { 200: KycAttempt, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => kyc.update(request.tenant.id, request.params.kycId, request.body, actorOf(request.principal)),
+  );
+
+  r.put(
+    '/kyc/approve/:kycId',
+    {
+      config: reviewer,
+      schema: {
+        tags,
+        summary: 'Approve a record (manual review); optional reason and level',
+        params: KycIdParam,
+        body: ApproveBody,
+        response: { 200: KycAttempt, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) =>
+      kyc.approve(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body?.reason ?? null, request.body?.level),
+  );
+
+  r.put(
+    '/kyc/reject/:kycId',
+    {
+      config: reviewer,
+      schema: { tags, summary: 'Decline a record (manual review); the reason is stored', params: KycIdParam, body: ReasonBody, response: { 200: KycAttempt, ...errorResponses(403, 404, 409) } },
+    },
+    async (request) => kyc.reject(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason),
+  );
+
+  r.put(
+    '/kyc/request-resubmission/:kycId',
+    {
+      config: reviewer,
+      schema: {
+        tags,
+        summary: 'Ask the person to resubmit (manual review); the reason is stored',
+        params: KycIdParam,
+        body: ReasonBody,
+        response: { 200: KycAttempt, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => kyc.requestResubmission(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason),
+  );
+}

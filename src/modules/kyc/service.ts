@@ -1,0 +1,288 @@
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import { IdvProviderError, type IdvPort, type IdvProviderName, type IdvSession } from '../../providers/idv/port.js';
+import type { UsersService } from '../users/service.js';
+import { KycErrors } from './errors.js';
+import type { IdvConfigService } from './idv-config.js';
+import type { KycFilters, KycRepo } from './repo.js';
+import type {
+  CreateSessionInput,
+  InitiateKycInput,
+  KycAttemptDetailDto,
+  KycAttemptDto,
+  SessionCreatedDto,
+  UpdateKycInput,
+} from './schemas.js';
+import { SESSION_TTL_MS } from './state.js';
+
+const EXPIRY_BATCH = 100;
+import type { KycAuditRow, KycRow } from './table.js';
+import type { Actor, KycTransitions } from './transitions.js';
+
+/** Who is reading: a plain user sees only their own records; an API key or admin sees all. */
+export interface Viewer {
+  userId?: string;
+  privileged: boolean;
+}
+
+export function toKycDto(row: KycRow): KycAttemptDto {
+  return {
+    kycId: row.id,
+    userId: row.userId,
+    provider: row.provider,
+    flow: row.flow,
+    status: row.status,
+    sessionUrl: row.sessionUrl,
+    reason: row.reason,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    dateOfBirth: row.dateOfBirth,
+    country: row.country,
+    documentType: row.documentType,
+    level: row.level,
+    walletAddress: row.walletAddress,
+    walletChain: row.walletChain,
+    walletVerified: row.walletVerified,
+    expiresAt: row.expiresAt.toISOString(),
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function toHistory(row: KycAuditRow): KycAttemptDetailDto['history'][number] {
+  return {
+    action: row.action as 'transition' | 'update',
+    from: row.fromStatus,
+    to: row.toStatus,
+    changes: row.changes,
+    actor: { type: row.actorType, id: row.actorId },
+    reason: row.reason,
+    at: row.createdAt.toISOString(),
+  };
+}
+
+export function sessionCreated(row: KycRow): SessionCreatedDto {
+  return { kycId: row.id, provider: row.provider, status: row.status, sessionUrl: row.sessionUrl, expiresAt: row.expiresAt.toISOString() };
+}
+
+/** Calls a provider, turning its failures into 502s. */
+export async function callProvider<T>(provider: IdvProviderName, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof IdvProviderError) {
+      throw error.kind === 'unreachable' ? KycErrors.providerUnavailable(provider) : KycErrors.providerRejected(provider);
+    }
+    throw error;
+  }
+}
+
+export function createKycService(deps: {
+  repo: KycRepo;
+  tx: RunInTx;
+  clock: Clock;
+  users: UsersService;
+  idv: IdvPort;
+  idvConfig: IdvConfigService;
+  transitions: KycTransitions;
+  publicBaseUrl: () => string;
+}) {
+  const { repo, tx, clock, users, idv, idvConfig, transitions, publicBaseUrl } = deps;
+
+  async function requireUser(tenantId: string, userId: string): Promise<void> {
+    if (!(await users.findRow(tenantId, userId))) throw KycErrors.userNotFound();
+  }
+
+  /** The record as `viewer` may see it: another user's record (or another tenant's) is a 404. */
+  async function visible(tenantId: string, kycId: string, viewer: Viewer): Promise<KycRow> {
+    const row = await repo.findById(tenantId, kycId);
+    if (!row || (!viewer.privileged && row.userId !== viewer.userId)) throw KycErrors.notFound();
+    return freshen(tenantId, row);
+  }
+
+  /** Applies a due expiry before a record is shown, so a reader never sees a stale session. */
+  async function freshen(tenantId: string, row: KycRow): Promise<KycRow> {
+    if (!transitions.isDue(row)) return row;
+    return tx(async (db) => {
+      const locked = (await repo.findById(tenantId, row.id, db, true))!;
+      return transitions.expireIfDue(db, tenantId, locked);
+    });
+  }
+
+  /**
+   * Expires the due sessions in a list's scope before it is read, so counts and status filters
+   * agree with what is shown. Bounded per call; the rest expire on the following reads.
+   */
+  async function expireDue(tenantId: string, userId: string | undefined): Promise<void> {
+    const due = await repo.findDue(tenantId, userId, clock.now(), EXPIRY_BATCH);
+    for (const id of due) {
+      await tx(async (db) => {
+        const locked = await repo.findById(tenantId, id, db, true);
+        if (locked) await transitions.expireIfDue(db, tenantId, locked);
+      });
+    }
+  }
+
+  async function listPage(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
+    await expireDue(tenantId, filters.userId);
+    return paginate(
+      () => repo.count(tenantId, filters),
+      () => repo.list(tenantId, filters, page),
+      toKycDto,
+    );
+  }
+
+  async function startIdvASession(
+    tenantId: string,
+    userId: string,
+    input: CreateSessionInput & { country?: string; level?: string },
+    actor: Actor,
+  ): Promise<SessionCreatedDto> {
+    await requireUser(tenantId, userId);
+    const kycId = newId();
+    const endpoint = await idvConfig.endpoint(tenantId, 'idv-a');
+    const base = publicBaseUrl();
+    const person = input.firstName || input.lastName ? { firstName: input.firstName, lastName: input.lastName } : undefined;
+    const session: IdvSession = await callProvider('idv-a', () =>
+      idv.createSessionA(endpoint, {
+        vendorData: `${tenantId}:${kycId}`,
+        webhooks: { event: `${base}/kyc/callback/idv-a/event`, decision: `${base}/kyc/callback/idv-a/decision` },
+        ...(input.callbackUrl ? { callback: input.callbackUrl } : {}),
+        ...(person ? { person } : {}),
+      }),
+    );
+    const now = clock.now();
+    const row = await tx((db) =>
+      transitions.create(
+        db,
+        tenantId,
+        {
+          id: kycId,
+          userId,
+          provider: 'idv-a',
+          flow: 'session',
+          providerSessionId: session.sessionId,
+          sessionUrl: session.url,
+          firstName: input.firstName ?? null,
+          lastName: input.lastName ?? null,
+          country: input.country?.toUpperCase() ?? null,
+          level: input.level ?? 'basic',
+          expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+          createdAt: now,
+          updatedAt: now,
+        },
+        actor,
+      ),
+    );
+    return sessionCreated(row);
+  }
+
+  /** Locks the record, applies a due expiry, then the transition (409 when impossible). */
+  async function review(
+    tenantId: string,
+    kycId: string,
+    to: 'approved' | 'declined' | 'resubmission_requested',
+    actor: Actor,
+    reason: string | null,
+    level?: string,
+  ): Promise<KycAttemptDto> {
+    const row = await tx(async (db) => {
+      const locked = await repo.findById(tenantId, kycId, db, true);
+      if (!locked) throw KycErrors.notFound();
+      const current = await transitions.expireIfDue(db, tenantId, locked);
+      return transitions.move(db, tenantId, current, to, actor, reason, level ? { level } : {});
+    });
+    return toKycDto(row);
+  }
+
+  return {
+    /** POST /kyc and /kyc/idv-a/session: a session at idv-a for the calling user. */
+    async createSession(tenantId: string, userId: string, input: CreateSessionInput | null, actor: Actor): Promise<SessionCreatedDto> {
+      return startIdvASession(tenantId, userId, input ?? {}, actor);
+    },
+
+    /** POST /kyc/kyc: a registration for a user, at idv-a or as a manual record for review. */
+    async initiate(tenantId: string, input: InitiateKycInput, actor: Actor): Promise<SessionCreatedDto> {
+      const { userId, provider = 'idv-a', ...fields } = input;
+      if (provider === 'idv-a') return startIdvASession(tenantId, userId, fields, actor);
+      await requireUser(tenantId, userId);
+      const now = clock.now();
+      const row = await tx((db) =>
+        transitions.create(
+          db,
+          tenantId,
+          {
+            id: newId(),
+            userId,
+            provider: 'manual',
+            flow: 'manual',
+            firstName: fields.firstName ?? null,
+            lastName: fields.lastName ?? null,
+            country: fields.country?.toUpperCase() ?? null,
+            level: fields.level ?? 'basic',
+            expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+            createdAt: now,
+            updatedAt: now,
+          },
+          actor,
+        ),
+      );
+      return sessionCreated(row);
+    },
+
+    async getAttempt(tenantId: string, kycId: string, viewer: Viewer): Promise<KycAttemptDetailDto> {
+      const row = await visible(tenantId, kycId, viewer);
+      const history = await repo.listAudit(tenantId, row.id);
+      return { ...toKycDto(row), history: history.map(toHistory) };
+    },
+
+    /** GET /kyc?userId=: a plain user may ask only for themself (another id is a 404). */
+    async listForUser(tenantId: string, userId: string, viewer: Viewer, page: PageParams): Promise<Page<KycAttemptDto>> {
+      if (!viewer.privileged && viewer.userId !== userId) throw KycErrors.userNotFound();
+      await requireUser(tenantId, userId);
+      return listPage(tenantId, { userId }, page);
+    },
+
+    async listAll(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
+      return listPage(tenantId, filters, page);
+    },
+
+    async update(tenantId: string, kycId: string, input: UpdateKycInput, actor: Actor): Promise<KycAttemptDto> {
+      const { reason, ...fields } = input;
+      const changes = { ...fields, ...(fields.country ? { country: fields.country.toUpperCase() } : {}) };
+      const row = await tx(async (db) => {
+        const locked = await repo.findById(tenantId, kycId, db, true);
+        if (!locked) throw KycErrors.notFound();
+        return transitions.update(db, tenantId, locked, changes, actor, reason ?? null);
+      });
+      return toKycDto(row);
+    },
+
+    approve: (tenantId: string, kycId: string, actor: Actor, reason: string | null, level?: string) =>
+      review(tenantId, kycId, 'approved', actor, reason, level),
+    reject: (tenantId: string, kycId: string, actor: Actor, reason: string) => review(tenantId, kycId, 'declined', actor, reason),
+    requestResubmission: (tenantId: string, kycId: string, actor: Actor, reason: string) =>
+      review(tenantId, kycId, 'resubmission_requested', actor, reason),
+
+    /** Identity fields of the user: the latest attempt's status, and its details once approved. */
+    async identityFields(tenantId: string, userId: string, db: DbOrTx): Promise<Record<string, string | null>> {
+      const latest = await repo.latestForUser(tenantId, userId, db);
+      if (!latest) return {};
+      const approved = latest.status === 'approved';
+      return {
+        'kyc.status': latest.status,
+        'kyc.country': approved ? latest.country : null,
+        'kyc.level': approved ? latest.level : null,
+        'kyc.provider': approved ? latest.provider : null,
+        'kyc.approvedAt': approved ? (latest.decidedAt?.toISOString() ?? null) : null,
+        'kyc.walletAddress': approved && latest.walletVerified ? latest.walletAddress : null,
+      };
+    },
+  };
+}
+
+export type KycService = ReturnType<typeof createKycService>;

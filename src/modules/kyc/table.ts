@@ -1,0 +1,130 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { tenants } from '../tenants/table.js';
+import type { ActorType } from '../../platform/audit/actor.js';
+import type { KycStatus } from './state.js';
+
+export type KycProvider = 'idv-a' | 'idv-b' | 'manual';
+
+/** One KYC attempt of a user. The latest attempt decides the user's KYC status. */
+export const kycRecords = pgTable(
+  'kyc_records',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    /** UUIDv7: time ordered, so the latest attempt of a user is the greatest id. */
+    id: uuid('id').notNull(),
+    userId: uuid('user_id').notNull(),
+    provider: text('provider').$type<KycProvider>().notNull(),
+    /** The provider's session id (idv-a verification id, idv-b session id); null for manual records. */
+    providerSessionId: text('provider_session_id'),
+    sessionUrl: text('session_url'),
+    /** 'session' (idv-a), 'web3' or 'regular' (idv-b), 'manual'. */
+    flow: text('flow').notNull(),
+    status: text('status').$type<KycStatus>().notNull(),
+    /** The reason of the latest transition (decline reason, resubmission request...). */
+    reason: text('reason'),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    dateOfBirth: text('date_of_birth'),
+    /** ISO 3166-1 alpha-2, upper case. */
+    country: text('country'),
+    documentType: text('document_type'),
+    level: text('level').notNull().default('basic'),
+    /** Wallet of an idv-b web3 attempt, and the challenge the wallet signs. */
+    walletAddress: text('wallet_address'),
+    walletChain: text('wallet_chain'),
+    challenge: text('challenge'),
+    walletVerified: boolean('wallet_verified').notNull().default(false),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'kyc_records_pkey', columns: [t.tenantId, t.id] }),
+    index('kyc_records_tenant_user_idx').on(t.tenantId, t.userId, t.id),
+    index('kyc_records_tenant_status_idx').on(t.tenantId, t.status, t.id),
+    uniqueIndex('kyc_records_tenant_session_unique')
+      .on(t.tenantId, t.provider, t.providerSessionId)
+      .where(sql`${t.providerSessionId} is not null`),
+  ],
+);
+
+/** The audit trail of a record: every transition and every manual update, who, when, why. */
+export const kycAudit = pgTable(
+  'kyc_audit',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    kycId: uuid('kyc_id').notNull(),
+    /** 'transition' or 'update'. */
+    action: text('action').notNull(),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status'),
+    changes: jsonb('changes').$type<Record<string, unknown>>(),
+    actorType: text('actor_type').$type<ActorType>().notNull(),
+    actorId: text('actor_id'),
+    reason: text('reason'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'kyc_audit_pkey', columns: [t.tenantId, t.id] }),
+    index('kyc_audit_tenant_kyc_idx').on(t.tenantId, t.kycId, t.id),
+  ],
+);
+
+/**
+ * Inbound provider webhooks, keyed by the SHA-256 of their raw body: a replayed webhook hits
+ * the unique key and changes nothing a second time.
+ */
+export const kycWebhooks = pgTable(
+  'kyc_webhooks',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    provider: text('provider').notNull(),
+    kind: text('kind').notNull(),
+    digest: text('digest').notNull(),
+    kycId: uuid('kyc_id'),
+    /** What the webhook did: 'applied', 'ignored: <why>'. */
+    outcome: text('outcome').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'kyc_webhooks_pkey', columns: [t.tenantId, t.id] }),
+    uniqueIndex('kyc_webhooks_tenant_digest_unique').on(t.tenantId, t.provider, t.digest),
+  ],
+);
+
+/**
+ * Per-tenant identity-verification provider settings. No row: the built-in sandbox, with a
+ * webhook secret generated on first use. Secrets are sealed with the SecretBox.
+ */
+export const idvProviderConfigs = pgTable(
+  'idv_provider_configs',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    /** Null: the built-in sandbox under PUBLIC_BASE_URL. */
+    baseUrl: text('base_url'),
+    /** The client id the provider knows the tenant by (sandbox: the tenant id). */
+    clientId: text('client_id').notNull(),
+    webhookSecretSealed: text('webhook_secret_sealed').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'idv_provider_configs_pkey', columns: [t.tenantId, t.provider] })],
+);
+
+export type KycRow = typeof kycRecords.$inferSelect;
+export type NewKycRow = typeof kycRecords.$inferInsert;
+export type KycAuditRow = typeof kycAudit.$inferSelect;
+export type IdvProviderConfigRow = typeof idvProviderConfigs.$inferSelect;

@@ -1,0 +1,159 @@
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import { SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
+import type { UsersService } from '../users/service.js';
+import { KycErrors } from './errors.js';
+import type { KycRepo } from './repo.js';
+import { canTransition, eventFor, EXPIRING_STATUSES, type KycStatus } from './state.js';
+import type { KycRow, NewKycRow } from './table.js';
+
+export type { Actor };
+
+/** Called in the transaction of every change to a user's KYC (the identity root is recomputed). */
+export type IdentityChanged = (tenantId: string, userId: string, db: DbOrTx) => Promise<void>;
+
+type RecordChanges = Partial<Omit<NewKycRow, 'tenantId' | 'id' | 'userId' | 'createdAt' | 'status'>>;
+
+/**
+ * The one place a KYC record changes state: checks the transition, stores it with who, when,
+ * from, to and why, writes the outbox event, and reflects the latest attempt on the user.
+ * Every function runs inside the caller's transaction.
+ */
+export function createKycTransitions(deps: {
+  repo: KycRepo;
+  users: UsersService;
+  clock: Clock;
+  identityChanged: IdentityChanged;
+}) {
+  const { repo, users, clock, identityChanged } = deps;
+
+  async function syncUser(db: DbOrTx, tenantId: string, userId: string): Promise<void> {
+    const latest = await repo.latestForUser(tenantId, userId, db);
+    await users.setFields(tenantId, userId, { kycStatus: latest?.status ?? null }, db);
+    await identityChanged(tenantId, userId, db);
+  }
+
+  function eventPayload(row: KycRow, from: KycStatus | null, to: KycStatus, actor: Actor, reason: string | null) {
+    return { kycId: row.id, userId: row.userId, provider: row.provider, from, to, reason, actor };
+  }
+
+  /** The fields of `changes` whose value differs from the record's. */
+  function changedOnly(row: KycRow, changes: RecordChanges): RecordChanges {
+    return Object.fromEntries(
+      Object.entries(changes).filter(([key, value]) => (row as Record<string, unknown>)[key] !== value),
+    ) as RecordChanges;
+  }
+
+  async function move(
+    db: DbOrTx,
+    tenantId: string,
+    row: KycRow,
+    to: KycStatus,
+    actor: Actor,
+    reason: string | null,
+    changes: RecordChanges = {},
+  ): Promise<KycRow> {
+    if (!canTransition(row.status, to)) throw KycErrors.invalidTransition(row.status, to);
+    changes = changedOnly(row, changes);
+    const now = clock.now();
+    const decided = to === 'approved' || to === 'declined';
+    const updated = (await repo.update(
+      tenantId,
+      row.id,
+      { ...changes, status: to, reason, updatedAt: now, ...(decided ? { decidedAt: now } : {}) },
+      db,
+    ))!;
+    await repo.insertAudit(
+      tenantId,
+      {
+        id: newId(),
+        kycId: row.id,
+        action: 'transition',
+        fromStatus: row.status,
+        toStatus: to,
+        changes: Object.keys(changes).length > 0 ? (changes as Record<string, unknown>) : null,
+        actorType: actor.type,
+        actorId: actor.id,
+        reason,
+        createdAt: now,
+      },
+      db,
+    );
+    await appendEvent(db, tenantId, eventFor(to), eventPayload(updated, row.status, to, actor, reason));
+    await syncUser(db, tenantId, row.userId);
+    return updated;
+  }
+
+  return {
+    move,
+    syncUser,
+
+    /** Inserts a new attempt in status `created`, audited and announced like a transition. */
+    async create(db: DbOrTx, tenantId: string, row: Omit<NewKycRow, 'tenantId' | 'status'>, actor: Actor): Promise<KycRow> {
+      const created = await repo.insert(tenantId, { ...row, status: 'created' }, db);
+      await repo.insertAudit(
+        tenantId,
+        {
+          id: newId(),
+          kycId: created.id,
+          action: 'transition',
+          fromStatus: null,
+          toStatus: 'created',
+          changes: null,
+          actorType: actor.type,
+          actorId: actor.id,
+          reason: null,
+          createdAt: created.createdAt,
+        },
+        db,
+      );
+      await appendEvent(db, tenantId, eventFor('created'), eventPayload(created, null, 'created', actor, null));
+      await syncUser(db, tenantId, created.userId);
+      return created;
+    },
+
+    /** Records a manual change of fields (no status change), with the old and new values. */
+    async update(db: DbOrTx, tenantId: string, row: KycRow, changes: RecordChanges, actor: Actor, reason: string | null): Promise<KycRow> {
+      const diff: Record<string, { from: unknown; to: unknown }> = {};
+      for (const [key, value] of Object.entries(changedOnly(row, changes))) {
+        diff[key] = { from: (row as Record<string, unknown>)[key] ?? null, to: value ?? null };
+      }
+      if (Object.keys(diff).length === 0) return row;
+      const now = clock.now();
+      const updated = (await repo.update(tenantId, row.id, { ...changes, updatedAt: now }, db))!;
+      await repo.insertAudit(
+        tenantId,
+        {
+          id: newId(),
+          kycId: row.id,
+          action: 'update',
+          fromStatus: row.status,
+          toStatus: row.status,
+          changes: diff,
+          actorType: actor.type,
+          actorId: actor.id,
+          reason,
+          createdAt: now,
+        },
+        db,
+      );
+      await appendEvent(db, tenantId, 'kyc.updated', { kycId: row.id, userId: row.userId, fields: Object.keys(diff), actor, reason });
+      await identityChanged(tenantId, row.userId, db);
+      return updated;
+    },
+
+    /** A session not finished within its lifetime becomes `expired` (by the system). */
+    async expireIfDue(db: DbOrTx, tenantId: string, row: KycRow): Promise<KycRow> {
+      if (!EXPIRING_STATUSES.includes(row.status) || clock.now().getTime() < row.expiresAt.getTime()) return row;
+      return move(db, tenantId, row, 'expired', SYSTEM_ACTOR, 'session expired');
+    },
+
+    isDue(row: KycRow): boolean {
+      return EXPIRING_STATUSES.includes(row.status) && clock.now().getTime() >= row.expiresAt.getTime();
+    },
+  };
+}
+
+export type KycTransitions = ReturnType<typeof createKycTransitions>;

@@ -1,0 +1,39 @@
+import { deriveAddress, verify as verifyXrpl } from 'ripple-keypairs';
+import { getAddress, isAddress, isHex, verifyMessage } from 'viem';
+import { isValidClassicAddress } from 'xrpl';
+
+export type Chain = 'evm' | 'xrpl';
+
+export function isValidAddress(chain: Chain, address: string): boolean {
+  return chain === 'evm' ? isAddress(address, { strict: false }) : isValidClassicAddress(address);
+}
+
+/** The form an address is stored and compared in: EIP-55 checksum for EVM, as given for XRPL. */
+export function normalizeAddress(chain: Chain, address: string): string {
+  return chain === 'evm' ? getAddress(address) : address;
+}
+
+/**
+ * Checks that `signature` signs `message` with the key of `address`: EIP-191 personal_sign
+ * for EVM (an externally owned account; no RPC), and for XRPL a ripple-keypairs signature of
+ * the message's UTF-8 bytes by `publicKey`, whose derived address must be `address`.
+ */
+export async function verifyWalletSignature(input: {
+  chain: Chain;
+  address: string;
+  message: string;
+  signature: string;
+  publicKey?: string;
+}): Promise<boolean> {
+  try {
+    if (input.chain === 'evm') {
+      if (!isAddress(input.address, { strict: false }) || !isHex(input.signature)) return false;
+      return await verifyMessage({ address: getAddress(input.address), message: input.message, signature: input.signature });
+    }
+    if (!input.publicKey || !/^[0-9A-Fa-f]{66}$/.test(input.publicKey) || !/^[0-9A-Fa-f]+$/.test(input.signature)) return false;
+    if (deriveAddress(input.publicKey.toUpperCase()) !== input.address) return false;
+    return verifyXrpl(Buffer.from(input.message, 'utf8').toString('hex').toUpperCase(), input.signature.toUpperCase(), input.publicKey.toUpperCase());
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,134 @@
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { ozCommitment, ozLeaf, ozVerify } from '../helpers/merkle.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h.close());
+
+const ENC = ['string', 'bytes32'];
+
+async function get(url: string, headers: Record<string, string>) {
+  const res = await h.inject({ method: 'GET', url, headers });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+/** Verifies a proof both with the library and by recomputing OpenZeppelin MerkleProof. */
+function verifiesBothWays(root: string, p: { path: string; value: string; salt: string; commitment: string; leaf: string; proof: string[] }): boolean {
+  const commitment = ozCommitment(p.salt, p.value);
+  const byLibrary = StandardMerkleTree.verify(root, ENC, [p.path, commitment], p.proof);
+  const byHand = ozVerify(root, ozLeaf(p.path, commitment), p.proof);
+  expect(byLibrary).toBe(byHand);
+  return byLibrary && byHand && p.leaf === ozLeaf(p.path, commitment);
+}
+
+describe('GET /kyc/identity/root and /proof', () => {
+  it('a new user has a root over user.id; its proof verifies', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const root = await get('/kyc/identity/root', headers);
+    expect(root).toMatchObject({ version: 1, leafEncoding: ENC, paths: ['user.id'], computedAt: h.clock.now().toISOString() });
+    expect(root.root).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(root.history).toEqual([{ version: 1, root: root.root, computedAt: root.computedAt }]);
+    const proof = await get('/kyc/identity/proof?path=user.id', headers);
+    expect(proof).toMatchObject({ root: root.root, version: 1, path: 'user.id', value: userId, leafEncoding: ENC });
+    expect(proof.salt).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(verifiesBothWays(root.root, proof)).toBe(true);
+  });
+
+  it('reading twice without a change keeps the version', async () => {
+    const headers = h.bearerHeaders(await h.tokenFor(await h.createUser()));
+    const a = await get('/kyc/identity/root', headers);
+    const b = await get('/kyc/identity/root', headers);
+    expect(b.version).toBe(a.version);
+    expect(b.root).toBe(a.root);
+    expect(b.history).toHaveLength(1);
+  });
+
+  it('wallet addresses become leaves; the root changes and the earlier root stays listed with its time', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const first = await get('/kyc/identity/root', headers);
+    const firstProof = await get('/kyc/identity/proof?path=user.id', headers);
+    h.clock.advance(60_000);
+    await h.container.users.setFields(h.tenant.tenantId, userId, {
+      evmEoa: '0x52908400098527886e0f7030069857d2e4169ee7',
+      xrplAddress: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh',
+    });
+    const second = await get('/kyc/identity/root', headers);
+    expect(second.version).toBe(2);
+    expect(second.root).not.toBe(first.root);
+    expect(second.paths).toEqual(['user.id', 'wallet.evmEoa', 'wallet.xrplAddress']);
+    expect(second.history).toEqual([
+      { version: 2, root: second.root, computedAt: h.clock.now().toISOString() },
+      { version: 1, root: first.root, computedAt: first.computedAt },
+    ]);
+    for (const path of second.paths) {
+      const proof = await get(`/kyc/identity/proof?path=${path}`, headers);
+      expect(proof.root).toBe(second.root);
+      expect(verifiesBothWays(second.root, proof)).toBe(true);
+    }
+    expect((await get('/kyc/identity/proof?path=wallet.xrplAddress', headers)).value).toBe('rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh');
+    // The proof taken against the earlier root still verifies against it (and not against the new one).
+    expect(verifiesBothWays(first.root, firstProof)).toBe(true);
+    expect(StandardMerkleTree.verify(second.root, ENC, [firstProof.path, firstProof.commitment], firstProof.proof)).toBe(false);
+  });
+
+  it('a KYC decision recomputes the root in its own transaction, at the time of the change', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const created = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual', country: 'ch', level: 'enhanced' } });
+    const kycId = created.json().kycId;
+    h.clock.advance(1000);
+    await h.inject({ method: 'PUT', url: `/kyc/approve/${kycId}`, headers: h.keyHeaders() });
+    const approvedAt = h.clock.now().toISOString();
+    h.clock.advance(3_600_000);
+    const root = await get('/kyc/identity/root', headers);
+    expect(root.computedAt).toBe(approvedAt);
+    expect(root.paths).toEqual(['kyc.approvedAt', 'kyc.country', 'kyc.level', 'kyc.provider', 'kyc.status', 'user.id']);
+    const values = Object.fromEntries(
+      await Promise.all(root.paths.map(async (path: string) => [path, (await get(`/kyc/identity/proof?path=${path}`, headers)).value])),
+    );
+    expect(values).toMatchObject({ 'kyc.status': 'approved', 'kyc.country': 'CH', 'kyc.level': 'enhanced', 'kyc.provider': 'manual', 'kyc.approvedAt': approvedAt });
+    expect(root.history.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+  });
+
+  it("a proof does not verify against another user's root, nor with a changed value or salt", async () => {
+    const a = await h.createUser();
+    const b = await h.createUser();
+    const ha = h.bearerHeaders(await h.tokenFor(a));
+    const hb = h.bearerHeaders(await h.tokenFor(b));
+    for (const [id, headers] of [[a, ha], [b, hb]] as const) {
+      await h.container.users.setFields(h.tenant.tenantId, id, { evmEoa: '0x52908400098527886e0f7030069857d2e4169ee7' });
+      await get('/kyc/identity/root', headers);
+    }
+    const rootB = (await get('/kyc/identity/root', hb)).root;
+    const proofA = await get('/kyc/identity/proof?path=wallet.evmEoa', ha);
+    const proofB = await get('/kyc/identity/proof?path=wallet.evmEoa', hb);
+    // Same value, different salts: the commitments reveal nothing and differ.
+    expect(proofA.value).toBe(proofB.value);
+    expect(proofA.commitment).not.toBe(proofB.commitment);
+    expect(verifiesBothWays(rootB, proofA)).toBe(false);
+    expect(verifiesBothWays(proofA.root, proofA)).toBe(true);
+    expect(verifiesBothWays(proofA.root, { ...proofA, value: '0x0000000000000000000000000000000000000001' })).toBe(false);
+    expect(verifiesBothWays(proofA.root, { ...proofA, salt: proofB.salt })).toBe(false);
+  });
+
+  it('an API key or an admin reads a named user; the user reads their own', async () => {
+    const userId = await h.createUser();
+    const own = await get('/kyc/identity/root', h.bearerHeaders(await h.tokenFor(userId)));
+    const byKey = await get(`/kyc/identity/root?userId=${userId}`, h.keyHeaders());
+    const admin = await h.createUser(undefined, undefined, 'admin');
+    const byAdmin = await get(`/kyc/identity/root?userId=${userId}`, h.bearerHeaders(await h.tokenFor(admin)));
+    expect(byKey.root).toBe(own.root);
+    expect(byAdmin.root).toBe(own.root);
+    const proof = await get(`/kyc/identity/proof?path=user.id&userId=${userId}`, h.keyHeaders());
+    expect(proof.value).toBe(userId);
+    const selfNamed = await get(`/kyc/identity/root?userId=${userId}`, h.bearerHeaders(await h.tokenFor(userId)));
+    expect(selfNamed.root).toBe(own.root);
+  });
+});

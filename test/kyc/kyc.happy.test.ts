@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+});
+afterAll(async () => h.close());
+
+const DAY = 24 * 60 * 60 * 1000;
+
+async function manualRecord(userId: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual', ...extra } });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().kycId;
+}
+
+describe('POST /kyc and /kyc/idv-a/session', () => {
+  it('creates a session at the provider: 201 with kycId and sessionUrl, the record, the event and the profile status', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    for (const url of ['/kyc', '/kyc/idv-a/session']) {
+      const res = await h.inject({ method: 'POST', url, headers, payload: { firstName: 'Grace', lastName: 'Hopper' } });
+      expect(res.statusCode, res.body).toBe(201);
+      const body = res.json();
+      expect(body).toEqual({
+        kycId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        provider: 'idv-a',
+        status: 'created',
+        sessionUrl: expect.stringMatching(new RegExp(`^${h.baseUrl}/sandbox/idv-a/s/[0-9a-f-]{36}$`)),
+        expiresAt: new Date(h.clock.now().getTime() + 7 * DAY).toISOString(),
+      });
+      const events = await outbox(h, undefined, 'kyc.created');
+      expect(events.some((e) => e.payload.kycId === body.kycId && e.payload.userId === userId)).toBe(true);
+    }
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('created');
+  });
+
+  it('accepts an empty body', async () => {
+    const userId = await h.createUser();
+    const res = await h.inject({ method: 'POST', url: '/kyc', headers: h.bearerHeaders(await h.tokenFor(userId)) });
+    expect(res.statusCode, res.body).toBe(201);
+  });
+});
+
+describe('POST /kyc/kyc', () => {
+  it('initiates an idv-a registration for a user with the API key: the back end gets the session URL', async () => {
+    const userId = await h.createUser();
+    const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, firstName: 'Ida', level: 'enhanced' } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ provider: 'idv-a', status: 'created', sessionUrl: expect.stringContaining(`${h.baseUrl}/sandbox/idv-a/s/`) });
+    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, res.json().kycId, { privileged: true });
+    expect(detail).toMatchObject({ userId, firstName: 'Ida', level: 'enhanced', flow: 'session' });
+    expect(detail.history[0]!.actor).toEqual({ type: 'apiKey', id: h.tenant.keyId });
+    const page = await fetch(res.json().sessionUrl);
+    expect(page.status).toBe(200);
+  });
+});
+
+describe('reading', () => {
+  it('GET /kyc?userId= answers the user, an admin and the API key, newest first', async () => {
+    const userId = await h.createUser();
+    const first = await manualRecord(userId);
+    const second = await manualRecord(userId);
+    const admin = await h.createUser(undefined, undefined, 'admin');
+    for (const headers of [h.bearerHeaders(await h.tokenFor(userId)), h.bearerHeaders(await h.tokenFor(admin)), h.keyHeaders()]) {
+      const res = await h.inject({ method: 'GET', url: `/kyc?userId=${userId}`, headers });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().total).toBe(2);
+      expect(res.json().data.map((a: { kycId: string }) => a.kycId)).toEqual([second, first]);
+    }
+    const page = await h.inject({ method: 'GET', url: `/kyc?userId=${userId}&limit=1&offset=1`, headers: h.keyHeaders() });
+    expect(page.json()).toMatchObject({ total: 2, data: [{ kycId: first }] });
+  });
+
+  it('GET /kyc/current takes the id in the path or in the query, with the history', async () => {
+    const userId = await h.createUser();
+    const kycId = await manualRecord(userId, { country: 'de', level: 'enhanced', firstName: 'Emmy' });
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const byPath = await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers });
+    const byQuery = await h.inject({ method: 'GET', url: `/kyc/current?kycId=${kycId}`, headers });
+    expect(byPath.statusCode).toBe(200);
+    expect(byQuery.json()).toEqual(byPath.json());
+    expect(byPath.json()).toMatchObject({
+      kycId,
+      userId,
+      provider: 'manual',
+      status: 'created',
+      country: 'DE',
+      level: 'enhanced',
+      firstName: 'Emmy',
+      sessionUrl: null,
+      history: [{ action: 'transition', from: null, to: 'created', actor: { type: 'apiKey', id: h.tenant.keyId } }],
+    });
+  });
+
+  it("GET /kyc/attempts lists the caller's own attempts only", async () => {
+    const userId = await h.createUser();
+    const other = await h.createUser();
+    const mine = await manualRecord(userId);
+    await manualRecord(other);
+    const res = await h.inject({ method: 'GET', url: '/kyc/attempts', headers: h.bearerHeaders(await h.tokenFor(userId)) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ total: 1, data: [{ kycId: mine, status: 'created' }] });
+  });
+
+  it('GET /kyc/kycs pages every record of the tenant and filters by status and user', async () => {
+    const t = await h.newTenant();
+    const users = await Promise.all([1, 2, 3].map(() => h.createUser(t)));
+    const ids: string[] = [];
+    for (const userId of users) {
+      const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(t), payload: { userId, provider: 'manual' } });
+      ids.push(res.json().kycId);
+    }
+    await h.inject({ method: 'PUT', url: `/kyc/approve/${ids[1]}`, headers: h.keyHeaders(t), payload: {} });
+    const all = await h.inject({ method: 'GET', url: '/kyc/kycs?limit=2', headers: h.keyHeaders(t) });
+    expect(all.statusCode).toBe(200);
+    expect(all.json().total).toBe(3);
+    expect(all.json().data.map((a: { kycId: string }) => a.kycId)).toEqual([ids[2], ids[1]]);
+    const approved = await h.inject({ method: 'GET', url: '/kyc/kycs?status=approved', headers: h.keyHeaders(t) });
+    expect(approved.json()).toMatchObject({ total: 1, data: [{ kycId: ids[1], status: 'approved' }] });
+    const byUser = await h.inject({ method: 'GET', url: `/kyc/kycs?userId=${users[0]}`, headers: h.keyHeaders(t) });
+    expect(byUser.json()).toMatchObject({ total: 1, data: [{ kycId: ids[0] }] });
+    const admin = await h.createUser(t, undefined, 'admin');
+    const byAdmin = await h.inject({ method: 'GET', url: '/kyc/kycs', headers: h.bearerHeaders(await h.tokenFor(admin, t), t) });
+    expect(byAdmin.json().total).toBe(3);
+  });
+});
+
+describe('review and manual updates', () => {
+  it('approve stores who, when, from, to and why, writes kyc.approved and updates the profile', async () => {
+    const userId = await h.createUser();
+    const kycId = await manualRecord(userId);
+    const admin = await h.createUser(undefined, undefined, 'admin');
+    h.clock.advance(60_000);
+    const res = await h.inject({
+      method: 'PUT',
+      url: `/kyc/approve/${kycId}`,
+      headers: h.bearerHeaders(await h.tokenFor(admin)),
+      payload: { reason: 'documents checked by hand', level: 'enhanced' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ kycId, status: 'approved', reason: 'documents checked by hand', level: 'enhanced', decidedAt: h.clock.now().toISOString() });
+    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+    expect(detail.history.at(-1)).toEqual({
+      action: 'transition',
+      from: 'created',
+      to: 'approved',
+      changes: { level: 'enhanced' },
+      actor: { type: 'user', id: admin },
+      reason: 'documents checked by hand',
+      at: h.clock.now().toISOString(),
+    });
+    const events = await outbox(h, undefined, 'kyc.approved');
+    expect(events.find((e) => e.payload.kycId === kycId)?.payload).toMatchObject({
+      userId,
+      from: 'created',
+      to: 'approved',
+      reason: 'documents checked by hand',
+      actor: { type: 'user', id: admin },
+    });
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('approved');
+  });
+
+  it('reject and request-resubmission store their reason; a resubmitted record can then be approved', async () => {
+    const userId = await h.createUser();
+    const a = await manualRecord(userId);
+    const rejected = await h.inject({ method: 'PUT', url: `/kyc/reject/${a}`, headers: h.keyHeaders(), payload: { reason: 'blurry photo' } });
+    expect(rejected.json()).toMatchObject({ status: 'declined', reason: 'blurry photo' });
+    expect((await outbox(h, undefined, 'kyc.declined')).some((e) => e.payload.kycId === a)).toBe(true);
+
+    const b = await manualRecord(userId);
+    const resub = await h.inject({ method: 'PUT', url: `/kyc/request-resubmission/${b}`, headers: h.keyHeaders(), payload: { reason: 'expired passport' } });
+    expect(resub.json()).toMatchObject({ status: 'resubmission_requested', reason: 'expired passport' });
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('resubmission_requested');
+    const approved = await h.inject({ method: 'PUT', url: `/kyc/approve/${b}`, headers: h.keyHeaders() });
+    expect(approved.statusCode, approved.body).toBe(200);
+    expect(approved.json()).toMatchObject({ status: 'approved', reason: null });
+  });
+
+  it('the latest attempt decides the profile status', async () => {
+    const userId = await h.createUser();
+    const first = await manualRecord(userId);
+    await h.inject({ method: 'PUT', url: `/kyc/approve/${first}`, headers: h.keyHeaders() });
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('approved');
+    const second = await manualRecord(userId);
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('created');
+    await h.inject({ method: 'PUT', url: `/kyc/reject/${second}`, headers: h.keyHeaders(), payload: { reason: 'mismatch' } });
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('declined');
+  });
+
+  it('PATCH updates fields and audits old and new values', async () => {
+    const userId = await h.createUser();
+    const kycId = await manualRecord(userId, { firstName: 'Ada' });
+    const res = await h.inject({
+      method: 'PATCH',
+      url: `/kyc/${kycId}`,
+      headers: h.keyHeaders(),
+      payload: { firstName: 'Augusta Ada', country: 'gb', dateOfBirth: '1815-12-10', reason: 'typo in the name' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ firstName: 'Augusta Ada', country: 'GB', dateOfBirth: '1815-12-10', status: 'created' });
+    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+    expect(detail.history.at(-1)).toMatchObject({
+      action: 'update',
+      from: 'created',
+      to: 'created',
+      changes: {
+        firstName: { from: 'Ada', to: 'Augusta Ada' },
+        country: { from: null, to: 'GB' },
+        dateOfBirth: { from: null, to: '1815-12-10' },
+      },
+      actor: { type: 'apiKey', id: h.tenant.keyId },
+      reason: 'typo in the name',
+    });
+    const fields = (await outbox(h, undefined, 'kyc.updated')).find((e) => e.payload.kycId === kycId)?.payload.fields as string[];
+    expect([...fields].sort()).toEqual(['country', 'dateOfBirth', 'firstName']);
+  });
+});
+
+describe('expiry', () => {
+  it('a session not finished in 7 days becomes expired (by the system), visible on read, and can no longer be approved', async () => {
+    const userId = await h.createUser();
+    const kycId = await manualRecord(userId);
+    h.clock.advance(7 * DAY - 1000);
+    const before = await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers: h.keyHeaders() });
+    expect(before.json().status).toBe('created');
+    h.clock.advance(1000);
+    const after = await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers: h.keyHeaders() });
+    expect(after.json()).toMatchObject({ status: 'expired', reason: 'session expired' });
+    expect(after.json().history.at(-1)).toMatchObject({ from: 'created', to: 'expired', actor: { type: 'system', id: null } });
+    expect((await outbox(h, undefined, 'kyc.expired')).some((e) => e.payload.kycId === kycId)).toBe(true);
+    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('expired');
+    const approve = await h.inject({ method: 'PUT', url: `/kyc/approve/${kycId}`, headers: h.keyHeaders() });
+    expect(approve.statusCode).toBe(409);
+    expect(approve.json().code).toBe('KYC_TRANSITION_INVALID');
+  });
+
+  it('lists expire due sessions before counting, so status filters agree with what is shown', async () => {
+    const t = await h.newTenant();
+    const userId = await h.createUser(t);
+    const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(t), payload: { userId, provider: 'manual' } });
+    const kycId = res.json().kycId;
+    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=created', headers: h.keyHeaders(t) })).json().total).toBe(1);
+    h.clock.advance(7 * DAY);
+    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=created', headers: h.keyHeaders(t) })).json()).toEqual({ total: 0, data: [] });
+    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=expired', headers: h.keyHeaders(t) })).json()).toMatchObject({
+      total: 1,
+      data: [{ kycId, status: 'expired' }],
+    });
+    const attempts = await h.inject({ method: 'GET', url: '/kyc/attempts', headers: h.bearerHeaders(await h.tokenFor(userId, t), t) });
+    expect(attempts.json().data[0].status).toBe('expired');
+  });
+});

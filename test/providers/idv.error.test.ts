@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdvHttpAdapter } from '../../src/providers/idv/http.js';
+import { IdvProviderError, signBody, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+let endpoint: IdvEndpoint;
+let fake: Server;
+let fakeUrl: string;
+let fakeAnswer: { status: number; body: string } = { status: 200, body: '{}' };
+const adapter = createIdvHttpAdapter({ timeoutMs: 2000 });
+const DAY = 24 * 60 * 60 * 1000;
+
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+  endpoint = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a');
+  // A misbehaving provider on loopback, answering whatever the test sets.
+  fake = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(fakeAnswer.status, { 'content-type': 'application/json' }).end(fakeAnswer.body));
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  fakeUrl = `http://127.0.0.1:${(fake.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => fake.close(() => resolve()));
+  await h.close();
+});
+
+const sessionRequest = () => ({ vendorData: 'v', webhooks: { event: `${h.baseUrl}/x/event`, decision: `${h.baseUrl}/x/decision` } });
+
+async function rejection(promise: Promise<unknown>): Promise<IdvProviderError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(IdvProviderError);
+  return error as IdvProviderError;
+}
+
+describe('HTTP adapter errors', () => {
+  it('an HTTP error, a non-JSON answer or an answer without session are "rejected"', async () => {
+    const fakeEndpoint = { ...endpoint, baseUrl: fakeUrl };
+    for (const answer of [
+      { status: 500, body: '{"error":"boom"}' },
+      { status: 200, body: '<html>' },
+      { status: 200, body: '{"verification":{"id":"x"}}' },
+      { status: 200, body: '{"verification":{"id":"x","url":"javascript:alert(1)"}}' },
+    ]) {
+      fakeAnswer = answer;
+      expect((await rejection(adapter.createSessionA(fakeEndpoint, sessionRequest()))).kind).toBe('rejected');
+    }
+  });
+
+  it('a closed port is "unreachable"', async () => {
+    const closed = { ...endpoint, baseUrl: 'http://127.0.0.1:9/api' };
+    expect((await rejection(adapter.createSessionA(closed, sessionRequest()))).kind).toBe('unreachable');
+  });
+});
+
+describe('sandbox errors', () => {
+  it('400 when a session lacks its webhooks (signed correctly)', async () => {
+    const raw = JSON.stringify({ verification: { vendorData: 'v' } });
+    const res = await fetch(`${h.baseUrl}/sandbox/idv-a/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-client': endpoint.clientId, 'x-hmac-signature': signBody(raw, endpoint.secret) },
+      body: raw,
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it('404 for an unknown session page; 410 once the session expired; 400 for an unknown choice or a second decision', async () => {
+    expect((await fetch(`${h.baseUrl}/sandbox/idv-a/s/${crypto.randomUUID()}`)).status).toBe(404);
+    expect((await fetch(`${h.baseUrl}/sandbox/idv-b/s/${crypto.randomUUID()}`)).status).toBe(404);
+
+    const session = await adapter.createSessionA(endpoint, sessionRequest());
+    const post = (decision: string) =>
+      fetch(session.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `decision=${decision}` });
+    expect((await post('maybe')).status).toBe(400);
+    expect((await post('approved')).status).toBe(200);
+    expect((await post('declined')).status).toBe(400);
+
+    const later = await adapter.createSessionA(endpoint, sessionRequest());
+    h.clock.advance(7 * DAY);
+    expect((await fetch(later.url)).status).toBe(410);
+  });
+});

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdvHttpAdapter } from '../../src/providers/idv/http.js';
+import { IdvProviderError, signBody, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+let endpoint: IdvEndpoint;
+const adapter = createIdvHttpAdapter();
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+  endpoint = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a');
+});
+afterAll(async () => h.close());
+
+const request = () => ({ vendorData: 'v', webhooks: { event: `${h.baseUrl}/x/e`, decision: `${h.baseUrl}/x/d` } });
+
+async function post(headers: Record<string, string>, raw: string) {
+  return fetch(`${h.baseUrl}/sandbox/idv-a/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+}
+
+describe('sandbox authentication (HMAC of the raw body under the client secret)', () => {
+  it('401 without a signature, with a wrong one, for an unknown client, or for a body changed after signing', async () => {
+    const raw = JSON.stringify({ verification: request() });
+    const good = signBody(raw, endpoint.secret);
+    expect((await post({ 'x-auth-client': endpoint.clientId }, raw)).status).toBe(401);
+    expect((await post({ 'x-auth-client': endpoint.clientId, 'x-hmac-signature': 'ff'.repeat(32) }, raw)).status).toBe(401);
+    expect((await post({ 'x-auth-client': crypto.randomUUID(), 'x-hmac-signature': good }, raw)).status).toBe(401);
+    expect((await post({ 'x-hmac-signature': good }, raw)).status).toBe(401);
+    expect((await post({ 'x-auth-client': endpoint.clientId, 'x-hmac-signature': good }, raw.replace('"v"', '"w"'))).status).toBe(401);
+    expect((await post({ 'x-auth-client': endpoint.clientId, 'x-hmac-signature': good }, raw)).status).toBe(201);
+  });
+
+  it('a tenant configured for a real provider is not served by the sandbox', async () => {
+    const t = await h.newTenant();
+    await h.container.idvConfig.configure(t.tenantId, 'idv-a', { baseUrl: 'https://idv-a.invalid/api', clientId: t.tenantId, webhookSecret: 'real-provider-secret-0001' });
+    const forged = { ...endpoint, baseUrl: `${h.baseUrl}/sandbox/idv-a`, clientId: t.tenantId, secret: 'real-provider-secret-0001' };
+    const error = await adapter.createSessionA(forged, request()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(IdvProviderError);
+    expect((error as IdvProviderError).kind).toBe('rejected');
+    expect(await h.container.idvConfig.sandboxSecret('idv-a', t.tenantId)).toBeUndefined();
+    // Pointing it back at the sandbox makes a fresh secret.
+    await h.container.idvConfig.configure(t.tenantId, 'idv-a', null);
+    const back = await h.container.idvConfig.endpoint(t.tenantId, 'idv-a');
+    expect(back.baseUrl).toBe(`${h.baseUrl}/sandbox/idv-a`);
+    expect(back.secret).not.toBe('real-provider-secret-0001');
+    expect((await adapter.createSessionA(back, request())).url).toContain('/sandbox/idv-a/s/');
+  });
+
+  it('secrets of one provider do not open the other', async () => {
+    const b = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-b');
+    const error = await adapter.createSessionA({ ...endpoint, secret: b.secret }, request()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as IdvProviderError).kind).toBe('rejected');
+  });
+});
