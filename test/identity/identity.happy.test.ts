@@ -80,13 +80,14 @@ describe('GET /kyc/identity/root and /proof', () => {
 
   it('a KYC decision recomputes the root in its own transaction, at the time of the change', async () => {
     const userId = await h.createUser();
-    const headers = h.bearerHeaders(await h.tokenFor(userId));
     const created = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual', country: 'ch', level: 'enhanced' } });
     const kycId = created.json().kycId;
     h.clock.advance(1000);
     await h.inject({ method: 'PUT', url: `/kyc/approve/${kycId}`, headers: h.keyHeaders() });
     const approvedAt = h.clock.now().toISOString();
     h.clock.advance(3_600_000);
+    // A token from now: access tokens live 15 minutes.
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
     const root = await get('/kyc/identity/root', headers);
     expect(root.computedAt).toBe(approvedAt);
     expect(root.paths).toEqual(['kyc.approvedAt', 'kyc.country', 'kyc.level', 'kyc.provider', 'kyc.status', 'user.id']);
