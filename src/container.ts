@@ -151,7 +151,7 @@ export async function createContainer(options: ContainerOptions) {
   const sessions = createSessionService({ repo: authRepo, tx, tokens, secrets, clock, record });
   const passwords = createPasswordHasher(options.passwordPool);
   const oneTime = createOneTimeService({ repo: createOneTimeRepo(db), clock });
-  const mailer = createAuthMailer({ limiter, clock, publicBaseUrl: config.publicBaseUrl });
+  const mailer = createAuthMailer({ limiter, clock, publicBaseUrl: config.publicBaseUrl, oneTime });
   const verification = createVerificationService({ tx, users, oneTime, mailer });
   const recovery = createRecoveryService({ tx, clock, users, oneTime, mailer, passwords, repo: authRepo, sessions, record });
   const twoFactor = createTwoFactorService({ tx, clock, users, repo: authRepo, oneTime, mailer, passwords, sessions, record });

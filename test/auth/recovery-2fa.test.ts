@@ -1,21 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../helpers/harness.js';
-import { codeIn, linkIn, mailbox } from '../helpers/mailbox.js';
+import type { Harness } from '../helpers/harness.js';
+import { codeIn, linkIn, startMailHarness, type MailHarness } from '../helpers/mailbox.js';
 import { expectError } from '../helpers/security.js';
-import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 
 let h: Harness;
-let catcher: SmtpCatcher;
-const box = mailbox(() => h, () => catcher);
+let box: MailHarness['box'];
+let env: MailHarness;
 beforeAll(async () => {
-  catcher = await startSmtpCatcher();
-  // Limits in memory: these tests move the injected clock past the windows (Redis keeps its own time).
-  h = await createHarness({ env: { SMTP_URL: catcher.url }, rateLimit: { memory: true } });
+  env = await startMailHarness();
+  ({ h, box } = env);
 });
-afterAll(async () => {
-  await h.close();
-  await catcher.stop();
-});
+afterAll(async () => env.close());
 
 const t = () => ({ 'x-tenant-id': h.tenant.tenantId });
 const post = (url: string, payload: object, headers: Record<string, string> = t()) => h.inject({ method: 'POST', url, headers, payload });

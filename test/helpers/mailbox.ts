@@ -1,6 +1,6 @@
 import type { ParsedMail } from 'mailparser';
-import type { Harness } from './harness.js';
-import type { SmtpCatcher } from './smtp.js';
+import { createHarness, type Harness } from './harness.js';
+import { startSmtpCatcher, type SmtpCatcher } from './smtp.js';
 
 /**
  * Reads the mail a flow sends, through the real path: outbox -> worker -> SMTP -> parse.
@@ -49,3 +49,26 @@ export function mailbox(h: () => Harness, catcher: () => SmtpCatcher) {
 
 export const codeIn = (mail: ParsedMail): string => /\b(\d{6})\b/.exec(mail.text ?? '')![1]!;
 export const linkIn = (mail: ParsedMail): URL => new URL(/https?:\/\/\S+/.exec(mail.text ?? '')![0]!);
+
+/**
+ * A harness whose mail goes over SMTP to a catcher started for it. Feature limits stay in
+ * memory: these suites move the injected clock past their windows (Redis keeps its own time).
+ */
+export interface MailHarness {
+  h: Harness;
+  box: ReturnType<typeof mailbox>;
+  close(): Promise<void>;
+}
+
+export async function startMailHarness(): Promise<MailHarness> {
+  const catcher = await startSmtpCatcher();
+  const h = await createHarness({ env: { SMTP_URL: catcher.url }, rateLimit: { memory: true } });
+  return {
+    h,
+    box: mailbox(() => h, () => catcher),
+    async close() {
+      await h.close();
+      await catcher.stop();
+    },
+  };
+}

@@ -4,6 +4,8 @@ import type { TenantContext } from '../../platform/http/guards.js';
 import { enqueueMail } from '../../platform/mail/outbox.js';
 import { renderMail, type MailContent } from '../../platform/mail/render.js';
 import type { RateLimiter } from '../../platform/ratelimit/limiter.js';
+import type { OneTimeService } from './one-time.js';
+import type { OneTimePurpose } from './table.js';
 
 /** Per address and purpose: at most 5 mails in 10 minutes, at least 60 seconds apart. */
 const CAP_PER_WINDOW = 5;
@@ -17,8 +19,12 @@ export type LinkPage = 'verify-email' | 'reset-password';
  * tenant's app, or Bastion's own) that confirms with a POST, so a mail scanner fetching the
  * link consumes nothing.
  */
-export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; publicBaseUrl: string }) {
-  const { limiter, clock, publicBaseUrl } = deps;
+export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; publicBaseUrl: string; oneTime: OneTimeService }) {
+  const { limiter, clock, publicBaseUrl, oneTime } = deps;
+
+  async function send(db: DbOrTx, tenantId: string, to: string, content: MailContent): Promise<void> {
+    await enqueueMail(db, tenantId, { to, ...renderMail(content) }, { now: clock.now() });
+  }
 
   return {
     /** True when another mail of this purpose may go to this address now; counts it. Silent cap. */
@@ -38,8 +44,12 @@ export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; pub
       return appUrl ? `${appUrl}/${page}?${query}` : `${publicBaseUrl}/auth/pages/${page}?${query}`;
     },
 
-    async send(db: DbOrTx, tenantId: string, to: string, content: MailContent): Promise<void> {
-      await enqueueMail(db, tenantId, { to, ...renderMail(content) }, { now: clock.now() });
+    send,
+
+    /** Issues a fresh code of this purpose (voiding the last) and mails it, in the caller's transaction. */
+    async sendCode(db: DbOrTx, tenantId: string, user: { id: string; email: string }, purpose: OneTimePurpose, content: Omit<MailContent, 'code'>): Promise<void> {
+      const code = await oneTime.issueCode(db, tenantId, user.id, purpose);
+      await send(db, tenantId, user.email, { ...content, code });
     },
   };
 }

@@ -49,15 +49,13 @@ export function createRecoveryService(deps: {
     async sendCode(tenant: TenantContext, email: string): Promise<void> {
       const user = await users.findRowByEmail(tenant.id, email);
       if (!user || !(await mailer.allow(tenant.id, user.email, 'reset'))) return;
-      await tx(async (db) => {
-        const code = await oneTime.issueCode(db, tenant.id, user.id, 'password_reset_code');
-        await mailer.send(db, tenant.id, user.email, {
+      await tx((db) =>
+        mailer.sendCode(db, tenant.id, user, 'password_reset_code', {
           title: 'Your password reset code',
           intro: 'Enter this code to reset your password. It is valid for 10 minutes.',
-          code,
           outro: 'If you did not ask for this, ignore this message: your password stays as it is.',
-        });
-      });
+        }),
+      );
     },
 
     async exchangeCode(tenant: TenantContext, email: string, code: string): Promise<string> {
@@ -80,15 +78,17 @@ export function createRecoveryService(deps: {
       checkPasswordPolicy(password);
       if (!(await oneTime.peekToken(tenant.id, 'password_reset_token', token))) throw AuthErrors.invalidToken();
       const passwordHash = await passwords.hash(password);
-      await tx(async (db) => {
+      const revoked = await tx(async (db) => {
         const row = await oneTime.consumeToken(tenant.id, ['password_reset_token'], token, db);
         if (!row) throw AuthErrors.invalidToken();
         await repo.upsertPassword(tenant.id, row.userId, passwordHash, clock.now(), db);
         // The reset proved control of the mailbox.
         await users.setFields(tenant.id, row.userId, { emailVerified: true }, db);
-        await sessions.revokeAllForUser(tenant.id, row.userId, 'password_reset', db);
+        const ids = await sessions.revokeAllForUser(tenant.id, row.userId, 'password_reset', db);
         await record(db, tenant.id, { type: 'password.changed', userId: row.userId, details: { via: 'reset' } });
+        return ids;
       });
+      sessions.forget(tenant.id, revoked);
     },
   };
 }

@@ -135,9 +135,19 @@ export function createSessionService(deps: {
     },
 
     /** Revokes every session of a user (password reset); their refresh and access tokens stop working. */
-    async revokeAllForUser(tenantId: string, userId: string, reason: string, db?: DbOrTx): Promise<void> {
+    /**
+     * Revokes every session of a user in `db` and returns their ids. Inside a transaction, call
+     * forget() with them after it commits, so a rollback leaves no stale "revoked" in the cache.
+     */
+    async revokeAllForUser(tenantId: string, userId: string, reason: string, db?: DbOrTx): Promise<string[]> {
       const ids = await repo.revokeUserSessions(tenantId, userId, reason, clock.now(), db);
-      for (const id of ids) {
+      if (!db) this.forget(tenantId, ids);
+      return ids;
+    },
+
+    /** Drops cached verifications of revoked sessions on this instance. */
+    forget(tenantId: string, sessionIds: string[]): void {
+      for (const id of sessionIds) {
         active.set(`${tenantId}:${id}`, { ok: false, until: Number.POSITIVE_INFINITY });
         tokens.forgetSession(id);
       }

@@ -54,15 +54,13 @@ export function createTwoFactorService(deps: {
       const user = await requireUser(tenant.id, userId);
       const credential = await repo.findCredential(tenant.id, userId);
       if (credential?.twoFactorMethod) throw AuthErrors.twoFactorAlreadyEnabled();
-      await tx(async (db) => {
-        const code = await oneTime.issueCode(db, tenant.id, user.id, 'two_factor_setup_code');
-        await mailer.send(db, tenant.id, user.email, {
+      await tx((db) =>
+        mailer.sendCode(db, tenant.id, user, 'two_factor_setup_code', {
           title: 'Your two-factor setup code',
           intro: 'Enter this code to turn on two-factor authentication by email. It is valid for 10 minutes.',
-          code,
           outro: 'If you did not ask for this, change your password.',
-        });
-      });
+        }),
+      );
     },
 
     async enable(tenantId: string, userId: string, code: string): Promise<TwoFactorStatus> {
@@ -98,11 +96,9 @@ export function createTwoFactorService(deps: {
     async startChallenge(tenant: TenantContext, user: UserRow): Promise<{ twoFactorRequired: true; challengeToken: string }> {
       const challengeToken = await tx(async (db) => {
         const token = await oneTime.issueToken(db, tenant.id, user.id, 'two_factor_challenge', CHALLENGE_TTL_MS);
-        const code = await oneTime.issueCode(db, tenant.id, user.id, 'two_factor_login_code');
-        await mailer.send(db, tenant.id, user.email, {
+        await mailer.sendCode(db, tenant.id, user, 'two_factor_login_code', {
           title: 'Your sign-in code',
           intro: 'Enter this code to finish signing in. It is valid for 10 minutes.',
-          code,
           outro: 'If this was not you, change your password: someone knows it.',
         });
         return token;
