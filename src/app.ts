@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
 import { authFlowRoutes } from './modules/auth/flows-routes.js';
+import { idpRoutes } from './modules/auth/idp/routes.js';
 import { authPages } from './modules/auth/pages.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { Jwks } from './modules/auth/schemas.js';
@@ -131,6 +132,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
       twoFactor: container.twoFactor,
       limiter: container.rateLimit.limiter,
     });
+    idpRoutes(scope, { login: container.idpLogin, config: container.idpConfig, limiter: container.rateLimit.limiter });
     auditRoutes(scope, { audit: container.audit });
     kycRoutes(scope, { kyc: container.kyc });
     idvBRoutes(scope, { idvB: container.idvB });

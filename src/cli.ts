@@ -18,6 +18,14 @@ const USAGE = `Usage: bastion <command> [options]
                                                     point a tenant at a real identity-verification
                                                     provider (the webhook secret is read from a file)
   idv sandbox --tenant ID --provider idv-a|idv-b    point it back at the built-in sandbox
+  idp set --tenant ID --issuer URL --client-id ID (--client-secret S | --client-secret-file PATH)
+          --redirect-allow URL... [--scopes "openid email profile"]
+                                                    set the tenant's external OpenID provider; the
+                                                    secret is stored encrypted; each allowed client
+                                                    URL admits its path and the paths below it
+  idp show --tenant ID                              the provider settings (secret masked) and the
+                                                    callback URL to register at the provider
+  idp remove --tenant ID                            remove the provider (IdP login answers 404)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -27,6 +35,10 @@ Prints JSON on stdout; errors as JSON on stderr with a non-zero exit code.`;
 class UsageError extends Error {}
 
 type Options = Record<string, string | undefined>;
+/** Options given more than once, and the words after `--redirect-allow`. */
+interface Lists {
+  redirectAllow: string[];
+}
 
 function need(options: Options, name: string): string {
   const value = options[name];
@@ -40,7 +52,13 @@ function idvProvider(options: Options): 'idv-a' | 'idv-b' {
   return provider;
 }
 
-const commands: Record<string, (c: Container, o: Options) => Promise<unknown>> = {
+async function existingTenant(c: Container, o: Options): Promise<string> {
+  const tenantId = need(o, 'tenant');
+  if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
+  return tenantId;
+}
+
+const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
   'tenant create': async (c, o) => {
     const created = await c.tenants.createTenant(need(o, 'name'));
     return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
@@ -90,6 +108,23 @@ const commands: Record<string, (c: Container, o: Options) => Promise<unknown>> =
     await c.idvConfig.configure(tenantId, provider, null);
     return { tenantId, provider, sandbox: true };
   },
+  'idp set': async (c, o, lists) => {
+    const tenantId = await existingTenant(c, o);
+    const secretFile = o['client-secret-file'];
+    const clientSecret = secretFile ? readFileSync(secretFile, 'utf8').trim() : need(o, 'client-secret');
+    const redirectAllow = lists.redirectAllow;
+    if (redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
+    const view = await c.idpConfig.set(tenantId, { issuer: need(o, 'issuer'), clientId: need(o, 'client-id'), clientSecret, scopes: o.scopes, redirectAllow });
+    return { tenantId, ...view };
+  },
+  'idp show': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await c.idpConfig.view(tenantId)) };
+  },
+  'idp remove': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, removed: await c.idpConfig.remove(tenantId) };
+  },
   migrate: async () => ({ migrated: true }),
 };
 
@@ -113,6 +148,11 @@ async function main(argv: string[]): Promise<void> {
       'base-url': { type: 'string' },
       'client-id': { type: 'string' },
       'secret-file': { type: 'string' },
+      issuer: { type: 'string' },
+      'client-secret': { type: 'string' },
+      'client-secret-file': { type: 'string' },
+      'redirect-allow': { type: 'string', multiple: true },
+      scopes: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -122,10 +162,14 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     process.exit(values.help ? 0 : 2);
   }
+  // `--redirect-allow A B C`: the words after the command are further URLs of that list.
+  const rest = positionals.slice(name.split(' ').length);
+  if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
+  const { 'redirect-allow': redirectAllow = [], ...single } = values;
   const config = loadConfig();
   const container = await createContainer({ config });
   try {
-    const result = await run(container, values as Options);
+    const result = await run(container, single as Options, { redirectAllow: [...redirectAllow, ...rest] });
     process.stdout.write(JSON.stringify(result) + '\n');
   } finally {
     await container.close();

@@ -25,6 +25,9 @@ import { createAuthService } from './modules/auth/service.js';
 import { createSessionService, type SecurityEventSink } from './modules/auth/sessions.js';
 import { createTokenService } from './modules/auth/tokens.js';
 import { createTwoFactorService } from './modules/auth/two-factor.js';
+import { createIdpConfigService } from './modules/auth/idp/config.js';
+import { createIdpRepo } from './modules/auth/idp/repo.js';
+import { createIdpLoginService } from './modules/auth/idp/service.js';
 import { createVerificationService } from './modules/auth/verification.js';
 import { createTenantsRepo } from './modules/tenants/repo.js';
 import { createTenantsService } from './modules/tenants/service.js';
@@ -32,6 +35,7 @@ import { createAuditRepo } from './modules/audit/repo.js';
 import { createAuditService } from './modules/audit/service.js';
 import { createUsersRepo } from './modules/users/repo.js';
 import { createUsersService } from './modules/users/service.js';
+import type { UserRow } from './modules/users/table.js';
 import { createAccreditationsRepo } from './modules/accreditations/repo.js';
 import { createAccreditationsService } from './modules/accreditations/service.js';
 import { createIdentityRepo } from './modules/identity/repo.js';
@@ -45,6 +49,7 @@ import { createKycTransitions } from './modules/kyc/transitions.js';
 import { createKycWebhooks } from './modules/kyc/webhooks.js';
 import { createIdvHttpAdapter } from './providers/idv/http.js';
 import type { IdvPort } from './providers/idv/port.js';
+import { createOidcClient, type OidcPort } from './providers/idp/oidc.js';
 
 export interface ContainerOptions {
   config: Config;
@@ -70,6 +75,8 @@ export interface ContainerOptions {
   };
   /** Replaces the identity-verification HTTP adapter. */
   idv?: IdvPort;
+  /** Replaces the OpenID Connect relying-party adapter. */
+  oidc?: OidcPort;
 }
 
 /** The composition root: config -> database -> providers -> repos -> services. Plain factories, no DI framework. */
@@ -155,6 +162,11 @@ export async function createContainer(options: ContainerOptions) {
   const verification = createVerificationService({ tx, users, oneTime, mailer });
   const recovery = createRecoveryService({ tx, clock, users, oneTime, mailer, passwords, repo: authRepo, sessions, record });
   const twoFactor = createTwoFactorService({ tx, clock, users, repo: authRepo, oneTime, mailer, passwords, sessions, record });
+  const startSecondFactor = async (tenantId: string, user: UserRow) => {
+    const tenant = await tenants.findTenant(tenantId);
+    if (!tenant) throw new Error('tenant vanished during login');
+    return twoFactor.startChallenge(tenant, user);
+  };
   const auth = createAuthService({
     repo: authRepo,
     tx,
@@ -165,11 +177,27 @@ export async function createContainer(options: ContainerOptions) {
     limiter,
     record,
     onRegistered: (txDb, tenant, user) => verification.sendInitial(txDb, tenant, user),
-    startSecondFactor: async (tenantId, user) => {
-      const tenant = await tenants.findTenant(tenantId);
-      if (!tenant) throw new Error('tenant vanished during login');
-      return twoFactor.startChallenge(tenant, user);
-    },
+    startSecondFactor,
+  });
+
+  // Login through each tenant's external OpenID provider.
+  const idpRepo = createIdpRepo(db);
+  const idpCallbackUrl = () => `${config.publicBaseUrl}/auth/idp/callback`;
+  const idpConfig = createIdpConfigService({ repo: idpRepo, secrets, clock, callbackUrl: idpCallbackUrl });
+  const idpLogin = createIdpLoginService({
+    repo: idpRepo,
+    authRepo,
+    tx,
+    clock,
+    secrets,
+    config: idpConfig,
+    oidc: options.oidc ?? createOidcClient(),
+    users,
+    sessions,
+    record,
+    startSecondFactor,
+    callbackUrl: idpCallbackUrl,
+    logger,
   });
 
   return {
@@ -199,6 +227,8 @@ export async function createContainer(options: ContainerOptions) {
     recovery,
     twoFactor,
     auth,
+    idpConfig,
+    idpLogin,
     idvConfig,
     kyc,
     kycWebhooks,

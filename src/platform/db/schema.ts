@@ -10,3 +10,4 @@ export * from '../mail/table.js';
 export * from '../../modules/kyc/table.js';
 export * from '../../modules/identity/table.js';
 export * from '../../modules/accreditations/table.js';
+export * from '../../modules/auth/idp/table.js';

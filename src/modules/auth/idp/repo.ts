@@ -1,0 +1,68 @@
+import { and, eq, isNull, lt } from 'drizzle-orm';
+import type { DbOrTx } from '../../../platform/db/client.js';
+import { idpConfigs, idpLoginStates, userIdentities, type IdpConfigRow, type IdpLoginStateRow, type UserIdentityRow } from './table.js';
+
+export function createIdpRepo(db: DbOrTx) {
+  return {
+    async findConfig(tenantId: string, tx: DbOrTx = db): Promise<IdpConfigRow | undefined> {
+      const [row] = await tx.select().from(idpConfigs).where(eq(idpConfigs.tenantId, tenantId)).limit(1);
+      return row;
+    },
+
+    async upsertConfig(row: IdpConfigRow, tx: DbOrTx = db): Promise<void> {
+      const { tenantId: _tenantId, createdAt: _createdAt, ...changes } = row;
+      await tx.insert(idpConfigs).values(row).onConflictDoUpdate({ target: idpConfigs.tenantId, set: changes });
+    },
+
+    async deleteConfig(tenantId: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx.delete(idpConfigs).where(eq(idpConfigs.tenantId, tenantId)).returning({ tenantId: idpConfigs.tenantId });
+      return rows.length > 0;
+    },
+
+    async insertState(row: typeof idpLoginStates.$inferInsert, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(idpLoginStates).values(row);
+    },
+
+    async findStateByHash(stateHash: string, tx: DbOrTx = db): Promise<IdpLoginStateRow | undefined> {
+      const [row] = await tx.select().from(idpLoginStates).where(eq(idpLoginStates.stateHash, stateHash)).limit(1);
+      return row;
+    },
+
+    /** Marks the state used; false when another request consumed it first. */
+    async consumeState(id: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(idpLoginStates)
+        .set({ consumedAt: at })
+        .where(and(eq(idpLoginStates.id, id), isNull(idpLoginStates.consumedAt)))
+        .returning({ id: idpLoginStates.id });
+      return rows.length > 0;
+    },
+
+    /** Removes states that expired before `before` (kept a while so a late replay reads "expired"). */
+    async purgeStates(before: Date, tx: DbOrTx = db): Promise<void> {
+      await tx.delete(idpLoginStates).where(lt(idpLoginStates.expiresAt, before));
+    },
+
+    async findIdentity(tenantId: string, issuer: string, subject: string, tx: DbOrTx = db): Promise<UserIdentityRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(userIdentities)
+        .where(and(eq(userIdentities.tenantId, tenantId), eq(userIdentities.issuer, issuer), eq(userIdentities.subject, subject)))
+        .limit(1);
+      return row;
+    },
+
+    async insertIdentity(row: UserIdentityRow, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(userIdentities).values(row);
+    },
+
+    async touchIdentity(tenantId: string, issuer: string, subject: string, at: Date, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .update(userIdentities)
+        .set({ lastLoginAt: at })
+        .where(and(eq(userIdentities.tenantId, tenantId), eq(userIdentities.issuer, issuer), eq(userIdentities.subject, subject)));
+    },
+  };
+}
+
+export type IdpRepo = ReturnType<typeof createIdpRepo>;
