@@ -157,8 +157,16 @@ export function createOidcClient(): OidcPort {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  // openid-client wraps oauth4webapi's error, which names the claim that failed (nonce, iss, aud...).
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    if (current instanceof Error) parts.push(current.message);
+    const claim = (current as { claim?: unknown }).claim;
+    if (typeof claim === 'string') parts.push(`claim ${claim}`);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.length > 0 ? parts.join(': ') : String(error);
 }
 
 /** oauth4webapi codes of a response that arrived but is not acceptable. */

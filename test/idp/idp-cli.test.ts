@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createContainer } from '../../src/container.js';
+import { TEST_MASTER_KEY } from '../helpers/harness.js';
+
+const run = promisify(execFile);
+
+describe('operator CLI: idp set / show / remove', () => {
+  it('sets a provider (secret sealed, several redirect URLs), shows it masked, removes it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bastion-idp-cli-'));
+    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'https://bastion.example', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
+    const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env })).stdout);
+    const { tenantId } = await cli('tenant', 'create', '--name', `idp-cli-${crypto.randomUUID()}`);
+    const set = await cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'bastion', '--client-secret', 'cli-secret-value-123',
+      '--redirect-allow', 'https://app.example/cb', 'https://app.example/other', '--redirect-allow', 'http://localhost:3000/');
+    expect(set).toEqual({
+      tenantId,
+      issuer: 'https://login.example.com',
+      clientId: 'bastion',
+      clientSecret: '********',
+      scopes: 'openid email profile',
+      redirectAllow: ['https://app.example/cb', 'http://localhost:3000/', 'https://app.example/other'],
+      callbackUrl: 'https://bastion.example/auth/idp/callback',
+      updatedAt: expect.any(String),
+    });
+    const secretFile = join(dataDir, 'idp-secret');
+    writeFileSync(secretFile, 'secret-from-a-file\n', { mode: 0o600 });
+    const again = await cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'bastion', '--client-secret-file', secretFile,
+      '--redirect-allow', 'https://app.example/cb', '--scopes', 'email');
+    expect(again.scopes).toBe('openid email');
+    const shown = await cli('idp', 'show', '--tenant', tenantId);
+    expect(JSON.stringify(shown)).not.toContain('secret-from-a-file');
+
+    const container = await createContainer({ config: loadConfig(env) });
+    try {
+      expect((await container.idpConfig.settings(tenantId)).client.clientSecret).toBe('secret-from-a-file');
+      // Bad settings are refused and change nothing.
+      const base = { issuer: 'https://login.example.com', clientId: 'a', clientSecret: 'b', redirectAllow: ['https://app.example/cb'] };
+      await expect(container.idpConfig.set(tenantId, { ...base, issuer: 'http://login.example.com' })).rejects.toThrow(/issuer must use https/);
+      await expect(container.idpConfig.set(tenantId, { ...base, issuer: 'not a url' })).rejects.toThrow(/absolute URL/);
+      await expect(container.idpConfig.set(tenantId, { ...base, redirectAllow: ['http://app.example/cb'] })).rejects.toThrow(/must use https/);
+      await expect(container.idpConfig.set(tenantId, { ...base, redirectAllow: [] })).rejects.toThrow(/at least one/);
+      await expect(container.idpConfig.set(tenantId, { ...base, clientId: ' ' })).rejects.toThrow(/client id/);
+      expect((await container.idpConfig.view(tenantId)).clientId).toBe('bastion');
+    } finally {
+      await container.close();
+    }
+
+    await expect(cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'a', '--client-secret', 'b')).rejects.toThrow(/--redirect-allow needs at least one URL/);
+    expect(await cli('idp', 'remove', '--tenant', tenantId)).toEqual({ tenantId, removed: true });
+    await expect(cli('idp', 'show', '--tenant', tenantId)).rejects.toThrow(/IDP_NOT_CONFIGURED/);
+  }, 90_000);
+});
