@@ -89,6 +89,14 @@ describe('IdP login failures: each answers as described and creates no user and 
     expect(await t.counts()).toEqual(counts);
   }, 60_000);
 
+  it('the same callback sent twice at once completes once', async () => {
+    const callbackUrl = await t.browser().signIn(await t.start(), subject());
+    const sessions = (await t.counts()).sessions;
+    const statuses = (await Promise.all([t.callback(callbackUrl), t.callback(callbackUrl), t.callback(callbackUrl)])).map((r) => r.status);
+    expect(statuses.sort()).toEqual([303, 400, 400]);
+    expect((await t.counts()).sessions).toBe(sessions + 1);
+  }, 60_000);
+
   it('a tampered, unknown or malformed state is a 400', async () => {
     const callbackUrl = await t.browser().signIn(await t.start(), subject());
     const state = new URL(callbackUrl).searchParams.get('state')!;
