@@ -15,6 +15,8 @@ export interface TestOidcProvider {
   clientSecret: string;
   /** Accounts by subject; add or change them between tests. */
   accounts: Map<string, TestAccount>;
+  /** Serve a JWKS whose key (same kid) did not sign the tokens, as an impostor would. */
+  serveForeignJwks: boolean;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,8 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
   const accounts = new Map<string, TestAccount>();
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+  const { publicKey: foreignKey } = await generateKeyPair('RS256', { extractable: true });
+  const foreignJwks = JSON.stringify({ keys: [{ ...(await exportJWK(foreignKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }] });
 
   const provider = new Provider(issuer, {
     clients: [
@@ -99,7 +103,21 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     res.end();
   };
 
+  const handle: TestOidcProvider = {
+    issuer,
+    clientId,
+    clientSecret,
+    accounts,
+    serveForeignJwks: false,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+
   server.on('request', (req, res) => {
+    if (handle.serveForeignJwks && req.url === '/jwks') {
+      res.setHeader('content-type', 'application/jwk-set+json');
+      res.end(foreignJwks);
+      return;
+    }
     const match = /^\/interaction\/([^/?]+)(?:\/(login|confirm|abort))?/.exec(req.url ?? '');
     if (!match?.[1]) {
       void callback(req, res);
@@ -111,13 +129,7 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     });
   });
 
-  return {
-    issuer,
-    clientId,
-    clientSecret,
-    accounts,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return handle;
 }
 
 /**

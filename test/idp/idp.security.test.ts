@@ -58,6 +58,26 @@ describe('IdP login isolation and secrecy', () => {
     expect(cross.status).toBe(401);
   }, 60_000);
 
+  it('an ID token whose signature does not verify against the provider JWKS is refused', async () => {
+    // A fresh service (nothing cached) facing a provider whose JWKS holds another key under the same kid.
+    const fresh = await createIdpHarness();
+    try {
+      fresh.op.serveForeignJwks = true;
+      const sub = `sig-${randomUUID()}`;
+      fresh.op.accounts.set(sub, { email: `${sub}@idp.example`, email_verified: true });
+      const jwks = await (await fetch(`${fresh.op.issuer}/jwks`)).json();
+      expect(jwks.keys[0].kid).toBe('test-key');
+      const counts = await fresh.counts();
+      const res = await fresh.callback(await fresh.browser().signIn(await fresh.start(), sub));
+      expect(fragmentOf(res).get('error')).toBe('invalid_id_token');
+      expect(await fresh.counts()).toEqual(counts);
+      const logged = fresh.h.logs.lines.filter((line) => line.includes('idp login failed')).at(-1);
+      expect(logged).toMatch(/signature/i);
+    } finally {
+      await fresh.close();
+    }
+  }, 90_000);
+
   it('no code, state, token or client secret reaches the logs', async () => {
     const sub = `logs-${randomUUID()}`;
     t.op.accounts.set(sub, { email: `${sub}@idp.example`, email_verified: true });
