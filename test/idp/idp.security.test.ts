@@ -66,7 +66,7 @@ describe('IdP login isolation and secrecy', () => {
       const sub = `sig-${randomUUID()}`;
       fresh.op.accounts.set(sub, { email: `${sub}@idp.example`, email_verified: true });
       const jwks = (await (await fetch(`${fresh.op.issuer}/jwks`)).json()) as { keys: Array<{ kid: string }> };
-      expect(jwks.keys[0].kid).toBe('test-key');
+      expect(jwks.keys[0]?.kid).toBe('test-key');
       const counts = await fresh.counts();
       const res = await fresh.callback(await fresh.browser().signIn(await fresh.start(), sub));
       expect(fragmentOf(res).get('error')).toBe('invalid_id_token');
