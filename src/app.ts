@@ -1,3 +1,4 @@
+import type { Config } from './config.js';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -26,12 +27,20 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** A hop count becomes "trust the nearest N hops" (the form Fastify's types accept). */
+function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
 export async function buildApp(container: Container, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: genRequestId,
     return503OnClosing: true,
+    // Per-address limits key on request.ip: believe X-Forwarded-For only from configured proxies.
+    trustProxy: trustProxyOption(container.config.trustProxy),
     ajv: {
       customOptions: {
         allErrors: true, // list every bad field; bodies are size-limited

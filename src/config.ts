@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -16,6 +17,11 @@ export interface Config {
   logLevel: LogLevel;
   /** Mount the built-in identity-verification sandbox and use it for tenants without a provider. */
   idvSandbox: boolean;
+  /**
+   * Which proxies to believe about the client address (X-Forwarded-For): false (none, the
+   * default), a number of hops, or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -95,5 +101,33 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['on', 'off', 'true', 'false'].includes(idvSandboxRaw)) throw new ConfigError('IDV_SANDBOX', 'must be on or off');
   const idvSandbox = idvSandboxRaw === 'on' || idvSandboxRaw === 'true';
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox };
+  const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy };
+}
+
+/**
+ * TRUST_PROXY: `off` (default), a hop count (`1` behind one load balancer), or a comma list of
+ * proxy addresses / CIDR ranges. "Trust everything" is refused: any client could then choose
+ * its own address and walk around the per-address limits.
+ */
+function parseTrustProxy(raw: string | undefined): false | number | string[] {
+  if (raw === undefined || ['off', 'false', '0'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError('TRUST_PROXY', 'hop count must be at most 10');
+    return hops;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const valid = (entry: string) => {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    if (!family || extra !== undefined) return false;
+    if (bits === undefined) return true;
+    return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+  };
+  if (entries.length === 0 || !entries.every(valid)) {
+    throw new ConfigError('TRUST_PROXY', 'must be off, a hop count, or a comma list of proxy addresses or CIDR ranges');
+  }
+  return entries;
 }

@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('config', () => {
+  it('TRUST_PROXY: off by default, a hop count, or proxy addresses and ranges', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'off' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', '::1']);
+  });
+
   it('has working defaults', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: undefined, logLevel: 'info', publicBaseUrl: 'http://localhost:3000' });
@@ -19,6 +26,10 @@ describe('config', () => {
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['MASTER_KEY', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'proxy.internal'],
+    ['TRUST_PROXY', '11'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     let thrown: unknown;
     try {
