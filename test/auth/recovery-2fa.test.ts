@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../helpers/harness.js';
 import { codeIn, linkIn, startMailHarness, type MailHarness } from '../helpers/mailbox.js';
+import { outbox } from '../helpers/outbox.js';
 import { expectError } from '../helpers/security.js';
 
 let h: Harness;
@@ -66,6 +67,11 @@ describe('password reset by link', () => {
     const res = await h.inject({ method: 'PUT', url: `/auth/reset-password?token=${exchanged.json().resetToken}`, headers: t(), payload: { password: 'first ever passphrase' } });
     expect(res.statusCode).toBe(200);
     expect((await login('admin-made@example.com', 'first ever passphrase')).statusCode).toBe(201);
+    // The reset proved control of the mailbox: verified, with its outbox event.
+    const user = await h.container.users.findRowByEmail(h.tenant.tenantId, 'admin-made@example.com');
+    expect(user?.emailVerified).toBe(true);
+    const events = (await outbox(h, undefined, 'user.email_verified')).filter((e) => (e.payload as { userId?: string }).userId === user?.id);
+    expect(events).toHaveLength(1);
   });
 
   it('verify-otp: a wrong code is 400, an unknown email is the same 400', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outbox } from '../helpers/outbox.js';
 import { CLIENT_URL, createIdpHarness, fragmentOf, type IdpHarness } from '../helpers/idp.js';
 
 describe('IdP login against a real OpenID provider (oidc-provider on loopback)', () => {
@@ -82,6 +83,8 @@ describe('IdP login against a real OpenID provider (oidc-provider on loopback)',
     const user = (await me.json()) as { id: string; emailVerified: boolean };
     expect(user.id).toBe(userId);
     expect(user.emailVerified).toBe(true);
+    const verifiedEvents = (await outbox(t.h, undefined, 'user.email_verified')).filter((e) => (e.payload as { userId?: string }).userId === userId);
+    expect(verifiedEvents).toHaveLength(1);
     const after = await t.counts();
     expect(after.users).toBe(before.users);
     expect(after.identities).toBe(before.identities + 1);

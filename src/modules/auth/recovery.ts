@@ -83,7 +83,8 @@ export function createRecoveryService(deps: {
         if (!row) throw AuthErrors.invalidToken();
         await repo.upsertPassword(tenant.id, row.userId, passwordHash, clock.now(), db);
         // The reset proved control of the mailbox.
-        await users.setFields(tenant.id, row.userId, { emailVerified: true }, db);
+        const user = await users.findRow(tenant.id, row.userId, db);
+        if (user) await users.markEmailVerified(tenant.id, user, db);
         const ids = await sessions.revokeAllForUser(tenant.id, row.userId, 'password_reset', db);
         await record(db, tenant.id, { type: 'password.changed', userId: row.userId, details: { via: 'reset' } });
         return ids;

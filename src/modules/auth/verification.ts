@@ -1,6 +1,5 @@
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import type { UsersService } from '../users/service.js';
 import type { UserRow } from '../users/table.js';
@@ -17,12 +16,6 @@ export const VERIFY_TOKEN_TTL_MS = 24 * 3600_000;
  */
 export function createVerificationService(deps: { tx: RunInTx; users: UsersService; oneTime: OneTimeService; mailer: AuthMailer }) {
   const { tx, users, oneTime, mailer } = deps;
-
-  async function markVerified(db: DbOrTx, tenantId: string, user: UserRow): Promise<void> {
-    if (user.emailVerified) return;
-    await users.setFields(tenantId, user.id, { emailVerified: true }, db);
-    await appendEvent(db, tenantId, 'user.email_verified', { userId: user.id, email: user.email });
-  }
 
   async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean): Promise<void> {
     if (!(await mailer.allow(tenant.id, user.email, 'verify'))) return;
@@ -57,7 +50,7 @@ export function createVerificationService(deps: { tx: RunInTx; users: UsersServi
         const row = await oneTime.consumeToken(tenant.id, ['email_verify_token'], token, db);
         const user = row ? await users.findRow(tenant.id, row.userId, db) : undefined;
         if (!user || (expectedEmail !== undefined && user.email !== expectedEmail.trim().toLowerCase())) throw AuthErrors.invalidToken();
-        await markVerified(db, tenant.id, user);
+        await users.markEmailVerified(tenant.id, user, db);
       });
     },
 
@@ -67,7 +60,7 @@ export function createVerificationService(deps: { tx: RunInTx; users: UsersServi
       // A wrong code must still count: decide inside the transaction, throw after it commits.
       const ok = await tx(async (db) => {
         const check = await oneTime.consumeCode(tenant.id, user.id, 'email_verify_code', code, db);
-        if (check.ok) await markVerified(db, tenant.id, user);
+        if (check.ok) await users.markEmailVerified(tenant.id, user, db);
         return check.ok;
       });
       if (!ok) throw AuthErrors.invalidCode();

@@ -130,6 +130,18 @@ export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: 
       return toUserDto(row);
     },
 
+    /**
+     * Marks the email verified (verification, a password reset by mail, an IdP asserting it)
+     * and writes `user.email_verified` to the outbox, once: an already verified user is unchanged.
+     */
+    async markEmailVerified(tenantId: string, user: UserRow, db: DbOrTx): Promise<UserRow> {
+      if (user.emailVerified) return user;
+      const row = await repo.update(tenantId, user.id, { emailVerified: true, updatedAt: clock.now() }, db);
+      if (!row) throw UserErrors.notFound();
+      await appendEvent(db, tenantId, 'user.email_verified', { userId: row.id, email: row.email });
+      return row;
+    },
+
     /** Internal updates by other modules (verification flag, role, KYC status, wallet addresses). */
     async setFields(
       tenantId: string,

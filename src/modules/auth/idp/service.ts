@@ -112,11 +112,12 @@ export function createIdpLoginService(deps: {
           );
         }
         await link(existing);
-        const user = existing.emailVerified ? existing : await users.setFields(tenantId, existing.id, { emailVerified: true }, db);
+        const user = await users.markEmailVerified(tenantId, existing, db);
         await record(db, tenantId, { type: 'idp.linked', userId: user.id, details: { issuer } });
         return { user, created: false };
       }
-      const user = await users.createUser(tenantId, { email, fullName: identity.name, emailVerified: identity.emailVerified }, db);
+      const created = await users.createUser(tenantId, { email, fullName: identity.name }, db);
+      const user = identity.emailVerified ? await users.markEmailVerified(tenantId, created, db) : created;
       await link(user);
       await record(db, tenantId, { type: 'user.registered', userId: user.id, details: { method: 'idp', issuer } });
       return { user, created: true };
