@@ -67,6 +67,8 @@ export interface ContainerOptions {
     namespace?: string;
     /** Feature limits in memory even when REDIS_URL is set (tests that move the injected clock). */
     memory?: boolean;
+    /** Logins per client address per minute (default 30). The benchmark raises it: its load comes from one address. */
+    loginPerIp?: number;
   };
   /** Replaces the identity-verification HTTP adapter. */
   idv?: IdvPort;
@@ -164,6 +166,7 @@ export async function createContainer(options: ContainerOptions) {
     passwords,
     limiter,
     record,
+    loginPerIp: options.rateLimit?.loginPerIp,
     onRegistered: (txDb, tenant, user) => verification.sendInitial(txDb, tenant, user),
     startSecondFactor: async (tenantId, user) => {
       const tenant = await tenants.findTenant(tenantId);

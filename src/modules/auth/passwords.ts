@@ -6,6 +6,9 @@ import { AuthErrors } from './errors.js';
 /** OWASP parameters (DESIGN.md): argon2id, m=19456 KiB, t=2, p=1. Algorithm 2 = Argon2id. */
 export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/** Hashes running at once by default: one per core of the 2-core machines Bastion is sized for. */
+export const PASSWORD_POOL_CONCURRENCY = 2;
+
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
@@ -27,7 +30,7 @@ export function checkPasswordPolicy(password: string, field = 'password'): void 
  * burst of logins cannot starve every other route of CPU.
  */
 export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue?: number } = {}) {
-  const maxConcurrent = options.maxConcurrent ?? 2;
+  const maxConcurrent = options.maxConcurrent ?? PASSWORD_POOL_CONCURRENCY;
   const maxQueue = options.maxQueue ?? 64;
   let running = 0;
   const waiting: Array<() => void> = [];
