@@ -1,11 +1,13 @@
-// The ceilings of the plain reads, in a process of their own: the same Fastify and logger as
-// the service (LOG_LEVEL, pino with its redaction and serializers), and nothing else.
+// The ceilings of the plain reads, in a process of their own: the same Fastify and logging as
+// the service (LOG_LEVEL, pino with its redaction and serializers, one access line per
+// request), and nothing else.
 //   GET /bare     a constant small JSON body: what Fastify alone costs per request.
 //   GET /pk/:id   the primary-key SELECT of GET /users/me (the users repo's findById), through
 //                 the same driver and pool (openDatabase: drizzle on a pg pool of the same size).
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/client.js';
+import { AccessLogController } from '../src/platform/log/access-log.js';
 import { createLogger } from '../src/platform/log/logger.js';
 import { createUsersRepo } from '../src/modules/users/repo.js';
 
@@ -15,7 +17,8 @@ if (!tenantId) throw new Error('BENCH_TENANT_ID is required');
 
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir });
 const repo = createUsersRepo(database.db);
-const app = Fastify({ loggerInstance: createLogger(config.logLevel) as FastifyBaseLogger });
+const logger = createLogger(config.logLevel);
+const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new AccessLogController(logger) });
 
 app.get('/health', async () => ({ status: 'ok' }));
 app.get('/bare', async () => ({ id: '0196c2a4-0000-7000-8000-000000000000', email: 'user@bench.example', ok: true }));

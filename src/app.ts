@@ -18,6 +18,7 @@ import { kycRoutes } from './modules/kyc/routes.js';
 import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
+import { AccessLogController } from './platform/log/access-log.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
 
@@ -28,6 +29,7 @@ const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function buildApp(container: Container, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    logController: new AccessLogController(logger),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: genRequestId,
     return503OnClosing: true,
