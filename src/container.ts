@@ -216,6 +216,7 @@ export async function createContainer(options: ContainerOptions) {
     async close(): Promise<void> {
       // Background work first (it may be mid-batch on the database), then connections.
       keys.stop();
+      await passwords.close();
       await mailWorker.stop();
       await mailTransport.close();
       if (redis) await closeRedis(redis);
