@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/platform/db/migrate.js';
+
+/** The node flags of `npm start` (package.json), so the bench runs the service as it is run. */
+function startFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
 
 function int(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -28,6 +35,8 @@ export interface BenchSettings {
   tool: string | undefined;
   /** Routes to run (names as in the table); empty = all. */
   only: string[];
+  /** Node flags of the service and the ceiling server: those of `npm start`, then BENCH_NODE_FLAGS. */
+  nodeFlags: string[];
   /** Write a V8 CPU profile of the service into this directory. */
   cpuProfDir: string | undefined;
   servicePort: number;
@@ -49,6 +58,7 @@ export function readSettings(): BenchSettings {
     logLevel: process.env.BENCH_LOG_LEVEL || 'info',
     tool: process.env.BENCH_TOOL || undefined,
     only: (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    nodeFlags: [...startFlags(root), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)],
     cpuProfDir: process.env.BENCH_CPU_PROF ? join(root, 'bench', '.data', 'profiles') : undefined,
     servicePort: int('BENCH_PORT', 3900),
     ceilingPort: int('BENCH_CEILING_PORT', 3901),
