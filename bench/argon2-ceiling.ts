@@ -8,6 +8,8 @@ export interface Argon2Ceiling {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU of this process (all threads) per verification, ms. */
+  cpuMs: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -18,6 +20,7 @@ function percentile(sorted: number[], p: number): number {
 async function loops(once: () => Promise<void>, concurrency: number, warmupSec: number, durationSec: number) {
   const latencies: number[] = [];
   let measuring = false;
+  let cpu = process.cpuUsage();
   let stopAt = Date.now() + warmupSec * 1000;
   const loop = async () => {
     while (Date.now() < stopAt) {
@@ -28,12 +31,19 @@ async function loops(once: () => Promise<void>, concurrency: number, warmupSec: 
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   measuring = true;
+  cpu = process.cpuUsage();
   const started = performance.now();
   stopAt = Date.now() + durationSec * 1000;
   await Promise.all(Array.from({ length: concurrency }, loop));
   const elapsedSec = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsedSec, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return {
+    rps: latencies.length / elapsedSec,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length),
+  };
 }
 
 const PASSWORD = 'bench: a long enough passphrase';

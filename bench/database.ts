@@ -11,6 +11,8 @@ export interface BenchDatabase {
   url: string | undefined;
   /** Where it is, for the report (no credentials). */
   label: string;
+  /** The PostgreSQL database's name (its backends' CPU is counted); undefined for PGlite. */
+  name: string | undefined;
 }
 
 async function reachable(url: string): Promise<boolean> {
@@ -40,7 +42,7 @@ export async function prepareDatabase(dataDir: string, log: (line: string) => vo
   const given = process.env.DATABASE_URL;
   if (given) {
     if (!(await reachable(given))) throw new Error('DATABASE_URL is set but the database does not answer');
-    return { kind: 'postgres', url: given, label: label(given) };
+    return { kind: 'postgres', url: given, label: label(given), name: new URL(given).pathname.slice(1) || 'postgres' };
   }
   const admin = `${DEFAULT_SERVER}/postgres`;
   if (await reachable(admin)) {
@@ -54,12 +56,12 @@ export async function prepareDatabase(dataDir: string, log: (line: string) => vo
     }
     const url = `${DEFAULT_SERVER}/${BENCH_DATABASE}`;
     log(`fresh database ${BENCH_DATABASE} created`);
-    return { kind: 'postgres', url, label: label(url) };
+    return { kind: 'postgres', url, label: label(url), name: BENCH_DATABASE };
   }
   log('WARNING: PostgreSQL at 127.0.0.1:5432 is unreachable; falling back to the embedded PGlite database.');
   log('WARNING: PGlite runs inside the service process (one connection): the figures are not those of a server deployment.');
   const dir = join(dataDir, 'pgdata');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  return { kind: 'pglite', url: undefined, label: 'embedded PGlite' };
+  return { kind: 'pglite', url: undefined, label: 'embedded PGlite', name: undefined };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 function cpuTimes(): { busy: number; total: number } {
@@ -20,4 +20,28 @@ export async function idleCpuBusy(ms = 1_000): Promise<number> {
 export function machineLine(): string {
   const list = cpus();
   return `${list.length} cores (${list[0]?.model.trim() ?? 'unknown'}), Node ${process.version}`;
+}
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** CPU time (user + system, all threads) a process has used, in ms. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** CPU time used so far by the PostgreSQL backends connected to `database` (ms). */
+export function postgresCpuMs(database: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.startsWith('postgres: ') && cmdline.split(' ').includes(database)) total += processCpuMs(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }

@@ -8,9 +8,9 @@ import { createContainer } from '../src/container.js';
 import { measureArgon2, type Argon2Ceiling } from './argon2-ceiling.js';
 import { prepareDatabase, type BenchDatabase } from './database.js';
 import { autocannonBackend, chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from './load/index.js';
-import { idleCpuBusy, machineLine } from './machine.js';
+import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
-import { burstTable, table, targetList, type BurstResult, type Row, type Target } from './report.js';
+import { burstTable, evaluateTargets, table, targetList, type BurstResult, type Row } from './report.js';
 import { buildScenarios, loginBurst, type ScenarioData } from './scenarios.js';
 import {
   addLoginPassword,
@@ -28,6 +28,9 @@ import { readSettings, type BenchSettings } from './settings.js';
 const log = (line: string) => process.stdout.write(line + '\n');
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
+
+/** node flags writing a CPU profile of a server (BENCH_CPU_PROF=1) into bench/.data/profiles/<name>. */
+const cpuProf = (s: BenchSettings, name: string) => (s.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${s.cpuProfDir}/${name}`] : []);
 
 /** Environment shared by the seeding container, the service and the ceiling server. */
 function baseEnv(s: BenchSettings, db: BenchDatabase): Record<string, string | undefined> {
@@ -67,21 +70,31 @@ async function seed(s: BenchSettings, db: BenchDatabase): Promise<ScenarioData> 
   }
 }
 
-/** Warm-up, then the measured run; the RSS peak is the process's during the measured run. */
+/** Warm-up, then the measured run: its RSS peak, and the CPU the server and PostgreSQL spent per request. */
 async function measure(
   backend: LoadBackend,
   server: ServerProcess,
   s: BenchSettings,
+  db: BenchDatabase,
   label: string,
   warmup: Omit<LoadSpec, 'durationSec'>,
   spec: Omit<LoadSpec, 'durationSec'>,
-): Promise<{ result: LoadResult; rssMb: number }> {
+): Promise<{ result: LoadResult; rssMb: number; cpu: NonNullable<Row['cpu']> }> {
   if (s.warmupSec > 0) await backend.run(server.baseUrl, { ...warmup, durationSec: s.warmupSec });
   server.takePeakRss();
+  const cpuBefore = { server: processCpuMs(server.pid), db: db.name ? postgresCpuMs(db.name) : 0 };
   const result = await backend.run(server.baseUrl, { ...spec, durationSec: s.durationSec });
   const rssMb = server.takePeakRss();
-  log(`  ${label}: ${result.rps.toFixed(0)}/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, RSS ${rssMb.toFixed(0)} MiB${result.failures ? `, ${result.failures} failed` : ''}`);
-  return { result, rssMb };
+  const n = Math.max(1, result.requests);
+  const cpu = {
+    serverMs: (processCpuMs(server.pid) - cpuBefore.server) / n,
+    dbMs: db.name ? (postgresCpuMs(db.name) - cpuBefore.db) / n : undefined,
+  };
+  log(
+    `  ${label}: ${result.rps.toFixed(0)}/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, RSS ${rssMb.toFixed(0)} MiB, ` +
+      `CPU/request ${cpu.serverMs.toFixed(2)} ms + PostgreSQL ${cpu.dbMs?.toFixed(2) ?? '-'} ms${result.failures ? `, ${result.failures} failed` : ''}`,
+  );
+  return { result, rssMb, cpu };
 }
 
 /** GET /users/me paced at `rate`, alone and then while logins saturate the password pool. */
@@ -97,6 +110,87 @@ async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSetti
   return { rate, alone, duringBurst, login };
 }
 
+interface ServicePhase {
+  rows: Row[];
+  byKey: Map<string, Row>;
+  burst?: BurstResult;
+  peakRssMb: number;
+  errors: { count: number; last: string[] };
+}
+
+/** The service in its own process: every selected route, then the burst measurement. */
+async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioData, backend: LoadBackend, run: (key: string) => boolean): Promise<ServicePhase> {
+  log(`service (node ${s.nodeFlags.join(' ')} dist/bench/service-main.js):`);
+  const service = await startServer({
+    name: 'service',
+    script: here('./service-main.js'),
+    env: { ...baseEnv(s, db), PORT: String(s.servicePort), LOG_LEVEL: s.logLevel },
+    port: s.servicePort,
+    nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'service')],
+  });
+  try {
+    const rows: Row[] = [];
+    const byKey = new Map<string, Row>();
+    for (const scenario of buildScenarios(data)) {
+      if (!run(scenario.key)) continue;
+      const row: Row = { route: scenario.route, ...(await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure)) };
+      rows.push(row);
+      byKey.set(scenario.key, row);
+    }
+    let burstResult: BurstResult | undefined;
+    if (run('burst')) {
+      // A quarter of what GET /users/me reached: a load the service carries with room to spare.
+      const meRps = byKey.get('me')?.result.rps;
+      burstResult = await burst(backend, service, s, data, meRps ? Math.max(100, Math.round(meRps / 4 / 100) * 100) : 500);
+    }
+    return { rows, byKey, burst: burstResult, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The bare Fastify route and the same primary-key SELECT, in the ceiling server (after the service stopped). */
+async function ceilingPhase(s: BenchSettings, db: BenchDatabase, data: ScenarioData, backend: LoadBackend): Promise<{ rows: Row[]; pk: LoadResult }> {
+  log(`ceilings (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool):`);
+  const server = await startServer({
+    name: 'ceiling server',
+    script: here('./ceiling-server.js'),
+    env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId },
+    port: s.ceilingPort,
+    nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
+  });
+  try {
+    const bareSpec = { connections: s.connections, requests: [{ method: 'GET' as const, path: '/bare', headers: {} }] };
+    const bare = await measure(backend, server, s, db, 'bare Fastify route', bareSpec, bareSpec);
+    // The same users as the bearer routes read.
+    const pkSpec = { connections: s.connections, requests: data.big.sampleIds.map((id) => ({ method: 'GET' as const, path: `/pk/${id}`, headers: {} })) };
+    const pk = await measure(backend, server, s, db, 'bare Fastify + PK SELECT', pkSpec, pkSpec);
+    return {
+      rows: [
+        { route: 'ceiling: bare Fastify route (no database)', ...bare },
+        { route: 'ceiling: bare Fastify + the same PK SELECT (drizzle, pg pool)', ...pk },
+      ],
+      pk: pk.result,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Raw argon2id verifications through the service's pool (the login ceiling), and plain ones for comparison. */
+async function argon2Phase(s: BenchSettings): Promise<{ rows: Row[]; pool: Argon2Ceiling }> {
+  log('argon2id ceilings (in this process, nothing else running):');
+  const rows: Row[] = [];
+  let pool: Argon2Ceiling | undefined;
+  for (const kind of ['pool', 'plain'] as const) {
+    const ceiling = await measureArgon2(kind, s.warmupSec, s.durationSec);
+    log(`  ${ceiling.label}: ${ceiling.rps.toFixed(1)}/s, CPU/verify ${ceiling.cpuMs.toFixed(2)} ms`);
+    rows.push({ route: `ceiling: ${ceiling.label}`, result: ceiling, cpu: { serverMs: ceiling.cpuMs } });
+    if (kind === 'pool') pool = ceiling;
+  }
+  return { rows, pool: pool! };
+}
+
 async function main(): Promise<void> {
   const s = readSettings();
   const started = Date.now();
@@ -108,73 +202,14 @@ async function main(): Promise<void> {
   const data = await seed(s, db);
   const run = (key: string) => s.only.length === 0 || s.only.includes(key);
 
-  const rows: Row[] = [];
-  const results = new Map<string, Row>();
-  log('service (dist/bench/service-main.js):');
-  const service = await startServer({
-    name: 'service',
-    script: here('./service-main.js'),
-    env: { ...baseEnv(s, db), PORT: String(s.servicePort), LOG_LEVEL: s.logLevel },
-    port: s.servicePort,
-    nodeArgs: [...s.nodeFlags, ...(s.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${s.cpuProfDir}`] : [])],
-  });
-  let burstResult: BurstResult | undefined;
-  let servicePeak = 0;
-  let serviceErrors: ReturnType<ServerProcess['errors']>;
-  try {
-    for (const scenario of buildScenarios(data)) {
-      if (!run(scenario.key)) continue;
-      const { result, rssMb } = await measure(backend, service, s, scenario.route, scenario.warmup, scenario.measure);
-      const row: Row = { route: scenario.route, result, rssMb };
-      rows.push(row);
-      results.set(scenario.key, row);
-    }
-    if (run('burst')) {
-      const meRps = results.get('me')?.result.rps;
-      burstResult = await burst(backend, service, s, data, meRps ? Math.max(100, Math.round(meRps / 4 / 100) * 100) : 500);
-    }
-    servicePeak = service.lifetimePeakRss();
-    serviceErrors = service.errors();
-  } finally {
-    await service.stop();
+  const service = await servicePhase(s, db, data, backend, run);
+  const ceilings = run('ceilings') ? await ceilingPhase(s, db, data, backend) : undefined;
+  const argon2 = run('login') || run('burst') ? await argon2Phase(s) : undefined;
+  for (const [key, row] of service.byKey) {
+    if (key === 'login' && argon2) row.ceiling = { name: 'raw argon2id', rps: argon2.pool.rps };
+    else if (key !== 'login' && ceilings) row.ceiling = { name: 'bare + PK SELECT', rps: ceilings.pk.rps };
   }
 
-  log('ceilings (dist/bench/ceiling-server.js, same Fastify, logger and pool):');
-  const ceilingServer = await startServer({
-    name: 'ceiling server',
-    script: here('./ceiling-server.js'),
-    env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId },
-    port: s.ceilingPort,
-    nodeArgs: s.nodeFlags,
-  });
-  const ceilings: Row[] = [];
-  let pk: LoadResult | undefined;
-  try {
-    const bareSpec = { connections: s.connections, requests: [{ method: 'GET' as const, path: '/bare', headers: {} }] };
-    const bare = await measure(backend, ceilingServer, s, 'bare Fastify route', bareSpec, bareSpec);
-    ceilings.push({ route: 'ceiling: bare Fastify route (no database)', ...bare });
-    const pkSpec = { connections: s.connections, requests: data.big.sampleIds.map((id) => ({ method: 'GET' as const, path: `/pk/${id}`, headers: {} })) };
-    const pkRun = await measure(backend, ceilingServer, s, 'bare Fastify + PK SELECT', pkSpec, pkSpec);
-    pk = pkRun.result;
-    ceilings.push({ route: 'ceiling: bare Fastify + the same PK SELECT (drizzle, pg pool)', ...pkRun });
-  } finally {
-    await ceilingServer.stop();
-  }
-  let argon2: Argon2Ceiling | undefined;
-  if (run('login') || run('burst')) {
-    for (const kind of ['pool', 'plain'] as const) {
-      const ceiling = await measureArgon2(kind, s.warmupSec, s.durationSec);
-      log(`  ${ceiling.label}: ${ceiling.rps.toFixed(1)}/s`);
-      ceilings.push({ route: `ceiling: ${ceiling.label}`, result: ceiling });
-      if (kind === 'pool') argon2 = ceiling;
-    }
-  }
-  for (const [key, row] of results) {
-    if (key === 'login' && argon2) row.ceiling = { name: 'raw argon2id', rps: argon2.rps };
-    else if (key !== 'login' && pk) row.ceiling = { name: 'bare + PK SELECT', rps: pk.rps };
-  }
-
-  const targets = evaluateTargets(results, burstResult, servicePeak);
   const report = [
     `# Benchmark results`,
     '',
@@ -183,45 +218,22 @@ async function main(): Promise<void> {
       `Service: \`node ${s.nodeFlags.join(' ')} dist/bench/service-main.js\` (src/main.ts's start-up with the rate-limit thresholds raised), LOG_LEVEL=${s.logLevel}. ` +
       `CPU busy before the run (other work on the machine): ${(busy * 100).toFixed(0)}%.`,
     '',
-    table([...rows, ...ceilings]),
+    table([...service.rows, ...(ceilings?.rows ?? []), ...(argon2?.rows ?? [])]),
     '',
-    burstResult ? burstTable(burstResult) : '',
+    service.burst ? burstTable(service.burst) : '',
     '',
-    `Service peak RSS over the whole run (VmHWM): ${servicePeak.toFixed(0)} MiB. Error log lines: ${serviceErrors!.count}.`,
+    `Service peak RSS over the whole run (VmHWM): ${service.peakRssMb.toFixed(0)} MiB. Error log lines: ${service.errors.count}.`,
     '',
     '## Targets',
     '',
-    targetList(targets),
+    targetList(evaluateTargets(service.byKey, service.burst, service.peakRssMb)),
     '',
   ].join('\n');
   writeFileSync(s.resultsFile, report);
   log('');
   log(report);
-  if (serviceErrors!.count > 0) log(`last error lines of the service:\n${serviceErrors!.last.join('\n')}`);
+  if (service.errors.count > 0) log(`last error lines of the service:\n${service.errors.last.join('\n')}`);
   log(`bench finished in ${seconds(started)}; written to bench/results.md`);
-}
-
-function evaluateTargets(results: Map<string, Row>, b: BurstResult | undefined, peakRss: number): Target[] {
-  const targets: Target[] = [];
-  const ratio = (key: string) => {
-    const row = results.get(key);
-    return row?.ceiling ? row.result.rps / row.ceiling.rps : undefined;
-  };
-  const me = ratio('me');
-  if (me !== undefined) targets.push({ what: 'GET /users/me ≥ 70% of the bare route doing the same SELECT', value: `${(me * 100).toFixed(0)}%`, met: me >= 0.7 });
-  const login = ratio('login');
-  if (login !== undefined) targets.push({ what: 'login ≥ 85% of raw argon2id verifies/s', value: `${(login * 100).toFixed(0)}%`, met: login >= 0.85 });
-  const big = results.get('after-big')?.result.p99Ms;
-  const small = results.get('after-small')?.result.p99Ms;
-  if (big !== undefined && small !== undefined) {
-    targets.push({ what: 'afterId p99 at 1M within 1.5× of p99 at 10k', value: `${(big / small).toFixed(2)}×`, met: big <= 1.5 * small });
-  }
-  targets.push({ what: 'service RSS < 300 MB throughout', value: `${peakRss.toFixed(0)} MiB`, met: peakRss * 1.048576 < 300 });
-  if (b) {
-    const factor = b.duringBurst.p99Ms / b.alone.p99Ms;
-    targets.push({ what: '/users/me p99 during a login burst within 3× of without', value: `${factor.toFixed(2)}×`, met: factor <= 3 });
-  }
-  return targets;
 }
 
 main().then(
