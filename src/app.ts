@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -18,6 +17,7 @@ import { kycRoutes } from './modules/kyc/routes.js';
 import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
+import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { AccessLogController } from './platform/log/access-log.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
@@ -48,17 +48,13 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
 
   registerErrorHandlers(app);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
-  await app.register(helmet, { global: true });
-  await registerGlobalRateLimit(app, {
-    max: container.rateLimit.global.max,
-    windowMs: container.rateLimit.global.windowMs,
-    redis: container.rateLimit.redis,
-    prefix: container.rateLimit.keyPrefix,
-  });
+  registerSecurityHeaders(app);
+  registerGlobalRateLimit(app, container.rateLimit.global);
 
   await app.register(swagger, {
     openapi: {

@@ -126,11 +126,16 @@ export async function createContainer(options: ContainerOptions) {
   const limiter: RateLimiter = redis && !options.rateLimit?.memory
     ? createRedisRateLimiter(redis, { prefix: keyPrefix })
     : createMemoryRateLimiter({ clock, prefix: keyPrefix });
+  // The global per-IP net counts in Redis too when there is one; in memory it keeps its own
+  // bounded map, so a flood of addresses cannot evict the feature limits' windows.
+  const globalLimiter: RateLimiter = redis
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    : createMemoryRateLimiter({ clock, prefix: keyPrefix, maxKeys: 10_000 });
   const rateLimit = {
     limiter,
     redis,
     keyPrefix,
-    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000 },
+    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000, limiter: globalLimiter },
   };
 
   // Security events of the auth flows land in the append-only audit log.
