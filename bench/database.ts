@@ -2,7 +2,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 
-export const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432';
+/** The local server the bench creates its database on (BENCH_PG_SERVER overrides). */
+const server = () => process.env.BENCH_PG_SERVER || 'postgres://postgres@127.0.0.1:5432';
 export const BENCH_DATABASE = 'bastion_bench';
 
 export interface BenchDatabase {
@@ -44,7 +45,7 @@ export async function prepareDatabase(dataDir: string, log: (line: string) => vo
     if (!(await reachable(given))) throw new Error('DATABASE_URL is set but the database does not answer');
     return { kind: 'postgres', url: given, label: label(given), name: new URL(given).pathname.slice(1) || 'postgres' };
   }
-  const admin = `${DEFAULT_SERVER}/postgres`;
+  const admin = `${server()}/postgres`;
   if (await reachable(admin)) {
     const client = new pg.Client({ connectionString: admin });
     await client.connect();
@@ -54,11 +55,11 @@ export async function prepareDatabase(dataDir: string, log: (line: string) => vo
     } finally {
       await client.end();
     }
-    const url = `${DEFAULT_SERVER}/${BENCH_DATABASE}`;
+    const url = `${server()}/${BENCH_DATABASE}`;
     log(`fresh database ${BENCH_DATABASE} created`);
     return { kind: 'postgres', url, label: label(url), name: BENCH_DATABASE };
   }
-  log('WARNING: PostgreSQL at 127.0.0.1:5432 is unreachable; falling back to the embedded PGlite database.');
+  log(`WARNING: PostgreSQL at ${new URL(admin).host} is unreachable; falling back to the embedded PGlite database.`);
   log('WARNING: PGlite runs inside the service process (one connection): the figures are not those of a server deployment.');
   const dir = join(dataDir, 'pgdata');
   rmSync(dir, { recursive: true, force: true });

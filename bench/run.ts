@@ -168,7 +168,7 @@ async function ceilingPhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
     return {
       rows: [
         { route: 'ceiling: bare Fastify route (no database)', ...bare },
-        { route: 'ceiling: bare Fastify + the same PK SELECT (drizzle, pg pool)', ...pk },
+        { route: 'ceiling: bare Fastify + the same PK SELECT (same repo, driver and pool)', ...pk },
       ],
       pk: pk.result,
     };
