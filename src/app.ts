@@ -1,5 +1,4 @@
 import type { Config } from './config.js';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -20,6 +19,8 @@ import { kycRoutes } from './modules/kyc/routes.js';
 import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
+import { registerSecurityHeaders } from './platform/http/security-headers.js';
+import { AccessLogController } from './platform/log/access-log.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
 
@@ -36,6 +37,7 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
 export async function buildApp(container: Container, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    logController: new AccessLogController(logger),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: genRequestId,
     return503OnClosing: true,
@@ -56,17 +58,13 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
 
   registerErrorHandlers(app);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
-  await app.register(helmet, { global: true });
-  await registerGlobalRateLimit(app, {
-    max: container.rateLimit.global.max,
-    windowMs: container.rateLimit.global.windowMs,
-    redis: container.rateLimit.redis,
-    prefix: container.rateLimit.keyPrefix,
-  });
+  registerSecurityHeaders(app);
+  registerGlobalRateLimit(app, container.rateLimit.global);
 
   await app.register(swagger, {
     openapi: {

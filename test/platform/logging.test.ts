@@ -16,7 +16,14 @@ describe('logging', () => {
     await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(token) });
     await h.inject({ method: 'GET', url: '/users/me?token=supersecretvalue&code=123456', headers: h.bearerHeaders(token) });
     const text = h.logs.text();
-    expect(text).toContain('incoming request');
+    // One access line per request, with the method, the URL (secret values redacted) and the status.
+    const access = h.logs.lines.map((l) => JSON.parse(l) as { msg?: string; req?: { url?: string } }).filter((l) => l.msg === 'request completed');
+    expect(access.length).toBeGreaterThanOrEqual(3);
+    expect(access.find((l) => l.req?.url?.startsWith('/users/me?'))).toMatchObject({
+      req: { method: 'GET', url: '/users/me?token=%5BREDACTED%5D&code=%5BREDACTED%5D', tenant: h.tenant.tenantId },
+      res: { statusCode: 200 },
+    });
+    expect(text).not.toContain('incoming request');
     expect(text).not.toContain(h.tenant.apiKey);
     expect(text).not.toContain(token);
     expect(text).not.toContain('supersecretvalue');

@@ -1,5 +1,9 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { compileErrors, validate } from '@readme/openapi-parser';
+import helmet from 'helmet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { helmetHeaders } from '../../src/platform/http/security-headers.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 
@@ -27,6 +31,22 @@ describe('request pipeline', () => {
     expect(res.headers['x-request-id']).toBe('abc-123');
     const unsafe = await h.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'a b\nc' } });
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("sends helmet's security headers, computed once, on every response (errors and 401s too)", async () => {
+    // What helmet's middleware sets on a real response, header for header.
+    const response = new ServerResponse(new IncomingMessage(new Socket()));
+    helmet()(response.req, response, () => undefined);
+    const expected = helmetHeaders();
+    expect(Object.fromEntries(Object.entries(response.getHeaders()).map(([k, v]) => [k, String(v)]))).toEqual(expected);
+    expect(Object.keys(expected)).toEqual(expect.arrayContaining(['content-security-policy', 'strict-transport-security', 'x-frame-options']));
+    for (const res of [
+      await h.inject({ method: 'GET', url: '/health' }),
+      await h.inject({ method: 'GET', url: '/nope' }),
+      await h.inject({ method: 'GET', url: '/users/me', headers: { 'x-tenant-id': h.tenant.tenantId } }),
+    ]) {
+      for (const [name, value] of Object.entries(expected)) expect(res.headers[name]).toBe(value);
+    }
   });
 
   it('health and ready live outside tenancy', async () => {

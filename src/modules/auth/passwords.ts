@@ -1,10 +1,13 @@
-import { hash, verify } from '@node-rs/argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { randomToken } from '../../platform/crypto/hash.js';
 import { AuthErrors } from './errors.js';
+import { createPasswordWorkers } from './password-workers.js';
 
 /** OWASP parameters (DESIGN.md): argon2id, m=19456 KiB, t=2, p=1. Algorithm 2 = Argon2id. */
 export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+/** Hashes running at once by default: one per core of the 2-core machines Bastion is sized for. */
+export const PASSWORD_POOL_CONCURRENCY = 2;
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -23,15 +26,17 @@ export function checkPasswordPolicy(password: string, field = 'password'): void 
 
 /**
  * argon2id with bounded concurrency: at most `maxConcurrent` hashes run at once (one per
- * core) and at most `maxQueue` wait; beyond that the caller gets a 503 with Retry-After, so a
- * burst of logins cannot starve every other route of CPU.
+ * core) and at most `maxQueue` wait; beyond that the caller gets a 503 with Retry-After. They
+ * run on worker threads of lowered CPU priority (password-workers.ts), so a burst of logins
+ * cannot starve every other route of CPU.
  */
 export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue?: number } = {}) {
-  const maxConcurrent = options.maxConcurrent ?? 2;
+  const maxConcurrent = options.maxConcurrent ?? PASSWORD_POOL_CONCURRENCY;
   const maxQueue = options.maxQueue ?? 64;
   let running = 0;
   const waiting: Array<() => void> = [];
   let dummyHash: Promise<string> | undefined;
+  const workers = createPasswordWorkers(maxConcurrent);
 
   async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (running >= maxConcurrent) {
@@ -50,11 +55,11 @@ export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue
   }
 
   const hasher = {
-    hash: (password: string) => withSlot(() => hash(password, ARGON2_OPTIONS)),
+    hash: (password: string) => withSlot(async () => (await workers.run({ op: 'hash', password, options: ARGON2_OPTIONS })) as string),
     async verify(passwordHash: string, password: string): Promise<boolean> {
       return withSlot(async () => {
         try {
-          return await verify(passwordHash, password, ARGON2_OPTIONS);
+          return (await workers.run({ op: 'verify', hash: passwordHash, password, options: ARGON2_OPTIONS })) === true;
         } catch {
           return false;
         }
@@ -62,11 +67,13 @@ export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue
     },
     /** Pays for one verification against a dummy hash, so an unknown account costs the same time. */
     async verifyDummy(password: string): Promise<false> {
-      dummyHash ??= hash(randomToken(16), ARGON2_OPTIONS);
+      dummyHash ??= hasher.hash(randomToken(16));
       await hasher.verify(await dummyHash, password);
       return false;
     },
     stats: () => ({ running, queued: waiting.length }),
+    /** Stops the worker threads (container.close). */
+    close: () => workers.close(),
   };
   return hasher;
 }

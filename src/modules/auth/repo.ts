@@ -1,15 +1,22 @@
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import { credentials, refreshTokens, sessions, type RefreshTokenRow, type SessionRow } from './table.js';
 
+const tenant = sql.placeholder('tenantId');
+
 export function createAuthRepo(db: DbOrTx) {
+  // Prepared: the session check of bearer requests, and login's credential reads.
+  const credentialOf = preparedQuery<Array<typeof credentials.$inferSelect>, { tenantId: string; userId: string }>(db, 'credentials_by_user', (q) =>
+    q.select().from(credentials).where(and(eq(credentials.tenantId, tenant), eq(credentials.userId, sql.placeholder('userId')))).limit(1),
+  );
+  const sessionById = preparedQuery<SessionRow[], { tenantId: string; id: string }>(db, 'sessions_by_id', (q) =>
+    q.select().from(sessions).where(and(eq(sessions.tenantId, tenant), eq(sessions.id, sql.placeholder('id')))).limit(1),
+  );
+
   return {
     async findCredential(tenantId: string, userId: string, tx: DbOrTx = db) {
-      const [row] = await tx
-        .select()
-        .from(credentials)
-        .where(and(eq(credentials.tenantId, tenantId), eq(credentials.userId, userId)))
-        .limit(1);
+      const [row] = await credentialOf({ tenantId, userId }, tx);
       return row;
     },
 
@@ -38,11 +45,7 @@ export function createAuthRepo(db: DbOrTx) {
     },
 
     async findSession(tenantId: string, id: string, tx: DbOrTx = db): Promise<SessionRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(sessions)
-        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.id, id)))
-        .limit(1);
+      const [row] = await sessionById({ tenantId, id }, tx);
       return row;
     },
 
@@ -87,7 +90,16 @@ export function createAuthRepo(db: DbOrTx) {
       await tx
         .update(refreshTokens)
         .set({ successorSealed: null })
-        .where(and(eq(refreshTokens.tenantId, tenantId), eq(refreshTokens.sessionId, sessionId), lt(refreshTokens.usedAt, before)));
+        .where(
+          and(
+            eq(refreshTokens.tenantId, tenantId),
+            eq(refreshTokens.sessionId, sessionId),
+            lt(refreshTokens.usedAt, before),
+            // Only rows still holding one: rewriting every earlier row of a long-lived session
+            // on each rotation made refresh cost grow with the session's age.
+            isNotNull(refreshTokens.successorSealed),
+          ),
+        );
     },
   };
 }

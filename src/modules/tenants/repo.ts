@@ -1,8 +1,18 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import { apiKeys, tenants, type ApiKeyRow, type TenantRow } from './table.js';
 
 export function createTenantsRepo(db: DbOrTx) {
+  // Prepared: API keys are checked on every API-key request (never cached: revocation is immediate).
+  const liveApiKey = preparedQuery<ApiKeyRow[], { tenantId: string; keyId: string }>(db, 'api_keys_live', (q) =>
+    q
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, sql.placeholder('tenantId')), eq(apiKeys.id, sql.placeholder('keyId')), isNull(apiKeys.revokedAt)))
+      .limit(1),
+  );
+
   return {
     async insertTenant(row: { id: string; name: string }, tx: DbOrTx = db): Promise<TenantRow> {
       const [created] = await tx.insert(tenants).values(row).returning();
@@ -32,11 +42,7 @@ export function createTenantsRepo(db: DbOrTx) {
       return created!;
     },
     async findLiveApiKey(tenantId: string, keyId: string, tx: DbOrTx = db): Promise<ApiKeyRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(apiKeys)
-        .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-        .limit(1);
+      const [row] = await liveApiKey({ tenantId, keyId }, tx);
       return row;
     },
     async revokeApiKey(tenantId: string, keyId: string, at: Date, tx: DbOrTx = db): Promise<boolean> {

@@ -1,6 +1,7 @@
-import { and, asc, count, eq, gt, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCounts } from '../../platform/db/counters-table.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { users, type NewUserRow, type UserRow } from './table.js';
 
@@ -9,6 +10,8 @@ export interface UserFilters {
   evmEoa?: string;
   xrplSecureAccountAddress?: string;
 }
+
+const isFiltered = (filters: UserFilters) => Object.values(filters).some((v) => v !== undefined);
 
 function filterConditions(tenantId: string, filters: UserFilters): SQL[] {
   const conditions: SQL[] = [eq(users.tenantId, tenantId)];
@@ -20,7 +23,32 @@ function filterConditions(tenantId: string, filters: UserFilters): SQL[] {
   return conditions;
 }
 
+const tenant = sql.placeholder('tenantId');
+
 export function createUsersRepo(db: DbOrTx) {
+  // The hot reads (every bearer request, login, unfiltered lists) as prepared statements.
+  const byId = preparedQuery<UserRow[], { tenantId: string; id: string }>(db, 'users_by_id', (q) =>
+    q.select().from(users).where(and(eq(users.tenantId, tenant), eq(users.id, sql.placeholder('id')))).limit(1),
+  );
+  const byEmail = preparedQuery<UserRow[], { tenantId: string; email: string }>(db, 'users_by_email', (q) =>
+    q.select().from(users).where(and(eq(users.tenantId, tenant), eq(users.email, sql.placeholder('email')))).limit(1),
+  );
+  const counter = preparedQuery<Array<{ n: number }>, { tenantId: string }>(db, 'users_row_count', (q) =>
+    q.select({ n: rowCounts.n }).from(rowCounts).where(and(eq(rowCounts.tenantId, tenant), eq(rowCounts.relation, 'users'))),
+  );
+  const pageQuery = (name: string, afterId: boolean) =>
+    preparedQuery<UserRow[], { tenantId: string; afterId?: string; limit: number; offset: number }>(db, name, (q) =>
+      q
+        .select()
+        .from(users)
+        .where(afterId ? and(eq(users.tenantId, tenant), gt(users.id, sql.placeholder('afterId'))) : eq(users.tenantId, tenant))
+        .orderBy(asc(users.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset')),
+    );
+  const pageFromStart = pageQuery('users_page', false);
+  const pageAfterId = pageQuery('users_page_after_id', true);
+
   return {
     async insert(tenantId: string, row: Omit<NewUserRow, 'tenantId'>, tx: DbOrTx = db): Promise<UserRow> {
       const [created] = await tx
@@ -31,20 +59,12 @@ export function createUsersRepo(db: DbOrTx) {
     },
 
     async findById(tenantId: string, id: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(users)
-        .where(and(eq(users.tenantId, tenantId), eq(users.id, id)))
-        .limit(1);
+      const [row] = await byId({ tenantId, id }, tx);
       return row;
     },
 
     async findByEmail(tenantId: string, email: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(users)
-        .where(and(eq(users.tenantId, tenantId), eq(users.email, email)))
-        .limit(1);
+      const [row] = await byEmail({ tenantId, email }, tx);
       return row;
     },
 
@@ -64,12 +84,8 @@ export function createUsersRepo(db: DbOrTx) {
 
     /** Total for a list: the trigger-kept counter when unfiltered, an indexed count otherwise. */
     async count(tenantId: string, filters: UserFilters, tx: DbOrTx = db): Promise<number> {
-      const filtered = Object.values(filters).some((v) => v !== undefined);
-      if (!filtered) {
-        const [row] = await tx
-          .select({ n: rowCounts.n })
-          .from(rowCounts)
-          .where(and(eq(rowCounts.tenantId, tenantId), eq(rowCounts.relation, 'users')));
+      if (!isFiltered(filters)) {
+        const [row] = await counter({ tenantId }, tx);
         return Number(row?.n ?? 0);
       }
       const [row] = await tx
@@ -80,6 +96,10 @@ export function createUsersRepo(db: DbOrTx) {
     },
 
     async list(tenantId: string, filters: UserFilters, page: PageParams, tx: DbOrTx = db): Promise<UserRow[]> {
+      if (!isFiltered(filters)) {
+        const params = { tenantId, limit: page.limit, offset: page.offset };
+        return page.afterId ? pageAfterId({ ...params, afterId: page.afterId }, tx) : pageFromStart(params, tx);
+      }
       const conditions = filterConditions(tenantId, filters);
       if (page.afterId) conditions.push(gt(users.id, page.afterId));
       return tx

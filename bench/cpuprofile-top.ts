@@ -1,0 +1,93 @@
+// Top self-time functions of a V8 CPU profile (node --cpu-prof; `BENCH_CPU_PROF=1 npm run bench`
+// writes one for the service under bench/.data/profiles). Usage:
+//   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX]
+// --skip leaves out the first seconds (start-up); --callers prints, for the functions whose
+// name or file matches, the call stacks their self time comes from.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where code lives: a package, Bastion's own source, Node's internals, or V8's pseudo-frames. */
+function area(url: string, name: string): string {
+  if (!url) return name.startsWith('(') ? name : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg) return pkg;
+  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
+  const own = /\/(src|bench)\/(.*)$/.exec(url);
+  return own ? `${own[1]}/${own[2]!.split('/').slice(0, -1).join('/') || '.'}` : url;
+}
+
+function frameName(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url ? `${url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}` : '';
+  return `${functionName || '(anonymous)'} ${where}`.trim();
+}
+
+function main(file: string, options: { skipSec: number; rows: number; callers?: RegExp }): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map<number, number>();
+  let total = 0;
+  let clock = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    clock += dt;
+    if (clock < options.skipSec * 1e6) return;
+    self.set(id, (self.get(id) ?? 0) + dt);
+    total += dt;
+  });
+  const fns = new Map<string, number>();
+  const areas = new Map<string, number>();
+  const stacks = new Map<string, number>();
+  for (const [id, us] of self) {
+    const node = byId.get(id)!;
+    const key = frameName(node);
+    fns.set(key, (fns.get(key) ?? 0) + us);
+    const a = area(node.callFrame.url, node.callFrame.functionName);
+    areas.set(a, (areas.get(a) ?? 0) + us);
+    if (options.callers?.test(key)) {
+      const chain: string[] = [];
+      for (let p = parent.get(id); p !== undefined && chain.length < 6; p = parent.get(p)) chain.push(frameName(byId.get(p)!));
+      const stack = `${key}\n      <- ${chain.join('\n      <- ')}`;
+      stacks.set(stack, (stacks.get(stack) ?? 0) + us);
+    }
+  }
+  const busy = total - (areas.get('(idle)') ?? 0);
+  const pct = (us: number) => `${((us / busy) * 100).toFixed(1).padStart(5)}%`;
+  const top = (m: Map<string, number>, n: number) => [...m].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, n);
+  const out: string[] = [`${file}`, `busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s sampled (percentages of busy time)`, '', 'by area:'];
+  for (const [k, us] of top(areas, 25)) out.push(`${pct(us)}  ${k}`);
+  out.push('', 'by function (self time):');
+  for (const [k, us] of top(fns, options.rows)) out.push(`${pct(us)}  ${k}`);
+  if (options.callers) {
+    out.push('', `callers of ${options.callers}:`);
+    for (const [k, us] of top(stacks, 12)) out.push(`${pct(us)}  ${k}`);
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { skip: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' } },
+});
+if (!positionals[0]) {
+  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX]\n');
+  process.exit(2);
+}
+main(positionals[0], {
+  skipSec: Number(values.skip ?? 0),
+  rows: Number(values.rows ?? 40),
+  callers: values.callers ? new RegExp(values.callers) : undefined,
+});

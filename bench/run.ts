@@ -1,0 +1,245 @@
+// `npm run bench`: seeds a tenant of 1,000,000 users (and one of 10,000), starts the built
+// service in its own process, drives each route over loopback, measures the ceilings in the
+// same run, and writes bench/results.md. README "Benchmark" says how to read it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import { createContainer } from '../src/container.js';
+import { measureArgon2, type Argon2Ceiling } from './argon2-ceiling.js';
+import { prepareDatabase, type BenchDatabase } from './database.js';
+import { autocannonBackend, chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from './load/index.js';
+import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
+import { startServer, type ServerProcess } from './processes.js';
+import { burstTable, evaluateTargets, table, targetList, type BurstResult, type Row } from './report.js';
+import { buildScenarios, loginBurst, type ScenarioData } from './scenarios.js';
+import {
+  addLoginPassword,
+  bulkInsertUsers,
+  checkRowCount,
+  createBenchTenant,
+  LOGIN_PASSWORD,
+  mintAccessTokens,
+  mintRefreshTokens,
+  sampleUserIds,
+  type SeededTenant,
+} from './seed.js';
+import { readSettings, type BenchSettings } from './settings.js';
+
+const log = (line: string) => process.stdout.write(line + '\n');
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
+
+/** node flags writing a CPU profile of a server (BENCH_CPU_PROF=1) into bench/.data/profiles/<name>. */
+const cpuProf = (s: BenchSettings, name: string) => (s.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${s.cpuProfDir}/${name}`] : []);
+
+/** Environment shared by the seeding container, the service and the ceiling server. */
+function baseEnv(s: BenchSettings, db: BenchDatabase): Record<string, string | undefined> {
+  return {
+    DATABASE_URL: db.url,
+    DATA_DIR: s.dataDir,
+    MASTER_KEY: process.env.MASTER_KEY,
+    REDIS_URL: process.env.REDIS_URL,
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${s.servicePort}`,
+  };
+}
+
+async function seed(s: BenchSettings, db: BenchDatabase): Promise<ScenarioData> {
+  const started = Date.now();
+  const config = loadConfig({ ...baseEnv(s, db), LOG_LEVEL: 'warn', PORT: String(s.servicePort) });
+  const container = await createContainer({ config });
+  try {
+    const tenant = async (name: string, count: number): Promise<SeededTenant> => {
+      const { tenantId, apiKey } = await createBenchTenant(container, name);
+      log(`tenant ${name}: ${count.toLocaleString('en')} users`);
+      await bulkInsertUsers(container.database.db, tenantId, count, log);
+      const userCount = await checkRowCount(container.database.db, tenantId);
+      const sampleIds = await sampleUserIds(container.database.db, tenantId, userCount, s.tokenUsers);
+      return { tenantId, apiKey, userCount, sampleIds };
+    };
+    const big = await tenant('bench-big', s.bigUsers);
+    const small = await tenant('bench-small', s.smallUsers);
+    const loginEmail = await addLoginPassword(container, big.tenantId);
+    // Access tokens last 15 minutes: minted last, just before the service starts.
+    const refreshTokens = await mintRefreshTokens(container.database.db, big.tenantId, big.sampleIds, s.refreshTokens);
+    const accessTokens = await mintAccessTokens(container, big.tenantId, big.sampleIds);
+    log(`seeded in ${seconds(started)} (row_counts checked; ${accessTokens.length} sessions, ${refreshTokens.length} refresh tokens)`);
+    return { big, small, loginEmail, loginPassword: LOGIN_PASSWORD, accessTokens, refreshTokens, connections: s.connections };
+  } finally {
+    await container.close();
+  }
+}
+
+/** Warm-up, then the measured run: its RSS peak, and the CPU the server and PostgreSQL spent per request. */
+async function measure(
+  backend: LoadBackend,
+  server: ServerProcess,
+  s: BenchSettings,
+  db: BenchDatabase,
+  label: string,
+  warmup: Omit<LoadSpec, 'durationSec'>,
+  spec: Omit<LoadSpec, 'durationSec'>,
+): Promise<{ result: LoadResult; rssMb: number; cpu: NonNullable<Row['cpu']> }> {
+  if (s.warmupSec > 0) await backend.run(server.baseUrl, { ...warmup, durationSec: s.warmupSec });
+  server.takePeakRss();
+  const cpuBefore = { server: processCpuMs(server.pid), db: db.name ? postgresCpuMs(db.name) : 0 };
+  const result = await backend.run(server.baseUrl, { ...spec, durationSec: s.durationSec });
+  const rssMb = server.takePeakRss();
+  const n = Math.max(1, result.requests);
+  const cpu = {
+    serverMs: (processCpuMs(server.pid) - cpuBefore.server) / n,
+    dbMs: db.name ? (postgresCpuMs(db.name) - cpuBefore.db) / n : undefined,
+  };
+  log(
+    `  ${label}: ${result.rps.toFixed(0)}/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, RSS ${rssMb.toFixed(0)} MiB, ` +
+      `CPU/request ${cpu.serverMs.toFixed(2)} ms + PostgreSQL ${cpu.dbMs?.toFixed(2) ?? '-'} ms${result.failures ? `, ${result.failures} failed` : ''}`,
+  );
+  return { result, rssMb, cpu };
+}
+
+/** GET /users/me paced at `rate`, alone and then while logins saturate the password pool. */
+async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSettings, d: ScenarioData, rate: number): Promise<BurstResult> {
+  const me: LoadSpec = { ...buildScenarios(d)[0]!.measure, connections: 16, rate, durationSec: s.durationSec };
+  await autocannonBackend.run(service.baseUrl, { ...me, durationSec: s.warmupSec || 1 });
+  const alone = await autocannonBackend.run(service.baseUrl, me);
+  const loginLoad = backend.run(service.baseUrl, { ...loginBurst(d), durationSec: s.durationSec + 2 });
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // the pool is full before measuring
+  const duringBurst = await autocannonBackend.run(service.baseUrl, me);
+  const login = await loginLoad;
+  log(`  /users/me p99 alone ${alone.p99Ms.toFixed(2)} ms, during login burst ${duringBurst.p99Ms.toFixed(2)} ms`);
+  return { rate, alone, duringBurst, login };
+}
+
+interface ServicePhase {
+  rows: Row[];
+  byKey: Map<string, Row>;
+  burst?: BurstResult;
+  peakRssMb: number;
+  errors: { count: number; last: string[] };
+}
+
+/** The service in its own process: every selected route, then the burst measurement. */
+async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioData, backend: LoadBackend, run: (key: string) => boolean): Promise<ServicePhase> {
+  log(`service (node ${s.nodeFlags.join(' ')} dist/bench/service-main.js):`);
+  const service = await startServer({
+    name: 'service',
+    script: here('./service-main.js'),
+    env: { ...baseEnv(s, db), PORT: String(s.servicePort), LOG_LEVEL: s.logLevel },
+    port: s.servicePort,
+    nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'service')],
+  });
+  try {
+    const rows: Row[] = [];
+    const byKey = new Map<string, Row>();
+    for (const scenario of buildScenarios(data)) {
+      if (!run(scenario.key)) continue;
+      const row: Row = { route: scenario.route, ...(await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure)) };
+      rows.push(row);
+      byKey.set(scenario.key, row);
+    }
+    let burstResult: BurstResult | undefined;
+    if (run('burst')) {
+      // A quarter of what GET /users/me reached: a load the service carries with room to spare.
+      const meRps = byKey.get('me')?.result.rps;
+      burstResult = await burst(backend, service, s, data, meRps ? Math.max(100, Math.round(meRps / 4 / 100) * 100) : 500);
+    }
+    return { rows, byKey, burst: burstResult, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The bare Fastify route and the same primary-key SELECT, in the ceiling server (after the service stopped). */
+async function ceilingPhase(s: BenchSettings, db: BenchDatabase, data: ScenarioData, backend: LoadBackend): Promise<{ rows: Row[]; pk: LoadResult }> {
+  log(`ceilings (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool):`);
+  const server = await startServer({
+    name: 'ceiling server',
+    script: here('./ceiling-server.js'),
+    env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId },
+    port: s.ceilingPort,
+    nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
+  });
+  try {
+    const bareSpec = { connections: s.connections, requests: [{ method: 'GET' as const, path: '/bare', headers: {} }] };
+    const bare = await measure(backend, server, s, db, 'bare Fastify route', bareSpec, bareSpec);
+    // The same users as the bearer routes read.
+    const pkSpec = { connections: s.connections, requests: data.big.sampleIds.map((id) => ({ method: 'GET' as const, path: `/pk/${id}`, headers: {} })) };
+    const pk = await measure(backend, server, s, db, 'bare Fastify + PK SELECT', pkSpec, pkSpec);
+    return {
+      rows: [
+        { route: 'ceiling: bare Fastify route (no database)', ...bare },
+        { route: 'ceiling: bare Fastify + the same PK SELECT (same repo, driver and pool)', ...pk },
+      ],
+      pk: pk.result,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Raw argon2id verifications through the service's pool (the login ceiling), and plain ones for comparison. */
+async function argon2Phase(s: BenchSettings): Promise<{ rows: Row[]; pool: Argon2Ceiling }> {
+  log('argon2id ceilings (in this process, nothing else running):');
+  const rows: Row[] = [];
+  let pool: Argon2Ceiling | undefined;
+  for (const kind of ['pool', 'plain'] as const) {
+    const ceiling = await measureArgon2(kind, s.warmupSec, s.durationSec);
+    log(`  ${ceiling.label}: ${ceiling.rps.toFixed(1)}/s, CPU/verify ${ceiling.cpuMs.toFixed(2)} ms`);
+    rows.push({ route: `ceiling: ${ceiling.label}`, result: ceiling, cpu: { serverMs: ceiling.cpuMs } });
+    if (kind === 'pool') pool = ceiling;
+  }
+  return { rows, pool: pool! };
+}
+
+async function main(): Promise<void> {
+  const s = readSettings();
+  const started = Date.now();
+  mkdirSync(s.dataDir, { recursive: true });
+  const busy = await idleCpuBusy();
+  const backend = chooseBackend(s.tool, log);
+  const db = await prepareDatabase(s.dataDir, log);
+  log(`load generator: ${backend.name}; database: ${db.label}; service LOG_LEVEL=${s.logLevel}`);
+  const data = await seed(s, db);
+  const run = (key: string) => s.only.length === 0 || s.only.includes(key);
+
+  const service = await servicePhase(s, db, data, backend, run);
+  const ceilings = run('ceilings') ? await ceilingPhase(s, db, data, backend) : undefined;
+  const argon2 = run('login') || run('burst') ? await argon2Phase(s) : undefined;
+  for (const [key, row] of service.byKey) {
+    if (key === 'login' && argon2) row.ceiling = { name: 'raw argon2id', rps: argon2.pool.rps };
+    else if (key !== 'login' && ceilings) row.ceiling = { name: 'bare + PK SELECT', rps: ceilings.pk.rps };
+  }
+
+  const report = [
+    `# Benchmark results`,
+    '',
+    `Measured ${new Date().toISOString()} on ${machineLine()}; ${db.label}; load by ${backend.name} over loopback, ` +
+      `${s.connections} connections unless the route says otherwise, ${s.warmupSec} s warm-up then ${s.durationSec} s per row. ` +
+      `Service: \`node ${s.nodeFlags.join(' ')} dist/bench/service-main.js\` (src/main.ts's start-up with the rate-limit thresholds raised), LOG_LEVEL=${s.logLevel}. ` +
+      `CPU busy before the run (other work on the machine): ${(busy * 100).toFixed(0)}%.`,
+    '',
+    table([...service.rows, ...(ceilings?.rows ?? []), ...(argon2?.rows ?? [])]),
+    '',
+    service.burst ? burstTable(service.burst) : '',
+    '',
+    `Service peak RSS over the whole run (VmHWM): ${service.peakRssMb.toFixed(0)} MiB. Error log lines: ${service.errors.count}.`,
+    '',
+    '## Targets',
+    '',
+    targetList(evaluateTargets(service.byKey, service.burst, service.peakRssMb)),
+    '',
+  ].join('\n');
+  writeFileSync(s.resultsFile, report);
+  log('');
+  log(report);
+  if (service.errors.count > 0) log(`last error lines of the service:\n${service.errors.last.join('\n')}`);
+  log(`bench finished in ${seconds(started)}; written to bench/results.md`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

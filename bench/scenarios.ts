@@ -1,0 +1,107 @@
+import type { LoadSpec, RequestSpec } from './load/index.js';
+import type { SeededTenant } from './seed.js';
+
+/** Which ceiling a route is compared with. */
+export type CeilingKind = 'pk' | 'argon2';
+
+export interface Scenario {
+  /** Short name for BENCH_ONLY. */
+  key: string;
+  /** The row of the table. */
+  route: string;
+  ceiling: CeilingKind;
+  warmup: Omit<LoadSpec, 'durationSec'>;
+  measure: Omit<LoadSpec, 'durationSec'>;
+}
+
+export interface ScenarioData {
+  big: SeededTenant;
+  small: SeededTenant;
+  loginEmail: string;
+  loginPassword: string;
+  /** Access tokens of live sessions of big-tenant users. */
+  accessTokens: string[];
+  /** Unused refresh tokens of the big tenant, each used once. */
+  refreshTokens: string[];
+  connections: number;
+}
+
+const json = { 'content-type': 'application/json' };
+const tenant = (t: SeededTenant) => ({ 'x-tenant-id': t.tenantId });
+
+function bearer(t: SeededTenant, tokens: string[], path: string): RequestSpec[] {
+  return tokens.map((token) => ({ method: 'GET', path, headers: { ...tenant(t), authorization: `Bearer ${token}` } }));
+}
+
+function withKey(t: SeededTenant, paths: string[]): RequestSpec[] {
+  return paths.map((path) => ({ method: 'GET', path, headers: { ...tenant(t), 'x-api-key': t.apiKey } }));
+}
+
+/** Offsets in the last 10,000 rows of the tenant: the far end of offset paging. */
+function farOffsets(t: SeededTenant, count: number): string[] {
+  return Array.from({ length: count }, () => {
+    const offset = t.userCount - 20 - Math.floor(Math.random() * 10_000);
+    return `/users?limit=20&offset=${Math.max(0, offset)}`;
+  });
+}
+
+const same = (spec: Omit<LoadSpec, 'durationSec'>) => ({ warmup: spec, measure: spec });
+
+export function buildScenarios(d: ScenarioData): Scenario[] {
+  const c = d.connections;
+  // Refresh tokens rotate: the warm-up and the measurement each get their own, never reused.
+  const warmupShare = Math.floor(d.refreshTokens.length / 4);
+  const refresh = (tokens: string[]): Omit<LoadSpec, 'durationSec'> => ({
+    connections: c,
+    once: true,
+    requests: tokens.map((token) => ({ method: 'POST', path: '/auth/refresh', headers: { ...tenant(d.big), ...json }, body: JSON.stringify({ refreshToken: token }) })),
+  });
+  const login: RequestSpec = {
+    method: 'POST',
+    path: '/auth/email/login',
+    headers: { ...tenant(d.big), ...json },
+    body: JSON.stringify({ email: d.loginEmail, password: d.loginPassword }),
+  };
+  return [
+    { key: 'me', route: 'GET /users/me', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, d.accessTokens, '/users/me') }) },
+    { key: 'refresh', route: 'POST /auth/refresh', ceiling: 'pk', warmup: refresh(d.refreshTokens.slice(0, warmupShare)), measure: refresh(d.refreshTokens.slice(warmupShare)) },
+    // 16 connections keep the password pool (2 running, 64 queued) busy without 503s.
+    { key: 'login', route: 'POST /auth/email/login', ceiling: 'argon2', ...same({ connections: 16, requests: [login] }) },
+    {
+      key: 'offset',
+      route: `GET /users?limit=20&offset=<last 10k of ${fmtCount(d.big.userCount)}>`,
+      ceiling: 'pk',
+      ...same({ connections: 8, requests: withKey(d.big, farOffsets(d.big, 1_000)) }),
+    },
+    {
+      key: 'after-big',
+      route: `GET /users?limit=20&afterId= (${fmtCount(d.big.userCount)} users)`,
+      ceiling: 'pk',
+      ...same({ connections: c, requests: withKey(d.big, d.big.sampleIds.map((id) => `/users?limit=20&afterId=${id}`)) }),
+    },
+    {
+      key: 'after-small',
+      route: `GET /users?limit=20&afterId= (${fmtCount(d.small.userCount)} users)`,
+      ceiling: 'pk',
+      ...same({ connections: c, requests: withKey(d.small, d.small.sampleIds.map((id) => `/users?limit=20&afterId=${id}`)) }),
+    },
+    { key: 'proof', route: 'GET /kyc/identity/proof?path=user.id', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, d.accessTokens, '/kyc/identity/proof?path=user.id') }) },
+  ];
+}
+
+/** The login load of the burst measurement: as many connections as fill the password pool and its queue half. */
+export function loginBurst(d: ScenarioData): Omit<LoadSpec, 'durationSec'> {
+  const login: RequestSpec = {
+    method: 'POST',
+    path: '/auth/email/login',
+    headers: { ...tenant(d.big), ...json },
+    body: JSON.stringify({ email: d.loginEmail, password: d.loginPassword }),
+  };
+  return { connections: 32, requests: [login] };
+}
+
+export function fmtCount(n: number): string {
+  if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
+  if (n >= 1_000 && n % 1_000 === 0) return `${n / 1_000}k`;
+  return n.toLocaleString('en');
+}

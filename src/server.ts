@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { createContainer, type Container, type ContainerOptions } from './container.js';
+import { ensureDemoTenant } from './modules/tenants/demo.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningService {
+  app: FastifyInstance;
+  container: Container;
+}
+
+/**
+ * Builds the container and the app, listens, starts the mail worker, and stops gracefully on
+ * SIGTERM/SIGINT. `main.ts` calls it with the configuration alone; the benchmark's entry
+ * (bench/service-main.ts) passes container options (raised rate limits) too.
+ */
+export async function runService(
+  config: Config,
+  logger: Logger,
+  options: Omit<ContainerOptions, 'config' | 'logger'> = {},
+): Promise<RunningService> {
+  const container = await createContainer({ ...options, config, logger });
+
+  if (!config.databaseUrl) {
+    const file = await ensureDemoTenant(container.tenants, config.dataDir);
+    if (file) logger.info({ file }, `demo tenant created; its id and API key are in ${file}`);
+  }
+
+  const app = await buildApp(container, logger);
+  await app.listen({ port: config.port, host: config.host });
+  container.mail.worker.start();
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      logger.error('shutdown grace period elapsed; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    timer.unref();
+    app
+      .close()
+      .then(() => container.mail.worker.stop())
+      .then(() => container.close())
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'error during shutdown');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  return { app, container };
+}
