@@ -11,7 +11,7 @@ import { autocannonBackend, chooseBackend, type LoadBackend, type LoadResult, ty
 import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { burstTable, evaluateTargets, table, targetList, type BurstResult, type Row } from './report.js';
-import { buildScenarios, loginBurst, type ScenarioData } from './scenarios.js';
+import { buildScenarios, loginBurst, type CeilingKind, type ScenarioData } from './scenarios.js';
 import {
   addLoginPassword,
   bulkInsertUsers,
@@ -99,7 +99,8 @@ async function measure(
 
 /** GET /users/me paced at `rate`, alone and then while logins saturate the password pool. */
 async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSettings, d: ScenarioData, rate: number): Promise<BurstResult> {
-  const me: LoadSpec = { ...buildScenarios(d)[0]!.measure, connections: 16, rate, durationSec: s.durationSec };
+  const meScenario = buildScenarios(d).find((scenario) => scenario.key === 'me')!;
+  const me: LoadSpec = { ...meScenario.measure, connections: 16, rate, durationSec: s.durationSec };
   await autocannonBackend.run(service.baseUrl, { ...me, durationSec: s.warmupSec || 1 });
   const alone = await autocannonBackend.run(service.baseUrl, me);
   const loginLoad = backend.run(service.baseUrl, { ...loginBurst(d), durationSec: s.durationSec + 2 });
@@ -112,7 +113,7 @@ async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSetti
 
 interface ServicePhase {
   rows: Row[];
-  byKey: Map<string, Row>;
+  byKey: Map<string, Row & { ceilingKind: CeilingKind }>;
   burst?: BurstResult;
   peakRssMb: number;
   errors: { count: number; last: string[] };
@@ -130,10 +131,11 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
   });
   try {
     const rows: Row[] = [];
-    const byKey = new Map<string, Row>();
+    const byKey: ServicePhase['byKey'] = new Map();
     for (const scenario of buildScenarios(data)) {
       if (!run(scenario.key)) continue;
-      const row: Row = { route: scenario.route, ...(await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure)) };
+      const measured = await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure);
+      const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured };
       rows.push(row);
       byKey.set(scenario.key, row);
     }
@@ -205,9 +207,9 @@ async function main(): Promise<void> {
   const service = await servicePhase(s, db, data, backend, run);
   const ceilings = run('ceilings') ? await ceilingPhase(s, db, data, backend) : undefined;
   const argon2 = run('login') || run('burst') ? await argon2Phase(s) : undefined;
-  for (const [key, row] of service.byKey) {
-    if (key === 'login' && argon2) row.ceiling = { name: 'raw argon2id', rps: argon2.pool.rps };
-    else if (key !== 'login' && ceilings) row.ceiling = { name: 'bare + PK SELECT', rps: ceilings.pk.rps };
+  for (const row of service.byKey.values()) {
+    if (row.ceilingKind === 'argon2' && argon2) row.ceiling = { name: 'raw argon2id', rps: argon2.pool.rps };
+    if (row.ceilingKind === 'pk' && ceilings) row.ceiling = { name: 'bare + PK SELECT', rps: ceilings.pk.rps };
   }
 
   const report = [

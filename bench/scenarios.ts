@@ -47,6 +47,15 @@ function farOffsets(t: SeededTenant, count: number): string[] {
 
 const same = (spec: Omit<LoadSpec, 'durationSec'>) => ({ warmup: spec, measure: spec });
 
+function loginRequest(d: ScenarioData): RequestSpec {
+  return {
+    method: 'POST',
+    path: '/auth/email/login',
+    headers: { ...tenant(d.big), ...json },
+    body: JSON.stringify({ email: d.loginEmail, password: d.loginPassword }),
+  };
+}
+
 export function buildScenarios(d: ScenarioData): Scenario[] {
   const c = d.connections;
   // Refresh tokens rotate: the warm-up and the measurement each get their own, never reused.
@@ -56,17 +65,11 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
     once: true,
     requests: tokens.map((token) => ({ method: 'POST', path: '/auth/refresh', headers: { ...tenant(d.big), ...json }, body: JSON.stringify({ refreshToken: token }) })),
   });
-  const login: RequestSpec = {
-    method: 'POST',
-    path: '/auth/email/login',
-    headers: { ...tenant(d.big), ...json },
-    body: JSON.stringify({ email: d.loginEmail, password: d.loginPassword }),
-  };
   return [
     { key: 'me', route: 'GET /users/me', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, d.accessTokens, '/users/me') }) },
     { key: 'refresh', route: 'POST /auth/refresh', ceiling: 'pk', warmup: refresh(d.refreshTokens.slice(0, warmupShare)), measure: refresh(d.refreshTokens.slice(warmupShare)) },
     // 16 connections keep the password pool (2 running, 64 queued) busy without 503s.
-    { key: 'login', route: 'POST /auth/email/login', ceiling: 'argon2', ...same({ connections: 16, requests: [login] }) },
+    { key: 'login', route: 'POST /auth/email/login', ceiling: 'argon2', ...same({ connections: 16, requests: [loginRequest(d)] }) },
     {
       key: 'offset',
       route: `GET /users?limit=20&offset=<last 10k of ${fmtCount(d.big.userCount)}>`,
@@ -91,13 +94,7 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
 
 /** The login load of the burst measurement: as many connections as fill the password pool and its queue half. */
 export function loginBurst(d: ScenarioData): Omit<LoadSpec, 'durationSec'> {
-  const login: RequestSpec = {
-    method: 'POST',
-    path: '/auth/email/login',
-    headers: { ...tenant(d.big), ...json },
-    body: JSON.stringify({ email: d.loginEmail, password: d.loginPassword }),
-  };
-  return { connections: 32, requests: [login] };
+  return { connections: 32, requests: [loginRequest(d)] };
 }
 
 export function fmtCount(n: number): string {
