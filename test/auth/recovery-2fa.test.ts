@@ -162,6 +162,25 @@ describe('login throttling', () => {
     expectError(locked, 429, 'RATE_LIMITED');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
   });
+
+  it('concurrent guesses count before the password is checked: of 25 at once, at most 10 are tried', async () => {
+    h.clock.advance(61_000); // a fresh per-address window: 26 logins follow
+    await account('burst@example.com');
+    const answers = await Promise.all(Array.from({ length: 25 }, () => login('burst@example.com', 'wrong passphrase!')));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    expectError(await login('burst@example.com', 'the original passphrase'), 429, 'RATE_LIMITED');
+  });
+
+  it('a success clears the count: nine failures, a login, then ten more failures before the lock', async () => {
+    h.clock.advance(61_000); // a fresh per-address window: 21 logins follow
+    await account('reset-count@example.com');
+    for (let i = 0; i < 9; i++) expectError(await login('reset-count@example.com', 'wrong passphrase!'), 401, 'INVALID_CREDENTIALS');
+    expect((await login('reset-count@example.com', 'the original passphrase')).statusCode).toBe(201);
+    for (let i = 0; i < 10; i++) expectError(await login('reset-count@example.com', 'wrong passphrase!'), 401, 'INVALID_CREDENTIALS');
+    expectError(await login('reset-count@example.com', 'the original passphrase'), 429, 'RATE_LIMITED');
+  });
 });
 
 describe('secrets never reach the logs', () => {

@@ -53,8 +53,9 @@ export function createAuthService(deps: {
 
   /** The user and its credential row when email and password match; otherwise the 401, after the same work. */
   async function verifyCredentials(tenantId: string, email: string, password: string) {
-    const user = await users.findRowByEmail(tenantId, email);
-    const credential = user ? await repo.findCredential(tenantId, user.id) : undefined;
+    const found = await repo.findLogin(tenantId, normalizeEmail(email));
+    const user = found?.user;
+    const credential = found?.credential;
     const ok = credential?.passwordHash
       ? await passwords.verify(credential.passwordHash, password)
       : await passwords.verifyDummy(password);
@@ -88,23 +89,19 @@ export function createAuthService(deps: {
     },
 
     /**
-     * Login, throttled per client address (30 a minute) and per account (10 failures in 15
-     * minutes lock it for the rest of the window), across instances when Redis is configured.
+     * Login, throttled per client address (30 a minute) and per account (10 attempts without a
+     * success in 15 minutes lock it for the rest of the window), across instances when Redis is
+     * configured.
      */
     async login(tenantId: string, email: string, password: string, meta: SessionMeta): Promise<LoginResult> {
       const ipHit = await limiter.hit(`login-ip:${tenantId}:${meta.ip ?? 'unknown'}`, loginPerIp, LOGIN_IP_WINDOW_MS);
       if (!ipHit.allowed) throw rateLimitedError(ipHit.retryAfterMs, 'Too many login attempts; retry later');
+      // Counted before the password is checked, so concurrent guesses cannot all pass a check
+      // made before any of them failed; a success clears the count.
       const accountKey = `login-account:${tenantId}:${normalizeEmail(email)}`;
-      const account = await limiter.peek(accountKey, LOGIN_FAILURES_PER_ACCOUNT);
+      const account = await limiter.hit(accountKey, LOGIN_FAILURES_PER_ACCOUNT, LOGIN_ACCOUNT_WINDOW_MS);
       if (!account.allowed) throw rateLimitedError(account.retryAfterMs, 'Too many failed logins for this account; retry later');
-      let verified: Awaited<ReturnType<typeof verifyCredentials>>;
-      try {
-        verified = await verifyCredentials(tenantId, email, password);
-      } catch (error) {
-        await limiter.hit(accountKey, LOGIN_FAILURES_PER_ACCOUNT, LOGIN_ACCOUNT_WINDOW_MS);
-        throw error;
-      }
-      const { user, credential } = verified;
+      const { user, credential } = await verifyCredentials(tenantId, email, password);
       await limiter.reset(accountKey);
       if (credential?.twoFactorMethod && deps.startSecondFactor) {
         await record(undefined, tenantId, { type: 'login.second_factor_required', userId: user.id });
