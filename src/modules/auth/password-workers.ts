@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /** CPU niceness of the hashing threads (Linux; 0 = same as the event loop, 19 = lowest). */
-export const PASSWORD_WORKER_NICENESS = 10;
+export const PASSWORD_WORKER_NICENESS = 19;
 
 export type PasswordJob =
   | { op: 'hash'; password: string; options: object }

@@ -1,7 +1,10 @@
 import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
+import { users, type UserRow } from '../users/table.js';
 import { credentials, refreshTokens, sessions, type RefreshTokenRow, type SessionRow } from './table.js';
+
+type CredentialRow = typeof credentials.$inferSelect;
 
 const tenant = sql.placeholder('tenantId');
 
@@ -10,11 +13,29 @@ export function createAuthRepo(db: DbOrTx) {
   const credentialOf = preparedQuery<Array<typeof credentials.$inferSelect>, { tenantId: string; userId: string }>(db, 'credentials_by_user', (q) =>
     q.select().from(credentials).where(and(eq(credentials.tenantId, tenant), eq(credentials.userId, sql.placeholder('userId')))).limit(1),
   );
+  // Login: the user by email and its credential row, in one round trip.
+  const loginByEmail = preparedQuery<Array<{ user: UserRow; credential: CredentialRow | null }>, { tenantId: string; email: string }>(
+    db,
+    'login_by_email',
+    (q) =>
+      q
+        .select({ user: users, credential: credentials })
+        .from(users)
+        .leftJoin(credentials, and(eq(credentials.tenantId, users.tenantId), eq(credentials.userId, users.id)))
+        .where(and(eq(users.tenantId, tenant), eq(users.email, sql.placeholder('email'))))
+        .limit(1),
+  );
   const sessionById = preparedQuery<SessionRow[], { tenantId: string; id: string }>(db, 'sessions_by_id', (q) =>
     q.select().from(sessions).where(and(eq(sessions.tenantId, tenant), eq(sessions.id, sql.placeholder('id')))).limit(1),
   );
 
   return {
+    /** The user with this (normalized) email and its credential row, if any. */
+    async findLogin(tenantId: string, email: string): Promise<{ user: UserRow; credential: CredentialRow | undefined } | undefined> {
+      const [row] = await loginByEmail({ tenantId, email });
+      return row ? { user: row.user, credential: row.credential ?? undefined } : undefined;
+    },
+
     async findCredential(tenantId: string, userId: string, tx: DbOrTx = db) {
       const [row] = await credentialOf({ tenantId, userId }, tx);
       return row;
@@ -40,8 +61,14 @@ export function createAuthRepo(db: DbOrTx) {
         });
     },
 
-    async insertSession(row: typeof sessions.$inferInsert, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(sessions).values(row);
+    /** A new session and its first refresh token, in one statement. */
+    async insertSessionWithToken(
+      session: typeof sessions.$inferInsert,
+      token: typeof refreshTokens.$inferInsert,
+      tx: DbOrTx = db,
+    ): Promise<void> {
+      const opened = tx.$with('opened').as(tx.insert(sessions).values(session).returning({ id: sessions.id }));
+      await tx.with(opened).insert(refreshTokens).values(token);
     },
 
     async findSession(tenantId: string, id: string, tx: DbOrTx = db): Promise<SessionRow | undefined> {

@@ -59,16 +59,14 @@ export function createSessionService(deps: {
   const { repo, tx, tokens, secrets, clock, record } = deps;
   const active = new Map<string, { ok: boolean; until: number }>();
 
-  async function newPair(db: DbOrTx, tenantId: string, sessionId: string, userId: string, role: Role): Promise<TokenPair> {
+  /** A new pair of a session: the refresh token's row (to insert) and the pair (to answer). */
+  async function mintPair(tenantId: string, sessionId: string, userId: string, role: Role) {
     const now = clock.now();
     const refreshToken = randomToken(32);
     const refreshExpires = new Date(now.getTime() + REFRESH_TOKEN_TTL_MS);
-    await repo.insertRefreshToken(
-      { tenantId, id: newId(), sessionId, tokenHash: sha256Hex(refreshToken), createdAt: now, expiresAt: refreshExpires },
-      db,
-    );
+    const row = { tenantId, id: newId(), sessionId, tokenHash: sha256Hex(refreshToken), createdAt: now, expiresAt: refreshExpires };
     const access = await tokens.sign({ sub: userId, tid: tenantId, sid: sessionId, role });
-    return {
+    const pair: TokenPair = {
       accessToken: access.token,
       refreshToken,
       tokenType: 'Bearer',
@@ -76,20 +74,23 @@ export function createSessionService(deps: {
       accessTokenExpiresAt: access.expiresAt.toISOString(),
       refreshTokenExpiresAt: refreshExpires.toISOString(),
     };
+    return { row, pair };
   }
 
   return {
-    /** Opens a session and returns its first pair. Runs inside `db` when given. */
+    /**
+     * Opens a session and returns its first pair: the session and its first refresh token are
+     * written by one statement (atomic on its own; inside `db` when given).
+     */
     async start(tenantId: string, userId: string, role: Role, meta: SessionMeta = {}, db?: DbOrTx): Promise<TokenPair> {
-      const run = async (t: DbOrTx) => {
-        const sessionId = newId();
-        await repo.insertSession(
-          { tenantId, id: sessionId, userId, createdAt: clock.now(), ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 256) ?? null },
-          t,
-        );
-        return newPair(t, tenantId, sessionId, userId, role);
-      };
-      return db ? run(db) : tx(run);
+      const sessionId = newId();
+      const { row, pair } = await mintPair(tenantId, sessionId, userId, role);
+      await repo.insertSessionWithToken(
+        { tenantId, id: sessionId, userId, createdAt: row.createdAt, ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 256) ?? null },
+        row,
+        db,
+      );
+      return pair;
     },
 
     async refresh(tenantId: string, rawToken: string, roleOf: (userId: string, db: DbOrTx) => Promise<Role | undefined>): Promise<TokenPair> {
@@ -115,7 +116,8 @@ export function createSessionService(deps: {
         }
         const role = await roleOf(session.userId, db);
         if (!role) return { kind: 'invalid' as const };
-        const pair = await newPair(db, tenantId, session.id, session.userId, role);
+        const { row: next, pair } = await mintPair(tenantId, session.id, session.userId, role);
+        await repo.insertRefreshToken(next, db);
         await repo.markRefreshTokenUsed(tenantId, row.id, now, secrets.encrypt(JSON.stringify(pair), `refresh-retry:${row.id}`), db);
         await repo.clearOldSuccessors(tenantId, session.id, new Date(now.getTime() - REFRESH_RETRY_WINDOW_MS), db);
         return { kind: 'pair' as const, pair };
