@@ -13,7 +13,7 @@ import { startServer, type ServerProcess } from './processes.js';
 import { burstTable, evaluateTargets, table, targetList, type BurstResult, type Row } from './report.js';
 import { buildScenarios, loginBurst, type CeilingKind, type ScenarioData } from './scenarios.js';
 import {
-  addLoginPassword,
+  addLoginPasswords,
   bulkInsertUsers,
   checkRowCount,
   createBenchTenant,
@@ -24,6 +24,9 @@ import {
   type SeededTenant,
 } from './seed.js';
 import { readSettings, type BenchSettings } from './settings.js';
+
+/** Accounts the login load rotates through. */
+const LOGIN_ACCOUNTS = 64;
 
 const log = (line: string) => process.stdout.write(line + '\n');
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -59,12 +62,12 @@ async function seed(s: BenchSettings, db: BenchDatabase): Promise<ScenarioData> 
     };
     const big = await tenant('bench-big', s.bigUsers);
     const small = await tenant('bench-small', s.smallUsers);
-    const loginEmail = await addLoginPassword(container, big.tenantId);
+    const loginEmails = await addLoginPasswords(container, big.tenantId, LOGIN_ACCOUNTS);
     // Access tokens last 15 minutes: minted last, just before the service starts.
     const refreshTokens = await mintRefreshTokens(container.database.db, big.tenantId, big.sampleIds, s.refreshTokens);
     const accessTokens = await mintAccessTokens(container, big.tenantId, big.sampleIds);
     log(`seeded in ${seconds(started)} (row_counts checked; ${accessTokens.length} sessions, ${refreshTokens.length} refresh tokens)`);
-    return { big, small, loginEmail, loginPassword: LOGIN_PASSWORD, accessTokens, refreshTokens, connections: s.connections };
+    return { big, small, loginEmails, loginPassword: LOGIN_PASSWORD, accessTokens, refreshTokens, connections: s.connections };
   } finally {
     await container.close();
   }

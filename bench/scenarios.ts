@@ -17,7 +17,8 @@ export interface Scenario {
 export interface ScenarioData {
   big: SeededTenant;
   small: SeededTenant;
-  loginEmail: string;
+  /** Accounts with LOGIN_PASSWORD; the login load rotates through them. */
+  loginEmails: string[];
   loginPassword: string;
   /** Access tokens of live sessions of big-tenant users. */
   accessTokens: string[];
@@ -47,13 +48,13 @@ function farOffsets(t: SeededTenant, count: number): string[] {
 
 const same = (spec: Omit<LoadSpec, 'durationSec'>) => ({ warmup: spec, measure: spec });
 
-function loginRequest(d: ScenarioData): RequestSpec {
-  return {
+function loginRequests(d: ScenarioData): RequestSpec[] {
+  return d.loginEmails.map((email) => ({
     method: 'POST',
     path: '/auth/email/login',
     headers: { ...tenant(d.big), ...json },
-    body: JSON.stringify({ email: d.loginEmail, password: d.loginPassword }),
-  };
+    body: JSON.stringify({ email, password: d.loginPassword }),
+  }));
 }
 
 export function buildScenarios(d: ScenarioData): Scenario[] {
@@ -69,7 +70,7 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
     { key: 'me', route: 'GET /users/me', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, d.accessTokens, '/users/me') }) },
     { key: 'refresh', route: 'POST /auth/refresh', ceiling: 'pk', warmup: refresh(d.refreshTokens.slice(0, warmupShare)), measure: refresh(d.refreshTokens.slice(warmupShare)) },
     // 16 connections keep the password pool (2 running, 64 queued) busy without 503s.
-    { key: 'login', route: 'POST /auth/email/login', ceiling: 'argon2', ...same({ connections: 16, requests: [loginRequest(d)] }) },
+    { key: 'login', route: 'POST /auth/email/login', ceiling: 'argon2', ...same({ connections: 16, requests: loginRequests(d) }) },
     {
       key: 'offset',
       route: `GET /users?limit=20&offset=<last 10k of ${fmtCount(d.big.userCount)}>`,
@@ -94,7 +95,7 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
 
 /** The login load of the burst measurement: as many connections as fill the password pool and its queue half. */
 export function loginBurst(d: ScenarioData): Omit<LoadSpec, 'durationSec'> {
-  return { connections: 32, requests: [loginRequest(d)] };
+  return { connections: 32, requests: loginRequests(d) };
 }
 
 export function fmtCount(n: number): string {

@@ -3,7 +3,7 @@ import type { Container } from '../src/container.js';
 import { newId } from '../src/platform/clock.js';
 import { randomToken, sha256Hex } from '../src/platform/crypto/hash.js';
 import type { Db } from '../src/platform/db/client.js';
-import { rowCounts } from '../src/platform/db/counters-table.js';
+import { rowCountQuery } from '../src/platform/db/counters-table.js';
 import { createAuthRepo } from '../src/modules/auth/repo.js';
 import { REFRESH_TOKEN_TTL_MS } from '../src/modules/auth/sessions.js';
 import { refreshTokens, sessions } from '../src/modules/auth/table.js';
@@ -59,10 +59,7 @@ export async function bulkInsertUsers(db: Db, tenantId: string, count: number, l
 
 /** row_counts must equal count(*), or list totals would lie. */
 export async function checkRowCount(db: Db, tenantId: string): Promise<number> {
-  const [counter] = await db
-    .select({ n: rowCounts.n })
-    .from(rowCounts)
-    .where(and(eq(rowCounts.tenantId, tenantId), eq(rowCounts.relation, 'users')));
+  const [counter] = await rowCountQuery(db, 'users', tenantId);
   const [actual] = await db.select({ n: sql<string>`count(*)` }).from(users).where(eq(users.tenantId, tenantId));
   const n = Number(actual?.n ?? 0);
   if (Number(counter?.n ?? -1) !== n) throw new Error(`row_counts says ${counter?.n} users, the table holds ${n}`);
@@ -86,13 +83,23 @@ export async function sampleUserIds(db: Db, tenantId: string, userCount: number,
 }
 
 /** Gives user n°1 a password (argon2id through the service's hasher); returns its email. */
-export async function addLoginPassword(container: Container, tenantId: string): Promise<string> {
-  const email = benchEmail(1);
-  const user = await container.users.findRowByEmail(tenantId, email);
-  if (!user) throw new Error('login user missing');
+/**
+ * A password for the first `count` users of a tenant (one hash, stored for each), so the login
+ * load spreads over accounts as real sign-ins do: one account would hit its own limit
+ * (LOGIN_FAILURES_PER_ACCOUNT attempts counted before the password is checked).
+ */
+export async function addLoginPasswords(container: Container, tenantId: string, count: number): Promise<string[]> {
   const hash = await container.passwords.hash(LOGIN_PASSWORD);
-  await createAuthRepo(container.database.db).upsertPassword(tenantId, user.id, hash, new Date());
-  return email;
+  const repo = createAuthRepo(container.database.db);
+  const emails: string[] = [];
+  for (let n = 1; n <= count; n++) {
+    const email = benchEmail(n);
+    const user = await container.users.findRowByEmail(tenantId, email);
+    if (!user) throw new Error(`login user ${email} missing`);
+    await repo.upsertPassword(tenantId, user.id, hash, new Date());
+    emails.push(email);
+  }
+  return emails;
 }
 
 /** Access tokens of live sessions, one per user, opened through the session service (as login does). */

@@ -22,7 +22,7 @@ import { createPasswordHasher } from './modules/auth/passwords.js';
 import { createRecoveryService } from './modules/auth/recovery.js';
 import { createAuthRepo } from './modules/auth/repo.js';
 import { createAuthService } from './modules/auth/service.js';
-import { createSessionService, type SecurityEventSink } from './modules/auth/sessions.js';
+import { createSessionService, type SecurityEvent, type SecurityEventSink } from './modules/auth/sessions.js';
 import { createTokenService } from './modules/auth/tokens.js';
 import { createTwoFactorService } from './modules/auth/two-factor.js';
 import { createIdpConfigService } from './modules/auth/idp/config.js';
@@ -146,23 +146,23 @@ export async function createContainer(options: ContainerOptions) {
   };
 
   // Security events of the auth flows land in the append-only audit log.
-  const record: SecurityEventSink = async (txDb, tenantId, event) => {
+  const auditInput = (event: SecurityEvent) => {
     const actor = event.actor ?? (event.userId ? { type: 'user' as const, id: event.userId } : { type: 'anonymous' as const });
-    await audit.record(txDb, tenantId, {
-      type: event.type,
-      actorType: actor.type,
-      actorId: actor.id ?? null,
-      subjectUserId: event.userId ?? null,
-      details: event.details,
-    });
+    return { type: event.type, actorType: actor.type, actorId: actor.id ?? null, subjectUserId: event.userId ?? null, details: event.details };
   };
+  const record: SecurityEventSink = Object.assign(
+    async (txDb: DbOrTx | undefined, tenantId: string, event: SecurityEvent) => {
+      await audit.record(txDb, tenantId, auditInput(event));
+    },
+    { statement: (tenantId: string, event: SecurityEvent) => audit.statement(tenantId, auditInput(event)) },
+  );
 
   // Authentication.
   const keys = createKeyRing({ db, secrets, clock });
   await keys.init();
   const tokens = createTokenService({ keys, clock, issuer: config.publicBaseUrl });
   const authRepo = createAuthRepo(db);
-  const sessions = createSessionService({ repo: authRepo, tx, tokens, secrets, clock, record });
+  const sessions = createSessionService({ db, repo: authRepo, tx, tokens, secrets, clock, record });
   const passwords = createPasswordHasher(options.passwordPool);
   const oneTime = createOneTimeService({ repo: createOneTimeRepo(db), clock });
   const mailer = createAuthMailer({ limiter, clock, publicBaseUrl: config.publicBaseUrl, oneTime });

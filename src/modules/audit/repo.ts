@@ -1,6 +1,6 @@
 import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { rowCounts } from '../../platform/db/counters-table.js';
+import { rowCountQuery } from '../../platform/db/counters-table.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { auditEvents, type AuditEventRow, type NewAuditEventRow } from './table.js';
 
@@ -23,13 +23,15 @@ export function createAuditRepo(db: DbOrTx) {
       await tx.insert(auditEvents).values({ ...row, tenantId });
     },
 
+    /** The same insert, built but not run: for writeTogether with the change it records. */
+    insertStatement(tenantId: string, row: Omit<NewAuditEventRow, 'tenantId'>): SQL {
+      return db.insert(auditEvents).values({ ...row, tenantId }).getSQL();
+    },
+
     /** Unfiltered: the trigger-kept counter; filtered: an indexed count. */
     async count(tenantId: string, filters: AuditFilters, tx: DbOrTx = db): Promise<number> {
       if (filters.userId === undefined && filters.type === undefined) {
-        const [row] = await tx
-          .select({ n: rowCounts.n })
-          .from(rowCounts)
-          .where(and(eq(rowCounts.tenantId, tenantId), eq(rowCounts.relation, 'audit_events')));
+        const [row] = await rowCountQuery(tx, 'audit_events', tenantId);
         return Number(row?.n ?? 0);
       }
       const [row] = await tx

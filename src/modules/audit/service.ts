@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -103,6 +104,14 @@ export function createAuditService(deps: { repo: AuditRepo; clock: Clock }) {
       const row = toRow(event, clock.now());
       await repo.insert(tenantId, row, tx);
       return row.id;
+    },
+
+    /**
+     * The event as a write not yet run, to commit in one statement with the change it records
+     * (platform/db/write-together.ts); checked and redacted as record() does.
+     */
+    statement(tenantId: string, event: AuditEventInput): SQL {
+      return repo.insertStatement(tenantId, toRow(event, clock.now()));
     },
 
     async list(tenantId: string, filters: AuditFilters, page: PageParams): Promise<Page<AuditEventDto>> {

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { users, type UserRow } from '../users/table.js';
@@ -61,14 +61,9 @@ export function createAuthRepo(db: DbOrTx) {
         });
     },
 
-    /** A new session and its first refresh token, in one statement. */
-    async insertSessionWithToken(
-      session: typeof sessions.$inferInsert,
-      token: typeof refreshTokens.$inferInsert,
-      tx: DbOrTx = db,
-    ): Promise<void> {
-      const opened = tx.$with('opened').as(tx.insert(sessions).values(session).returning({ id: sessions.id }));
-      await tx.with(opened).insert(refreshTokens).values(token);
+    /** The inserts of a new session and its first refresh token, built but not run (writeTogether). */
+    sessionStatements(session: typeof sessions.$inferInsert, token: typeof refreshTokens.$inferInsert): SQL[] {
+      return [db.insert(sessions).values(session).getSQL(), db.insert(refreshTokens).values(token).getSQL()];
     },
 
     async findSession(tenantId: string, id: string, tx: DbOrTx = db): Promise<SessionRow | undefined> {

@@ -107,11 +107,9 @@ export function createAuthService(deps: {
         await record(undefined, tenantId, { type: 'login.second_factor_required', userId: user.id });
         return deps.startSecondFactor(tenantId, user);
       }
-      // The session and its audit event commit together.
-      return tx(async (db) => {
-        const pair = await sessions.start(tenantId, user.id, user.role, meta, db);
-        await record(db, tenantId, { type: 'login.succeeded', userId: user.id });
-        return pair;
+      // The session and its audit event commit together, in one statement.
+      return sessions.start(tenantId, user.id, user.role, meta, {
+        alsoWrite: [record.statement(tenantId, { type: 'login.succeeded', userId: user.id })],
       });
     },
 
@@ -128,9 +126,9 @@ export function createAuthService(deps: {
     async mintForUser(tenantId: string, userId: string, keyId: string, meta: SessionMeta): Promise<TokenPair> {
       const user = await users.findRow(tenantId, userId);
       if (!user) throw AuthErrors.userNotFound();
-      const pair = await sessions.start(tenantId, user.id, user.role, meta);
-      await record(undefined, tenantId, { type: 'token.minted', userId: user.id, actor: { type: 'api_key', id: keyId } });
-      return pair;
+      return sessions.start(tenantId, user.id, user.role, meta, {
+        alsoWrite: [record.statement(tenantId, { type: 'token.minted', userId: user.id, actor: { type: 'api_key', id: keyId } })],
+      });
     },
 
   };

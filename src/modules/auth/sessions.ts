@@ -2,7 +2,9 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto/hash.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
+import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { AccessClaims, Role } from '../../platform/http/guards.js';
 import { AuthErrors } from './errors.js';
@@ -27,20 +29,30 @@ export interface SessionMeta {
   userAgent?: string;
 }
 
+/** A security event of the auth flows. */
+export interface SecurityEvent {
+  type: string;
+  /** The user the event is about. */
+  userId?: string;
+  /** Who acted; by default the user themself when known, otherwise anonymous. */
+  actor?: { type: 'user' | 'api_key' | 'system' | 'anonymous'; id?: string };
+  details?: Record<string, unknown>;
+}
+
 /** Something that records security events (the audit module). */
 export interface SecurityEventSink {
-  (
-    db: DbOrTx | undefined,
-    tenantId: string,
-    event: {
-      type: string;
-      /** The user the event is about. */
-      userId?: string;
-      /** Who acted; by default the user themself when known, otherwise anonymous. */
-      actor?: { type: 'user' | 'api_key' | 'system' | 'anonymous'; id?: string };
-      details?: Record<string, unknown>;
-    },
-  ): Promise<void>;
+  /** Records the event in `db` (a transaction, so it commits with its change) or on its own. */
+  (db: DbOrTx | undefined, tenantId: string, event: SecurityEvent): Promise<void>;
+  /** The event as a write not yet run, to commit in one statement with its change (writeTogether). */
+  statement(tenantId: string, event: SecurityEvent): SQL;
+}
+
+/** Where sessions.start writes, and what it writes with the session. */
+export interface StartOptions {
+  /** An open transaction to write in; by default the writes form one statement of their own. */
+  db?: DbOrTx;
+  /** Further writes that commit with the session (its audit event), in the same statement. */
+  alsoWrite?: SQL[];
 }
 
 /**
@@ -49,6 +61,7 @@ export interface SecurityEventSink {
  * pair; a reuse after it revokes the whole session (family).
  */
 export function createSessionService(deps: {
+  db: DbOrTx;
   repo: AuthRepo;
   tx: RunInTx;
   tokens: TokenService;
@@ -56,7 +69,7 @@ export function createSessionService(deps: {
   clock: Clock;
   record: SecurityEventSink;
 }) {
-  const { repo, tx, tokens, secrets, clock, record } = deps;
+  const { db, repo, tx, tokens, secrets, clock, record } = deps;
   const active = new Map<string, { ok: boolean; until: number }>();
 
   /** A new pair of a session: the refresh token's row (to insert) and the pair (to answer). */
@@ -79,17 +92,14 @@ export function createSessionService(deps: {
 
   return {
     /**
-     * Opens a session and returns its first pair: the session and its first refresh token are
-     * written by one statement (atomic on its own; inside `db` when given).
+     * Opens a session and returns its first pair. The session, its first refresh token and
+     * `alsoWrite` are one SQL statement: they commit together, in one round trip.
      */
-    async start(tenantId: string, userId: string, role: Role, meta: SessionMeta = {}, db?: DbOrTx): Promise<TokenPair> {
+    async start(tenantId: string, userId: string, role: Role, meta: SessionMeta = {}, options: StartOptions = {}): Promise<TokenPair> {
       const sessionId = newId();
       const { row, pair } = await mintPair(tenantId, sessionId, userId, role);
-      await repo.insertSessionWithToken(
-        { tenantId, id: sessionId, userId, createdAt: row.createdAt, ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 256) ?? null },
-        row,
-        db,
-      );
+      const session = { tenantId, id: sessionId, userId, createdAt: row.createdAt, ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 256) ?? null };
+      await writeTogether(options.db ?? db, [...repo.sessionStatements(session, row), ...(options.alsoWrite ?? [])]);
       return pair;
     },
 

@@ -130,9 +130,10 @@ export function createTwoFactorService(deps: {
       const pair = await tx(async (db) => {
         const consumed = await oneTime.consumeToken(tenant.id, ['two_factor_challenge'], challengeToken, db);
         if (!consumed) throw AuthErrors.invalidChallenge();
-        const started = await sessions.start(tenant.id, user.id, user.role, meta, db);
-        await record(db, tenant.id, { type: 'login.succeeded', userId, details: { secondFactor: 'email' } });
-        return started;
+        return sessions.start(tenant.id, user.id, user.role, meta, {
+          db,
+          alsoWrite: [record.statement(tenant.id, { type: 'login.succeeded', userId, details: { secondFactor: 'email' } })],
+        });
       });
       await oneTime.resetFailures(tenant.id, userId, LOCK_PURPOSE);
       return pair;

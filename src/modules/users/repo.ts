@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { rowCounts } from '../../platform/db/counters-table.js';
+import { rowCountQuery } from '../../platform/db/counters-table.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { users, type NewUserRow, type UserRow } from './table.js';
@@ -34,7 +34,7 @@ export function createUsersRepo(db: DbOrTx) {
     q.select().from(users).where(and(eq(users.tenantId, tenant), eq(users.email, sql.placeholder('email')))).limit(1),
   );
   const counter = preparedQuery<Array<{ n: number }>, { tenantId: string }>(db, 'users_row_count', (q) =>
-    q.select({ n: rowCounts.n }).from(rowCounts).where(and(eq(rowCounts.tenantId, tenant), eq(rowCounts.relation, 'users'))),
+    rowCountQuery(q, 'users', tenant),
   );
   const pageQuery = (name: string, afterId: boolean) =>
     preparedQuery<UserRow[], { tenantId: string; afterId?: string; limit: number; offset: number }>(db, name, (q) =>

@@ -167,8 +167,9 @@ export function createIdpLoginService(deps: {
       const challenge = await deps.startSecondFactor(row.tenantId, user);
       return { twoFactorRequired: 'true', challengeToken: challenge.challengeToken };
     }
-    const pair = await sessions.start(row.tenantId, user.id, user.role, input.meta);
-    await record(undefined, row.tenantId, { type: 'login.succeeded', userId: user.id, details: { method: 'idp', issuer: identity.issuer, created } });
+    const pair = await sessions.start(row.tenantId, user.id, user.role, input.meta, {
+      alsoWrite: [record.statement(row.tenantId, { type: 'login.succeeded', userId: user.id, details: { method: 'idp', issuer: identity.issuer, created } })],
+    });
     return {
       accessToken: pair.accessToken,
       refreshToken: pair.refreshToken,
