@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { refreshTokens } from '../../src/modules/auth/table.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
@@ -71,7 +73,6 @@ describe('POST /auth/refresh', () => {
 
   it('stores refresh tokens only as hashes', async () => {
     const pair = await start();
-    const { refreshTokens } = await import('../../src/modules/auth/table.js');
     const rows = await h.database.db.select().from(refreshTokens);
     expect(JSON.stringify(rows)).not.toContain(pair.refreshToken);
   });
@@ -82,6 +83,10 @@ describe('POST /auth/refresh', () => {
     expect(results.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
     const distinct = new Set(results.map((r) => r.json().refreshToken));
     expect(distinct.size).toBe(1);
+    // One claim won: the session holds the first token and exactly one successor.
+    const sid = JSON.parse(Buffer.from(first.accessToken.split('.')[1]!, 'base64url').toString()).sid as string;
+    const rows = await h.database.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sid));
+    expect(rows).toHaveLength(2);
     expect((await refresh([...distinct][0]!)).statusCode).toBe(201);
   });
 });

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { users, type UserRow } from '../users/table.js';
@@ -27,6 +27,19 @@ export function createAuthRepo(db: DbOrTx) {
   );
   const sessionById = preparedQuery<SessionRow[], { tenantId: string; id: string }>(db, 'sessions_by_id', (q) =>
     q.select().from(sessions).where(and(eq(sessions.tenantId, tenant), eq(sessions.id, sql.placeholder('id')))).limit(1),
+  );
+
+  // Refresh: the token by hash with its session, in one round trip.
+  const refreshByHash = preparedQuery<Array<{ token: RefreshTokenRow; session: SessionRow | null }>, { tenantId: string; tokenHash: string }>(
+    db,
+    'refresh_tokens_by_hash',
+    (q) =>
+      q
+        .select({ token: refreshTokens, session: sessions })
+        .from(refreshTokens)
+        .leftJoin(sessions, and(eq(sessions.tenantId, refreshTokens.tenantId), eq(sessions.id, refreshTokens.sessionId)))
+        .where(and(eq(refreshTokens.tokenHash, sql.placeholder('tokenHash')), eq(refreshTokens.tenantId, tenant)))
+        .limit(1),
   );
 
   return {
@@ -90,38 +103,50 @@ export function createAuthRepo(db: DbOrTx) {
       return rows.map((r) => r.id);
     },
 
-    async insertRefreshToken(row: typeof refreshTokens.$inferInsert, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(refreshTokens).values(row);
-    },
-
-    /** The refresh token by hash, row-locked for the rest of the transaction. */
-    async lockRefreshTokenByHash(tokenHash: string, tx: DbOrTx): Promise<RefreshTokenRow | undefined> {
-      const [row] = await tx.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).limit(1).for('update');
+    /** A refresh token of the tenant by hash, with its session (null when the session row is gone). */
+    async findRefreshToken(tenantId: string, tokenHash: string): Promise<{ token: RefreshTokenRow; session: SessionRow | null } | undefined> {
+      const [row] = await refreshByHash({ tenantId, tokenHash });
       return row;
     },
 
-    async markRefreshTokenUsed(tenantId: string, id: string, at: Date, successorSealed: string, tx: DbOrTx): Promise<void> {
-      await tx
-        .update(refreshTokens)
-        .set({ usedAt: at, successorSealed })
-        .where(and(eq(refreshTokens.tenantId, tenantId), eq(refreshTokens.id, id)));
-    },
-
-    /** Drops sealed successors older than the retry window in a session (they are only for retries). */
-    async clearOldSuccessors(tenantId: string, sessionId: string, before: Date, tx: DbOrTx): Promise<void> {
-      await tx
-        .update(refreshTokens)
-        .set({ successorSealed: null })
-        .where(
-          and(
-            eq(refreshTokens.tenantId, tenantId),
-            eq(refreshTokens.sessionId, sessionId),
-            lt(refreshTokens.usedAt, before),
-            // Only rows still holding one: rewriting every earlier row of a long-lived session
-            // on each rotation made refresh cost grow with the session's age.
-            isNotNull(refreshTokens.successorSealed),
-          ),
-        );
+    /**
+     * Rotates a refresh token in one statement: marks it used (keeping the sealed successor
+     * pair for retries) only if it is still unused, inserts its successor only if that claim
+     * succeeded, and drops sealed successors of the session older than `clearBefore`. Of
+     * concurrent rotations of one token exactly one claims it (the others' UPDATE re-checks
+     * `used_at IS NULL` after the winner commits). Returns whether this call claimed it.
+     */
+    async rotateRefreshToken(r: {
+      tenantId: string;
+      id: string;
+      sessionId: string;
+      at: Date;
+      successorSealed: string;
+      next: { id: string; tokenHash: string; createdAt: Date; expiresAt: Date };
+      clearBefore: Date;
+    }): Promise<boolean> {
+      const t = refreshTokens;
+      const col = (c: { name: string }) => sql.identifier(c.name);
+      const result = await db.execute<{ claimed: number }>(sql`
+        WITH claimed AS (
+          UPDATE ${t} SET ${col(t.usedAt)} = ${r.at.toISOString()}::timestamptz, ${col(t.successorSealed)} = ${r.successorSealed}
+          WHERE ${t.tenantId} = ${r.tenantId} AND ${t.id} = ${r.id} AND ${t.usedAt} IS NULL
+          RETURNING 1
+        ), successor AS (
+          INSERT INTO ${t} (${col(t.tenantId)}, ${col(t.id)}, ${col(t.sessionId)}, ${col(t.tokenHash)}, ${col(t.createdAt)}, ${col(t.expiresAt)})
+          SELECT ${r.tenantId}::uuid, ${r.next.id}::uuid, ${r.sessionId}::uuid, ${r.next.tokenHash}, ${r.next.createdAt.toISOString()}::timestamptz, ${r.next.expiresAt.toISOString()}::timestamptz
+          FROM claimed
+        ), cleared AS (
+          -- Only rows still holding one: rewriting every earlier row of a long-lived session
+          -- on each rotation made refresh cost grow with the session's age.
+          UPDATE ${t} SET ${col(t.successorSealed)} = NULL
+          WHERE ${t.tenantId} = ${r.tenantId} AND ${t.sessionId} = ${r.sessionId}
+            AND ${t.usedAt} < ${r.clearBefore.toISOString()}::timestamptz AND ${t.successorSealed} IS NOT NULL
+            AND EXISTS (SELECT 1 FROM claimed)
+        )
+        SELECT count(*)::int AS claimed FROM claimed`);
+      const rows = (Array.isArray(result) ? result : (result as { rows: Array<{ claimed: number }> }).rows) as Array<{ claimed: number }>;
+      return Number(rows[0]?.claimed ?? 0) > 0;
     },
   };
 }

@@ -114,7 +114,7 @@ export function createAuthService(deps: {
     },
 
     async refresh(tenantId: string, refreshToken: string): Promise<TokenPair> {
-      return sessions.refresh(tenantId, refreshToken, (userId, db) => roleOf(tenantId, userId, db));
+      return sessions.refresh(tenantId, refreshToken, (userId) => roleOf(tenantId, userId));
     },
 
     async logout(tenantId: string, sessionId: string, userId: string): Promise<void> {

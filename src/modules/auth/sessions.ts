@@ -9,6 +9,7 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import type { AccessClaims, Role } from '../../platform/http/guards.js';
 import { AuthErrors } from './errors.js';
 import type { AuthRepo } from './repo.js';
+import type { SessionRow } from './table.js';
 import { ACCESS_TOKEN_TTL_SEC, type TokenService } from './tokens.js';
 
 export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
@@ -90,6 +91,20 @@ export function createSessionService(deps: {
     return { row, pair };
   }
 
+  /** A used token presented after the retry window: the whole session (family) is revoked. */
+  async function revokeForReuse(tenantId: string, session: SessionRow, usedAt: Date, now: Date): Promise<void> {
+    await tx(async (db) => {
+      if (!(await repo.revokeSession(tenantId, session.id, 'refresh_token_reuse', now, db))) return;
+      await record(db, tenantId, {
+        type: 'refresh.reused',
+        userId: session.userId,
+        details: { sessionId: session.id, usedAt: usedAt.toISOString(), sessionRevoked: true },
+      });
+    });
+    active.set(`${tenantId}:${session.id}`, { ok: false, until: Number.POSITIVE_INFINITY });
+    tokens.forgetSession(session.id);
+  }
+
   return {
     /**
      * Opens a session and returns its first pair. The session, its first refresh token and
@@ -103,39 +118,41 @@ export function createSessionService(deps: {
       return pair;
     },
 
-    async refresh(tenantId: string, rawToken: string, roleOf: (userId: string, db: DbOrTx) => Promise<Role | undefined>): Promise<TokenPair> {
-      const outcome = await tx(async (db) => {
-        const row = await repo.lockRefreshTokenByHash(sha256Hex(rawToken), db);
-        if (!row || row.tenantId !== tenantId) return { kind: 'invalid' as const };
-        const session = await repo.findSession(tenantId, row.sessionId, db);
+    /**
+     * Rotates a refresh token: read it with its session, then claim it and write its successor
+     * in one statement (repo.rotateRefreshToken), with no transaction held across the signing.
+     * A concurrent rotation that loses the claim reads the token again and answers the
+     * winner's pair as a retry does.
+     */
+    async refresh(tenantId: string, rawToken: string, roleOf: (userId: string) => Promise<Role | undefined>): Promise<TokenPair> {
+      const tokenHash = sha256Hex(rawToken);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const found = await repo.findRefreshToken(tenantId, tokenHash);
         const now = clock.now();
-        if (!session || session.revokedAt || row.expiresAt.getTime() <= now.getTime()) return { kind: 'invalid' as const };
-        if (row.usedAt) {
-          const age = now.getTime() - row.usedAt.getTime();
-          if (age <= REFRESH_RETRY_WINDOW_MS && row.successorSealed) {
-            const pair = JSON.parse(await secrets.decrypt(row.successorSealed, `refresh-retry:${row.id}`)) as TokenPair;
-            return { kind: 'pair' as const, pair };
+        if (!found) break;
+        const { token, session } = found;
+        if (!session || session.revokedAt || token.expiresAt.getTime() <= now.getTime()) break;
+        if (token.usedAt) {
+          const age = now.getTime() - token.usedAt.getTime();
+          if (age <= REFRESH_RETRY_WINDOW_MS && token.successorSealed) {
+            return JSON.parse(await secrets.decrypt(token.successorSealed, `refresh-retry:${token.id}`)) as TokenPair;
           }
-          await repo.revokeSession(tenantId, session.id, 'refresh_token_reuse', now, db);
-          await record(db, tenantId, {
-            type: 'refresh.reused',
-            userId: session.userId,
-            details: { sessionId: session.id, usedAt: row.usedAt.toISOString(), sessionRevoked: true },
-          });
-          return { kind: 'reused' as const, sessionId: session.id };
+          await revokeForReuse(tenantId, session, token.usedAt, now);
+          break;
         }
-        const role = await roleOf(session.userId, db);
-        if (!role) return { kind: 'invalid' as const };
+        const role = await roleOf(session.userId);
+        if (!role) break;
         const { row: next, pair } = await mintPair(tenantId, session.id, session.userId, role);
-        await repo.insertRefreshToken(next, db);
-        await repo.markRefreshTokenUsed(tenantId, row.id, now, secrets.encrypt(JSON.stringify(pair), `refresh-retry:${row.id}`), db);
-        await repo.clearOldSuccessors(tenantId, session.id, new Date(now.getTime() - REFRESH_RETRY_WINDOW_MS), db);
-        return { kind: 'pair' as const, pair };
-      });
-      if (outcome.kind === 'pair') return outcome.pair;
-      if (outcome.kind === 'reused') {
-        active.set(`${tenantId}:${outcome.sessionId}`, { ok: false, until: Number.POSITIVE_INFINITY });
-        tokens.forgetSession(outcome.sessionId);
+        const claimed = await repo.rotateRefreshToken({
+          tenantId,
+          id: token.id,
+          sessionId: session.id,
+          at: now,
+          successorSealed: secrets.encrypt(JSON.stringify(pair), `refresh-retry:${token.id}`),
+          next,
+          clearBefore: new Date(now.getTime() - REFRESH_RETRY_WINDOW_MS),
+        });
+        if (claimed) return pair;
       }
       throw AuthErrors.invalidRefreshToken();
     },
