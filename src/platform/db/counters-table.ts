@@ -2,7 +2,7 @@ import { and, eq, sql, type Placeholder } from 'drizzle-orm';
 import { bigint, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from './client.js';
 
-/** Shards per (tenant, table) counter: the triggers add to the shard of their backend. */
+/** Shards per (tenant, table) counter: the triggers (migration 0009) add to shard pg_backend_pid() % 16. */
 export const ROW_COUNT_SHARDS = 16;
 
 /**
