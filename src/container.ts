@@ -116,6 +116,7 @@ export async function createContainer(options: ContainerOptions) {
   const idvB = createIdvBService({ tx, clock, users, idv, idvConfig, transitions: kycTransitions, publicBaseUrl });
   const accreditations = createAccreditationsService({ repo: createAccreditationsRepo(db), tx, clock, users, identityChanged });
   const identity: IdentityService = createIdentityService({
+    db,
     repo: createIdentityRepo(db),
     tx,
     clock,

@@ -78,6 +78,21 @@ describe('GET /kyc/identity/root and /proof', () => {
     expect(StandardMerkleTree.verify(second.root, ENC, [firstProof.path, firstProof.commitment], firstProof.proof)).toBe(false);
   });
 
+  it('a changed value under an existing path (same salt) is a new version at the next read', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    await h.container.users.setFields(h.tenant.tenantId, userId, { evmEoa: '0x52908400098527886e0f7030069857d2e4169ee7' });
+    const before = await get('/kyc/identity/root', headers);
+    expect((await get('/kyc/identity/root', headers)).version).toBe(before.version);
+    await h.container.users.setFields(h.tenant.tenantId, userId, { evmEoa: '0x8ba1f109551bd432803012645ac136ddd64dba72' });
+    const after = await get('/kyc/identity/root', headers);
+    expect(after.version).toBe(before.version + 1);
+    expect(after.root).not.toBe(before.root);
+    const proof = await get('/kyc/identity/proof?path=wallet.evmEoa', headers);
+    expect(proof.value).toBe('0x8ba1f109551bd432803012645ac136ddd64dba72');
+    expect(verifiesBothWays(after.root, proof)).toBe(true);
+  });
+
   it('a KYC decision recomputes the root in its own transaction, at the time of the change', async () => {
     const userId = await h.createUser();
     const created = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual', country: 'ch', level: 'enhanced' } });

@@ -32,6 +32,8 @@ function sameEntries(a: IdentityEntry[], b: IdentityEntry[]): boolean {
  * version is stored whenever a field changes; earlier versions stay listed.
  */
 export function createIdentityService(deps: {
+  /** The database, for the reads of current() outside a transaction. */
+  db: DbOrTx;
   repo: IdentityRepo;
   tx: RunInTx;
   clock: Clock;
@@ -40,25 +42,40 @@ export function createIdentityService(deps: {
 }) {
   const { repo, tx, clock, sources, userExists } = deps;
 
-  /** Recomputes the user's root inside `db`; stores a new version only when a field changed. */
-  async function recompute(tenantId: string, userId: string, db: DbOrTx): Promise<IdentityRootRow> {
-    await repo.lockUser(tenantId, userId, db);
+  /** The user's identity fields now, from every source, without the empty ones. */
+  async function fieldsOf(tenantId: string, userId: string, db: DbOrTx): Promise<Record<string, string>> {
     const fields: Record<string, string> = {};
     for (const source of sources) {
       for (const [path, value] of Object.entries(await source(tenantId, userId, db))) {
         if (value !== null && value !== undefined) fields[path] = value;
       }
     }
-    const paths = Object.keys(fields).sort();
+    return fields;
+  }
+
+  /** The leaves of those fields with these salts, in path order; undefined when a field has no salt yet. */
+  function entriesOf(fields: Record<string, string>, salts: Map<string, string>): IdentityEntry[] | undefined {
+    const entries: IdentityEntry[] = [];
+    for (const path of Object.keys(fields).sort()) {
+      const salt = salts.get(path);
+      if (!salt) return undefined;
+      entries.push({ path, value: fields[path]!, salt, commitment: commitment(salt, fields[path]!) });
+    }
+    return entries;
+  }
+
+  /** Recomputes the user's root inside `db`; stores a new version only when a field changed. */
+  async function recompute(tenantId: string, userId: string, db: DbOrTx): Promise<IdentityRootRow> {
+    await repo.lockUser(tenantId, userId, db);
+    const fields = await fieldsOf(tenantId, userId, db);
     const salts = await repo.salts(tenantId, userId, db);
-    const fresh = paths.filter((p) => !salts.has(p)).map((path) => ({ path, salt: `0x${randomBytes(32).toString('hex')}` }));
+    const fresh = Object.keys(fields)
+      .filter((p) => !salts.has(p))
+      .map((path) => ({ path, salt: `0x${randomBytes(32).toString('hex')}` }));
     const now = clock.now();
     await repo.insertSalts(tenantId, userId, fresh, now, db);
     for (const f of fresh) salts.set(f.path, f.salt);
-    const entries: IdentityEntry[] = paths.map((path) => {
-      const salt = salts.get(path)!;
-      return { path, value: fields[path]!, salt, commitment: commitment(salt, fields[path]!) };
-    });
+    const entries = entriesOf(fields, salts)!;
     const latest = await repo.latest(tenantId, userId, db);
     if (latest && sameEntries(latest.entries, entries)) return latest;
     const tree = StandardMerkleTree.of(
@@ -72,8 +89,22 @@ export function createIdentityService(deps: {
     );
   }
 
+  /**
+   * The user's root as of now. Most reads find nothing changed: the latest stored version is
+   * compared with the fields read outside any transaction (salts are never changed, so equal
+   * entries mean that version is current), and only a difference takes the lock and the
+   * transaction of recompute. Reads that race a change see either version, as reads a moment
+   * apart would.
+   */
   async function current(tenantId: string, userId: string): Promise<IdentityRootRow> {
     if (!(await userExists(tenantId, userId))) throw IdentityErrors.userNotFound();
+    const [latest, fields, salts] = await Promise.all([
+      repo.latest(tenantId, userId),
+      fieldsOf(tenantId, userId, deps.db),
+      repo.salts(tenantId, userId),
+    ]);
+    const entries = latest ? entriesOf(fields, salts) : undefined;
+    if (latest && entries && sameEntries(latest.entries, entries)) return latest;
     return tx((db) => recompute(tenantId, userId, db));
   }
 
