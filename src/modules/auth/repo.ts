@@ -1,10 +1,7 @@
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { users, type UserRow } from '../users/table.js';
 import { credentials, refreshTokens, sessions, type RefreshTokenRow, type SessionRow } from './table.js';
-
-type CredentialRow = typeof credentials.$inferSelect;
 
 const tenant = sql.placeholder('tenantId');
 
@@ -12,18 +9,6 @@ export function createAuthRepo(db: DbOrTx) {
   // Prepared: the session check of bearer requests, and login's credential reads.
   const credentialOf = preparedQuery<Array<typeof credentials.$inferSelect>, { tenantId: string; userId: string }>(db, 'credentials_by_user', (q) =>
     q.select().from(credentials).where(and(eq(credentials.tenantId, tenant), eq(credentials.userId, sql.placeholder('userId')))).limit(1),
-  );
-  // Login: the user by email and its credential row, in one round trip.
-  const loginByEmail = preparedQuery<Array<{ user: UserRow; credential: CredentialRow | null }>, { tenantId: string; email: string }>(
-    db,
-    'login_by_email',
-    (q) =>
-      q
-        .select({ user: users, credential: credentials })
-        .from(users)
-        .leftJoin(credentials, and(eq(credentials.tenantId, users.tenantId), eq(credentials.userId, users.id)))
-        .where(and(eq(users.tenantId, tenant), eq(users.email, sql.placeholder('email'))))
-        .limit(1),
   );
   const sessionById = preparedQuery<SessionRow[], { tenantId: string; id: string }>(db, 'sessions_by_id', (q) =>
     q.select().from(sessions).where(and(eq(sessions.tenantId, tenant), eq(sessions.id, sql.placeholder('id')))).limit(1),
@@ -43,12 +28,6 @@ export function createAuthRepo(db: DbOrTx) {
   );
 
   return {
-    /** The user with this (normalized) email and its credential row, if any. */
-    async findLogin(tenantId: string, email: string): Promise<{ user: UserRow; credential: CredentialRow | undefined } | undefined> {
-      const [row] = await loginByEmail({ tenantId, email });
-      return row ? { user: row.user, credential: row.credential ?? undefined } : undefined;
-    },
-
     async findCredential(tenantId: string, userId: string, tx: DbOrTx = db) {
       const [row] = await credentialOf({ tenantId, userId }, tx);
       return row;

@@ -53,9 +53,9 @@ export function createAuthService(deps: {
 
   /** The user and its credential row when email and password match; otherwise the 401, after the same work. */
   async function verifyCredentials(tenantId: string, email: string, password: string) {
-    const found = await repo.findLogin(tenantId, normalizeEmail(email));
-    const user = found?.user;
-    const credential = found?.credential;
+    // Two prepared reads: the users module owns the user row, this module the credential.
+    const user = await users.findRowByEmail(tenantId, email);
+    const credential = user ? await repo.findCredential(tenantId, user.id) : undefined;
     const ok = credential?.passwordHash
       ? await passwords.verify(credential.passwordHash, password)
       : await passwords.verifyDummy(password);
