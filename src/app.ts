@@ -127,6 +127,10 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   }
   // Provider webhooks: outside tenancy, authenticated by signature, with their raw-body parser.
   await app.register(kycCallbackRoutes, { webhooks: container.kycWebhooks });
+  for (const module of container.modules) {
+    const open = module.routes?.open;
+    if (open) await app.register(async (scope) => open(scope));
+  }
 
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
@@ -145,6 +149,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     idvBRoutes(scope, { idvB: container.idvB });
     identityRoutes(scope, { identity: container.identity });
     accreditationsRoutes(scope, { accreditations: container.accreditations });
+    for (const module of container.modules) await module.routes?.tenant?.(scope);
   });
 
   return app;

@@ -50,6 +50,9 @@ import { createKycWebhooks } from './modules/kyc/webhooks.js';
 import { createIdvHttpAdapter } from './providers/idv/http.js';
 import type { IdvPort } from './providers/idv/port.js';
 import { createOidcClient, type OidcPort } from './providers/idp/oidc.js';
+import { createBackgroundRunner } from './platform/module/background.js';
+import { createDomainHooks } from './platform/module/hooks.js';
+import type { BastionModule, Platform } from './platform/module/module.js';
 
 export interface ContainerOptions {
   config: Config;
@@ -95,12 +98,35 @@ export async function createContainer(options: ContainerOptions) {
   const tx = txRunner(db);
   const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir));
 
+  // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
+  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
+  const limiter: RateLimiter = redis && !options.rateLimit?.memory
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    : createMemoryRateLimiter({ clock, prefix: keyPrefix });
+  // The global per-IP net counts in Redis too when there is one; in memory it keeps its own
+  // bounded map, so a flood of addresses cannot evict the feature limits' windows.
+  const globalLimiter: RateLimiter = redis
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    : createMemoryRateLimiter({ clock, prefix: keyPrefix, maxKeys: 10_000 });
+  const rateLimit = {
+    limiter,
+    redis,
+    keyPrefix,
+    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000, limiter: globalLimiter },
+  };
+
+  const hooks = createDomainHooks();
+  const background = createBackgroundRunner(logger);
+  // Read at call time: a test server learns its port after the container is built.
+  const publicBaseUrl = () => config.publicBaseUrl;
+  const platform: Platform = { config, clock, logger, database, db, tx, secrets, limiter, hooks, background, publicBaseUrl };
+  /** The modules in dependency order; the app registers their routes in this order. */
+  const modules: BastionModule[] = [];
+
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
   const audit = createAuditService({ repo: createAuditRepo(db), clock });
-  // Read at call time: a test server learns its port after the container is built.
-  const publicBaseUrl = () => config.publicBaseUrl;
-
   // KYC and accreditations recompute the identity root in the transaction of each change;
   // the identity service reads their fields back through their services.
   // (identity is defined below; the closure runs only once requests flow.)
@@ -127,24 +153,6 @@ export async function createContainer(options: ContainerOptions) {
   // Mail: written to the outbox in the caller's transaction, delivered by the worker.
   const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
   const mailWorker = createMailWorker({ db, transport: mailTransport, clock, logger, from: config.mailFrom, ...options.mailWorker });
-
-  // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
-  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
-  const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
-  const limiter: RateLimiter = redis && !options.rateLimit?.memory
-    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
-    : createMemoryRateLimiter({ clock, prefix: keyPrefix });
-  // The global per-IP net counts in Redis too when there is one; in memory it keeps its own
-  // bounded map, so a flood of addresses cannot evict the feature limits' windows.
-  const globalLimiter: RateLimiter = redis
-    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
-    : createMemoryRateLimiter({ clock, prefix: keyPrefix, maxKeys: 10_000 });
-  const rateLimit = {
-    limiter,
-    redis,
-    keyPrefix,
-    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000, limiter: globalLimiter },
-  };
 
   // Security events of the auth flows land in the append-only audit log.
   const auditInput = (event: SecurityEvent) => {
@@ -249,8 +257,17 @@ export async function createContainer(options: ContainerOptions) {
       verifyApiKey: (tenantId: string, raw: string) => tenants.verifyApiKey(tenantId, raw),
       verifyAccessToken: (token: string) => sessions.verifyAccessToken(token),
     },
+    platform,
+    modules,
+    /** Starts the background work of every module (after listen). */
+    start(): void {
+      mailWorker.start();
+      for (const module of modules) module.start?.();
+    },
     async close(): Promise<void> {
       // Background work first (it may be mid-batch on the database), then connections.
+      for (const module of [...modules].reverse()) await module.stop?.();
+      await background.drain();
       keys.stop();
       await passwords.close();
       await mailWorker.stop();

@@ -13,7 +13,7 @@ export interface RunningService {
 }
 
 /**
- * Builds the container and the app, listens, starts the mail worker, and stops gracefully on
+ * Builds the container and the app, listens, starts the background work, and stops gracefully on
  * SIGTERM/SIGINT. `main.ts` calls it with the configuration alone; the benchmark's entry
  * (bench/service-main.ts) passes container options (raised rate limits) too.
  */
@@ -31,7 +31,7 @@ export async function runService(
 
   const app = await buildApp(container, logger);
   await app.listen({ port: config.port, host: config.host });
-  container.mail.worker.start();
+  container.start();
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -45,7 +45,6 @@ export async function runService(
     timer.unref();
     app
       .close()
-      .then(() => container.mail.worker.stop())
       .then(() => container.close())
       .then(() => {
         logger.info('stopped');

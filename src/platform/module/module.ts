@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Clock } from '../clock.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { Database, Db } from '../db/client.js';
+import type { RunInTx } from '../db/tx.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { BackgroundRunner } from './background.js';
+import type { DomainHooks } from './hooks.js';
+
+/**
+ * What every module is given: the platform parts with no business rules. A module reaches
+ * another module only through that module's services (passed to its factory explicitly).
+ */
+export interface Platform {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  database: Database;
+  db: Db;
+  tx: RunInTx;
+  secrets: SecretBox;
+  /** Feature rate limits (Redis when REDIS_URL is set, memory otherwise). */
+  limiter: RateLimiter;
+  /** In-process domain hooks: a module announces, others subscribe (no late-bound closures). */
+  hooks: DomainHooks;
+  /** Work that runs after the answer is sent; drained at shutdown and by tests. */
+  background: BackgroundRunner;
+  /** The service's public address, read at call time (a test server learns its port late). */
+  publicBaseUrl(): string;
+}
+
+export interface ModuleRoutes {
+  /** Tenant-scoped routes: each is guarded (tenant, then credential) before anything else runs. */
+  tenant?: (scope: FastifyInstance) => void | Promise<void>;
+  /** Routes outside tenancy: provider callbacks (signed), sandboxes, pages behind mailed links. */
+  open?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+/** A module's one entry returns this; the container keeps an ordered list of them. */
+export interface BastionModule<S extends object = object> {
+  name: string;
+  services: S;
+  routes?: ModuleRoutes;
+  /** Background work started once the service listens (workers, pollers). */
+  start?: () => void;
+  /** Stops background work; awaited at shutdown, modules in reverse order. */
+  stop?: () => Promise<void>;
+}
