@@ -4,19 +4,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
-import { authFlowRoutes } from './modules/auth/flows-routes.js';
-import { idpRoutes } from './modules/auth/idp/routes.js';
-import { authPages } from './modules/auth/pages.js';
-import { authRoutes } from './modules/auth/routes.js';
-import { Jwks } from './modules/auth/schemas.js';
-import { auditRoutes } from './modules/audit/routes.js';
-import { usersRoutes } from './modules/users/routes.js';
-import { accreditationsRoutes } from './modules/accreditations/routes.js';
-import { identityRoutes } from './modules/identity/routes.js';
-import { kycCallbackRoutes } from './modules/kyc/callback-routes.js';
-import { idvBRoutes } from './modules/kyc/idv-b-routes.js';
-import { kycRoutes } from './modules/kyc/routes.js';
-import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
@@ -102,31 +89,8 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     }
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get(
-    '/.well-known/jwks.json',
-    { schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (no tenant needed)', security: [], response: { 200: Jwks } } },
-    async (_request, reply) => {
-      void reply.header('cache-control', 'public, max-age=300');
-      return container.keys.jwks();
-    },
-  );
-
-  // The pages behind links in mail: outside tenancy (a form carries the tenant itself).
-  await app.register(async (scope) => {
-    authPages(scope, { findTenant: container.guardDeps.findTenant, verification: container.verification, recovery: container.recovery });
-  });
-
-  // Built-in identity-verification sandbox (the default provider), outside tenancy and OpenAPI.
-  // IDV_SANDBOX=off removes it: in production every tenant must then have a real provider.
-  if (container.config.idvSandbox) {
-    await app.register(idvSandbox, {
-      lookupSecret: (provider, clientId) => container.idvConfig.sandboxSecret(provider, clientId),
-      publicBaseUrl: () => container.config.publicBaseUrl,
-      clock: container.clock,
-    });
-  }
-  // Provider webhooks: outside tenancy, authenticated by signature, with their raw-body parser.
-  await app.register(kycCallbackRoutes, { webhooks: container.kycWebhooks });
+  // Outside tenancy: each module's open routes (JWKS, mailed-link pages, signed provider
+  // callbacks, sandboxes), each in its own scope so its content-type parsers stay its own.
   for (const module of container.modules) {
     const open = module.routes?.open;
     if (open) await app.register(async (scope) => open(scope));
@@ -135,20 +99,6 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
-    usersRoutes(scope, { users: container.users });
-    authRoutes(scope, { auth: container.auth, users: container.users });
-    authFlowRoutes(scope, {
-      verification: container.verification,
-      recovery: container.recovery,
-      twoFactor: container.twoFactor,
-      limiter: container.rateLimit.limiter,
-    });
-    idpRoutes(scope, { login: container.idpLogin, config: container.idpConfig, limiter: container.rateLimit.limiter });
-    auditRoutes(scope, { audit: container.audit });
-    kycRoutes(scope, { kyc: container.kyc });
-    idvBRoutes(scope, { idvB: container.idvB });
-    identityRoutes(scope, { identity: container.identity });
-    accreditationsRoutes(scope, { accreditations: container.accreditations });
     for (const module of container.modules) await module.routes?.tenant?.(scope);
   });
 

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import { User, UserIdParam } from '../users/schemas.js';
 import type { UsersService } from '../users/service.js';
-import { LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
+import type { KeyRing } from './keys.js';
+import { Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
 import type { AuthService } from './service.js';
 import type { SessionMeta } from './sessions.js';
 
@@ -80,6 +81,21 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     async (request, reply) => {
       const keyId = request.principal?.kind === 'apiKey' ? request.principal.keyId : '';
       return reply.status(201).send(await auth.mintForUser(request.tenant.id, request.params.userId, keyId, sessionMeta(request)));
+    },
+  );
+}
+
+/** The public keys that verify access tokens: outside tenancy, so sibling services verify offline. */
+export function jwksRoute(app: FastifyInstance, keys: KeyRing): void {
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      config: { tenancy: false },
+      schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (no tenant needed)', security: [], response: { 200: Jwks } },
+    },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=300');
+      return keys.jwks();
     },
   );
 }
