@@ -1,10 +1,14 @@
-import type { Config } from './config.js';
+import { servedSandboxes, type Config } from './config.js';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
+import { clientErrorHandler, frameworkErrors } from './platform/http/client-error.js';
+import { perPartValidators, registerInputChecks } from './platform/http/input.js';
+import { declarePlatformAnswers } from './platform/http/declared-answers.js';
+import { openApiFixups } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { AccessLogController } from './platform/log/access-log.js';
@@ -30,11 +34,14 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     return503OnClosing: true,
     // Per-address limits key on request.ip: believe X-Forwarded-For only from configured proxies.
     trustProxy: trustProxyOption(container.config.trustProxy),
+    // Types are coerced in the query string and path only, never in JSON bodies (input.ts).
+    schemaController: perPartValidators(),
+    clientErrorHandler,
+    frameworkErrors,
     ajv: {
       customOptions: {
         allErrors: true, // list every bad field; bodies are size-limited
         removeAdditional: false, // unknown fields are rejected, never silently dropped
-        coerceTypes: 'array',
         useDefaults: true,
       },
       // Emails are compared after trimming: accept surrounding spaces here, the service trims.
@@ -45,6 +52,8 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
 
   registerErrorHandlers(app);
+  registerInputChecks(app);
+  declarePlatformAnswers(app);
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);
@@ -54,6 +63,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   registerGlobalRateLimit(app, container.rateLimit.global);
 
   await app.register(swagger, {
+    transformObject: openApiFixups,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -66,6 +76,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
           tenant: { type: 'apiKey', in: 'header', name: 'x-tenant-id', description: 'Tenant id; required on every tenant-scoped route' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "API key of the tenant (the tenant's back end)" },
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token (15 minutes)' },
+          mailedToken: { type: 'http', scheme: 'bearer', description: 'The single-use token from a mail (never an access token)' },
           webhookSignature: {
             type: 'apiKey',
             in: 'header',
@@ -83,7 +94,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
     try {
       await container.database.ping();
-      return { status: 'ready' };
+      return { status: 'ready', sandboxes: servedSandboxes(container.config) };
     } catch {
       return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: 'Database unreachable', code: 'NOT_READY' });
     }

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import { User, UserIdParam } from '../users/schemas.js';
 import type { UsersService } from '../users/service.js';
 import type { KeyRing } from './keys.js';
@@ -63,7 +63,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     '/auth/logout',
     {
       config: { auth: { bearer: 'user' } },
-      schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", response: { 201: MessageResponse, ...errorResponses(403) } },
+      schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", body: EmptyBody, response: { 201: MessageResponse, ...errorResponses(403) } },
     },
     async (request, reply) => {
       const p = request.principal;
@@ -76,7 +76,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     '/auth/users/:userId/token',
     {
       config: { auth: { apiKey: true } },
-      schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, response: { 201: TokenPair, ...errorResponses(403, 404) } },
+      schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, body: EmptyBody, response: { 201: TokenPair, ...errorResponses(403, 404) } },
     },
     async (request, reply) => {
       const keyId = request.principal?.kind === 'apiKey' ? request.principal.keyId : '';

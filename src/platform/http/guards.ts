@@ -41,7 +41,7 @@ declare module 'fastify' {
     /** false: the route lives outside tenancy (health, JWKS, OpenAPI). Default true. */
     tenancy?: boolean;
     auth?: AuthRequirement;
-    /** A public route that reads a bearer of its own kind itself (documented as bearer). */
+    /** A public route that reads a bearer of its own kind itself (a mailed token, documented as mailedToken). */
     bearerInHandler?: boolean;
   }
   interface FastifyRequest {
@@ -144,7 +144,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     route.onRequest = [guard, ...existing];
     // Mutated in place: @fastify/swagger keeps a reference to this schema object.
     if (route.schema) {
-      (route.schema as { security?: unknown }).security = config.bearerInHandler ? [{ tenant: [], bearer: [] }] : securityFor(requirement);
+      (route.schema as { security?: unknown }).security = config.bearerInHandler ? [{ tenant: [], mailedToken: [] }] : securityFor(requirement);
     }
   });
 }
