@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { signBody } from '../../src/providers/idv/port.js';
+import { signBody } from '../../src/providers/idv/signature.js';
 import type { Harness, TestTenant } from './harness.js';
 
 /** A JSON call over real HTTP to the listening test server. */

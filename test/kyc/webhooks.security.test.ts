@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/providers/idv/port.js';
+import { createIdvAAdapter } from '../../src/providers/idv/idv-a/http.js';
+import { signBody } from '../../src/providers/idv/signature.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { decisionBody, eventBody, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
 import { outbox } from '../helpers/outbox.js';
@@ -43,7 +44,7 @@ describe('forged webhooks: 401, and nothing changes', () => {
     const detail = await attempt(kycId);
     expect(detail.status).toBe('created');
     expect(detail.history).toHaveLength(1);
-    expect(await h.container.kycWebhooks.authenticate('idv-a', tenantId, Buffer.from(raw), right)).toBe(tenantId);
+    expect(await h.container.kycWebhooks.authenticate(createIdvAAdapter(), tenantId, Buffer.from(raw), right)).toBe(tenantId);
   });
 
   it('a tenant named in vendorData that is unknown or has no secret is 401', async () => {

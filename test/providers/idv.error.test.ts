@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdvHttpAdapter } from '../../src/providers/idv/http.js';
-import { IdvProviderError, signBody, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { createIdvAdapters } from '../../src/providers/idv/adapters.js';
+import { IdvProviderError, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { signBody } from '../../src/providers/idv/signature.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -9,7 +10,7 @@ let endpoint: IdvEndpoint;
 let fake: Server;
 let fakeUrl: string;
 let fakeAnswer: { status: number; body: string } = { status: 200, body: '{}' };
-const adapter = createIdvHttpAdapter({ timeoutMs: 2000 });
+const adapter = createIdvAdapters({ timeoutMs: 2000 });
 const DAY = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
@@ -28,7 +29,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const sessionRequest = () => ({ vendorData: 'v', webhooks: { event: `${h.baseUrl}/x/event`, decision: `${h.baseUrl}/x/decision` } });
+const sessionRequest = () => ({ tenantId: h.tenant.tenantId, kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/x`, flow: 'session' as const });
 
 async function rejection(promise: Promise<unknown>): Promise<IdvProviderError> {
   const error = await promise.then(
@@ -49,13 +50,13 @@ describe('HTTP adapter errors', () => {
       { status: 200, body: '{"verification":{"id":"x","url":"javascript:alert(1)"}}' },
     ]) {
       fakeAnswer = answer;
-      expect((await rejection(adapter.createSessionA(fakeEndpoint, sessionRequest()))).kind).toBe('rejected');
+      expect((await rejection(adapter['idv-a'].createSession(fakeEndpoint, sessionRequest()))).kind).toBe('rejected');
     }
   });
 
   it('a closed port is "unreachable"', async () => {
     const closed = { ...endpoint, baseUrl: 'http://127.0.0.1:9/api' };
-    expect((await rejection(adapter.createSessionA(closed, sessionRequest()))).kind).toBe('unreachable');
+    expect((await rejection(adapter['idv-a'].createSession(closed, sessionRequest()))).kind).toBe('unreachable');
   });
 });
 
@@ -74,14 +75,14 @@ describe('sandbox errors', () => {
     expect((await fetch(`${h.baseUrl}/sandbox/idv-a/s/${crypto.randomUUID()}`)).status).toBe(404);
     expect((await fetch(`${h.baseUrl}/sandbox/idv-b/s/${crypto.randomUUID()}`)).status).toBe(404);
 
-    const session = await adapter.createSessionA(endpoint, sessionRequest());
+    const session = await adapter['idv-a'].createSession(endpoint, sessionRequest());
     const post = (decision: string) =>
       fetch(session.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `decision=${decision}` });
     expect((await post('maybe')).status).toBe(400);
     expect((await post('approved')).status).toBe(200);
     expect((await post('declined')).status).toBe(400);
 
-    const later = await adapter.createSessionA(endpoint, sessionRequest());
+    const later = await adapter['idv-a'].createSession(endpoint, sessionRequest());
     h.clock.advance(7 * DAY);
     expect((await fetch(later.url)).status).toBe(410);
   });

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdvHttpAdapter } from '../../src/providers/idv/http.js';
+import { createIdvAdapters } from '../../src/providers/idv/adapters.js';
 import type { IdvEndpoint } from '../../src/providers/idv/port.js';
 import { idvProviderConfigs } from '../../src/modules/kyc/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -9,7 +9,7 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 let h: Harness;
 let endpointA: IdvEndpoint;
 let endpointB: IdvEndpoint;
-const adapter = createIdvHttpAdapter();
+const adapter = createIdvAdapters();
 beforeAll(async () => {
   h = await createHarness({ listen: true });
   endpointA = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a');
@@ -32,9 +32,11 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
   });
 
   it('idv-a: creates a session whose URL opens the person-facing page', async () => {
-    const session = await adapter.createSessionA(endpointA, {
-      vendorData: 'v',
-      webhooks: { event: `${h.baseUrl}/nowhere/event`, decision: `${h.baseUrl}/nowhere/decision` },
+    const session = await adapter['idv-a'].createSession(endpointA, {
+      tenantId: h.tenant.tenantId,
+      kycId: crypto.randomUUID(),
+      callbackBaseUrl: `${h.baseUrl}/nowhere`,
+      flow: 'session',
       person: { firstName: 'Ada' },
     });
     expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -48,16 +50,17 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
   });
 
   it('idv-b: creates web3 and regular sessions; the web3 page shows the message to sign', async () => {
-    const web3 = await adapter.createSessionB(endpointB, {
-      reference: crypto.randomUUID(),
+    const web3 = await adapter['idv-b'].createSession(endpointB, {
+      tenantId: h.tenant.tenantId,
+      kycId: crypto.randomUUID(),
+      callbackBaseUrl: `${h.baseUrl}/nowhere`,
       flow: 'web3',
-      webhookUrl: `${h.baseUrl}/nowhere`,
       wallet: { chain: 'evm', address: '0x52908400098527886E0F7030069857D2E4169EE7', message: 'sign me <please>' },
     });
     const html = await (await fetch(web3.url)).text();
     expect(html).toContain('sign me &lt;please&gt;');
     expect(html).not.toContain('<please>');
-    const regular = await adapter.createSessionB(endpointB, { reference: crypto.randomUUID(), flow: 'regular', webhookUrl: `${h.baseUrl}/nowhere` });
+    const regular = await adapter['idv-b'].createSession(endpointB, { tenantId: h.tenant.tenantId, kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/nowhere`, flow: 'regular' });
     expect(regular.url).toBe(`${h.baseUrl}/sandbox/idv-b/s/${regular.sessionId}`);
   });
 

@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdvHttpAdapter } from '../../src/providers/idv/http.js';
-import { IdvProviderError, signBody, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { createIdvAdapters } from '../../src/providers/idv/adapters.js';
+import { IdvProviderError, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { signBody } from '../../src/providers/idv/signature.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 let endpoint: IdvEndpoint;
-const adapter = createIdvHttpAdapter();
+const adapter = createIdvAdapters();
 beforeAll(async () => {
   h = await createHarness({ listen: true });
   endpoint = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a');
 });
 afterAll(async () => h.close());
 
-const request = () => ({ vendorData: 'v', webhooks: { event: `${h.baseUrl}/x/e`, decision: `${h.baseUrl}/x/d` } });
+const request = () => ({ tenantId: h.tenant.tenantId, kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/x`, flow: 'session' as const });
 
 async function post(headers: Record<string, string>, raw: string) {
   return fetch(`${h.baseUrl}/sandbox/idv-a/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
@@ -20,7 +21,8 @@ async function post(headers: Record<string, string>, raw: string) {
 
 describe('sandbox authentication (HMAC of the raw body under the client secret)', () => {
   it('401 without a signature, with a wrong one, for an unknown client, or for a body changed after signing', async () => {
-    const raw = JSON.stringify({ verification: request() });
+    // idv-a's own protocol body (docs/providers.md).
+    const raw = JSON.stringify({ verification: { vendorData: 'v', webhooks: { event: `${h.baseUrl}/x/e`, decision: `${h.baseUrl}/x/d` } } });
     const good = signBody(raw, endpoint.secret);
     expect((await post({ 'x-auth-client': endpoint.clientId }, raw)).status).toBe(401);
     expect((await post({ 'x-auth-client': endpoint.clientId, 'x-hmac-signature': 'ff'.repeat(32) }, raw)).status).toBe(401);
@@ -34,7 +36,7 @@ describe('sandbox authentication (HMAC of the raw body under the client secret)'
     const t = await h.newTenant();
     await h.container.idvConfig.configure(t.tenantId, 'idv-a', { baseUrl: 'https://idv-a.invalid/api', clientId: t.tenantId, webhookSecret: 'real-provider-secret-0001' });
     const forged = { ...endpoint, baseUrl: `${h.baseUrl}/sandbox/idv-a`, clientId: t.tenantId, secret: 'real-provider-secret-0001' };
-    const error = await adapter.createSessionA(forged, request()).then(
+    const error = await adapter['idv-a'].createSession(forged, request()).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -46,12 +48,12 @@ describe('sandbox authentication (HMAC of the raw body under the client secret)'
     const back = await h.container.idvConfig.endpoint(t.tenantId, 'idv-a');
     expect(back.baseUrl).toBe(`${h.baseUrl}/sandbox/idv-a`);
     expect(back.secret).not.toBe('real-provider-secret-0001');
-    expect((await adapter.createSessionA(back, request())).url).toContain('/sandbox/idv-a/s/');
+    expect((await adapter['idv-a'].createSession(back, request())).url).toContain('/sandbox/idv-a/s/');
   });
 
   it('secrets of one provider do not open the other', async () => {
     const b = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-b');
-    const error = await adapter.createSessionA({ ...endpoint, secret: b.secret }, request()).then(
+    const error = await adapter['idv-a'].createSession({ ...endpoint, secret: b.secret }, request()).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -3,11 +3,11 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import { isValidAddress, normalizeAddress, verifyWalletSignature, type Chain } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import type { IdvPort } from '../../providers/idv/port.js';
+import type { IdvPort, IdvWebhook } from '../../providers/idv/port.js';
 import type { UsersService } from '../users/service.js';
 import { KycErrors } from './errors.js';
 import type { IdvConfigService } from './idv-config.js';
-import type { IdvBResult, SessionCreatedDto, Web3ChallengeDto, Web3ChallengeInput } from './schemas.js';
+import type { SessionCreatedDto, Web3ChallengeDto, Web3ChallengeInput } from './schemas.js';
 import { callProvider, sessionCreated } from './service.js';
 import { SESSION_TTL_MS } from './state.js';
 import type { KycRow } from './table.js';
@@ -53,7 +53,7 @@ export function walletChallenge(input: {
 }
 
 /** Checks a wallet proof from an idv-b result against the challenge stored on the record. */
-export async function verifyRecordWallet(row: KycRow, wallet: NonNullable<IdvBResult['wallet']>): Promise<boolean> {
+export async function verifyRecordWallet(row: KycRow, wallet: NonNullable<IdvWebhook['wallet']>): Promise<boolean> {
   if (!row.challenge || !row.walletAddress || wallet.chain !== row.walletChain) return false;
   if (!isValidAddress(wallet.chain, wallet.address) || normalizeAddress(wallet.chain, wallet.address) !== row.walletAddress) return false;
   return verifyWalletSignature({
@@ -97,10 +97,11 @@ export function createIdvBService(deps: {
     }
     const endpoint = await idvConfig.endpoint(tenantId, 'idv-b');
     const session = await callProvider('idv-b', () =>
-      idv.createSessionB(endpoint, {
-        reference: kycId,
+      idv['idv-b'].createSession(endpoint, {
+        tenantId,
+        kycId,
+        callbackBaseUrl: base,
         flow: challenge ? 'web3' : 'regular',
-        webhookUrl: `${base}/kyc/callback/idv-b?tenantId=${tenantId}`,
         ...(challenge ? { wallet: { chain: challenge.chain, address: challenge.address, message: challenge.message } } : {}),
       }),
     );

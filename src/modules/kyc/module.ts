@@ -1,5 +1,5 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createIdvHttpAdapter } from '../../providers/idv/http.js';
+import { createIdvAdapters } from '../../providers/idv/adapters.js';
 import type { IdvPort } from '../../providers/idv/port.js';
 import { idvSandbox } from '../../providers/idv/sandbox/plugin.js';
 import type { UsersService } from '../users/service.js';
@@ -21,7 +21,7 @@ export function createKycModule(platform: Platform, deps: { users: UsersService 
   const { db, tx, clock, secrets, config, hooks, publicBaseUrl } = platform;
   const { users } = deps;
   const repo = createKycRepo(db);
-  const idv = options.idv ?? createIdvHttpAdapter();
+  const idv = options.idv ?? createIdvAdapters();
   const identityChanged = (tenantId: string, userId: string, txDb: Parameters<typeof hooks.emit>[2]) =>
     hooks.emit('identity.changed', { tenantId, userId }, txDb);
   const idvConfig = createIdvConfigService({ repo, secrets, clock, publicBaseUrl, sandboxEnabled: config.idvSandbox });
@@ -41,7 +41,7 @@ export function createKycModule(platform: Platform, deps: { users: UsersService 
       },
       open: async (app) => {
         // Provider webhooks: authenticated by signature, with their raw-body parser.
-        await app.register(kycCallbackRoutes, { webhooks: kycWebhooks });
+        await app.register(kycCallbackRoutes, { webhooks: kycWebhooks, idv });
         // The built-in sandbox (the default provider); IDV_SANDBOX=off removes it.
         if (config.idvSandbox) {
           await app.register(idvSandbox, {

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 import { Paged, PageQueryFields } from '../../platform/http/pagination.js';
-import { IDV_A_ACTIONS, IDV_A_DECISIONS, IDV_B_STATUSES } from '../../providers/idv/port.js';
 import { KYC_STATUSES } from './state.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -132,54 +131,6 @@ export const Web3Challenge = Type.Object({
   nonce: Type.String(),
 });
 
-// Webhooks: providers may add fields, so unknown properties are accepted and ignored.
-export const IdvAEventWebhook = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200, description: 'Provider session id' }),
-  action: literals(IDV_A_ACTIONS),
-  vendorData: Type.String({ minLength: 1, maxLength: 400 }),
-  attemptId: Type.Optional(Type.String()),
-  code: Type.Optional(Type.Integer()),
-});
-const Person = Type.Object({
-  firstName: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  lastName: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  dateOfBirth: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
-});
-const Document = Type.Object({
-  country: Type.Optional(Nullable(Type.String({ maxLength: 10 }))),
-  type: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-});
-export const IdvADecisionWebhook = Type.Object({
-  status: Type.String(),
-  verification: Type.Object({
-    id: Type.String({ minLength: 1, maxLength: 200 }),
-    status: literals(IDV_A_DECISIONS),
-    vendorData: Type.String({ minLength: 1, maxLength: 400 }),
-    code: Type.Optional(Type.Integer()),
-    reason: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-    decisionTime: Type.Optional(Type.String()),
-    person: Type.Optional(Person),
-    document: Type.Optional(Document),
-  }),
-});
-export const IdvBResultWebhook = Type.Object({
-  eventId: Type.String({ minLength: 1, maxLength: 200 }),
-  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
-  reference: Type.String({ minLength: 1, maxLength: 200 }),
-  status: literals(IDV_B_STATUSES),
-  reason: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-  person: Type.Optional(Person),
-  document: Type.Optional(Document),
-  wallet: Type.Optional(
-    Type.Object({
-      chain: literals(['evm', 'xrpl'] as const),
-      address: Type.String({ maxLength: 100 }),
-      signature: Type.String({ maxLength: 2000 }),
-      publicKey: Type.Optional(Type.String({ maxLength: 200 })),
-    }),
-  ),
-});
-export const TenantIdQuery = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const WebhookAck = Type.Object({
   received: Type.Boolean(),
   applied: Type.Boolean(),
@@ -195,7 +146,4 @@ export type InitiateKycInput = Static<typeof InitiateKycBody>;
 export type UpdateKycInput = Static<typeof UpdateKycBody>;
 export type Web3ChallengeInput = Static<typeof Web3ChallengeBody>;
 export type Web3ChallengeDto = Static<typeof Web3Challenge>;
-export type IdvAEvent = Static<typeof IdvAEventWebhook>;
-export type IdvADecision = Static<typeof IdvADecisionWebhook>;
-export type IdvBResult = Static<typeof IdvBResultWebhook>;
 export type WebhookAckDto = Static<typeof WebhookAck>;

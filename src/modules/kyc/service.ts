@@ -145,13 +145,14 @@ export function createKycService(deps: {
     await requireUser(tenantId, userId);
     const kycId = newId();
     const endpoint = await idvConfig.endpoint(tenantId, 'idv-a');
-    const base = publicBaseUrl();
     const person = input.firstName || input.lastName ? { firstName: input.firstName, lastName: input.lastName } : undefined;
     const session: IdvSession = await callProvider('idv-a', () =>
-      idv.createSessionA(endpoint, {
-        vendorData: `${tenantId}:${kycId}`,
-        webhooks: { event: `${base}/kyc/callback/idv-a/event`, decision: `${base}/kyc/callback/idv-a/decision` },
-        ...(input.callbackUrl ? { callback: input.callbackUrl } : {}),
+      idv['idv-a'].createSession(endpoint, {
+        tenantId,
+        kycId,
+        callbackBaseUrl: publicBaseUrl(),
+        flow: 'session',
+        ...(input.callbackUrl ? { returnUrl: input.callbackUrl } : {}),
         ...(person ? { person } : {}),
       }),
     );

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CLIENT_HEADER, SIGNATURE_HEADER, signBody, verifyBodySignature, type IdvProviderName } from '../port.js';
+import type { IdvProviderName } from '../port.js';
+import { CLIENT_HEADER, SIGNATURE_HEADER, signBody, verifyBodySignature } from '../signature.js';
 import { HTML, type IdvSandboxOptions, type Json, type SandboxContext } from './context.js';
-import { idvASandboxRoutes } from './idv-a.js';
-import { idvBSandboxRoutes } from './idv-b.js';
+import { idvASandboxRoutes } from '../idv-a/sandbox/routes.js';
+import { idvBSandboxRoutes } from '../idv-b/sandbox/routes.js';
 import { errorPage } from './pages.js';
 import { SandboxStore, type SandboxSession } from './store.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DECISION_CODES, HTML, httpUrl, str, type Json, type SandboxContext } from './context.js';
-import { donePage, errorPage, sessionPage } from './pages.js';
-import type { SandboxSession } from './store.js';
+import { DECISION_CODES, HTML, httpUrl, str, type Json, type SandboxContext } from '../../sandbox/context.js';
+import { donePage, errorPage, sessionPage } from '../../sandbox/pages.js';
+import type { SandboxSession } from '../../sandbox/store.js';
 
 /** The idv-a sandbox: session style (docs/providers.md). */
 export function idvASandboxRoutes(ctx: SandboxContext): void {

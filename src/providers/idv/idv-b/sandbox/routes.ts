@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { DECISION_CODES, HTML, httpUrl, str, type Json, type SandboxContext } from './context.js';
-import { donePage, errorPage, sessionPage } from './pages.js';
-import { verifyWalletSignature } from '../../../platform/crypto/wallet-signatures.js';
-import type { WalletChain } from '../port.js';
+import { DECISION_CODES, HTML, httpUrl, str, type Json, type SandboxContext } from '../../sandbox/context.js';
+import { donePage, errorPage, sessionPage } from '../../sandbox/pages.js';
+import { verifyWalletSignature } from '../../../../platform/crypto/wallet-signatures.js';
+import type { WalletChain } from '../../port.js';
 
 /** The idv-b sandbox: wallet style (docs/providers.md). */
 export function idvBSandboxRoutes(ctx: SandboxContext): void {

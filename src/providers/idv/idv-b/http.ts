@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+import { isUuid, sessionOf, signedPoster, type IdvHttpOptions } from '../http-client.js';
+import { IDV_WEBHOOK_STATUSES, type IdvAdapter, type IdvWebhook } from '../port.js';
+import { Document, literals, Nullable, Person } from '../schemas.js';
+import { SIGNATURE_HEADER, verifyBodySignature } from '../signature.js';
+
+export const IdvBResultWebhook = Type.Object({
+  eventId: Type.String({ minLength: 1, maxLength: 200 }),
+  sessionId: Type.String({ minLength: 1, maxLength: 200 }),
+  reference: Type.String({ minLength: 1, maxLength: 200 }),
+  status: literals(IDV_WEBHOOK_STATUSES),
+  reason: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  person: Type.Optional(Person),
+  document: Type.Optional(Document),
+  wallet: Type.Optional(
+    Type.Object({
+      chain: literals(['evm', 'xrpl'] as const),
+      address: Type.String({ maxLength: 100 }),
+      signature: Type.String({ maxLength: 2000 }),
+      publicKey: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
+});
+export const TenantIdQuery = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/**
+ * idv-b (wallet style, docs/providers.md): POST /v1/sessions with `{reference, flow,
+ * webhookUrl, wallet}`; one signed result webhook, whose tenant travels in the query of the
+ * webhook URL Bastion gave.
+ */
+export function createIdvBAdapter(options: IdvHttpOptions = {}): IdvAdapter {
+  const post = signedPoster(options);
+  return {
+    provider: 'idv-b',
+    signatureHeader: SIGNATURE_HEADER,
+    verifyWebhook: (raw, signature, secret) => verifyBodySignature(raw, signature, secret),
+
+    async createSession(endpoint, request) {
+      const body = (await post(endpoint, '/v1/sessions', {
+        reference: request.kycId,
+        flow: request.flow === 'web3' ? 'web3' : 'regular',
+        webhookUrl: `${request.callbackBaseUrl}/kyc/callback/idv-b?tenantId=${request.tenantId}`,
+        ...(request.wallet ? { wallet: request.wallet } : {}),
+      })) as { sessionId?: unknown; url?: unknown };
+      return sessionOf('idv-b', body.sessionId, body.url);
+    },
+
+    webhooks: [
+      {
+        path: '/kyc/callback/idv-b',
+        summary: 'idv-b verification result',
+        body: IdvBResultWebhook,
+        query: TenantIdQuery,
+        tenantOf: (_body, query) => {
+          const tenantId = (query as { tenantId?: unknown } | undefined)?.tenantId;
+          return typeof tenantId === 'string' ? tenantId.toLowerCase() : undefined;
+        },
+        read(body): IdvWebhook | { malformed: string } {
+          const b = body as Omit<IdvWebhook, 'kind' | 'kycId' | 'reason'> & { reference: string; reason?: string | null };
+          if (!isUuid(b.reference)) return { malformed: 'reference' };
+          return {
+            kind: 'result',
+            kycId: b.reference.toLowerCase(),
+            sessionId: b.sessionId,
+            status: b.status,
+            reason: b.reason ?? null,
+            person: b.person,
+            document: b.document,
+            wallet: b.wallet,
+          };
+        },
+      },
+    ],
+  };
+}
