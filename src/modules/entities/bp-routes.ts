@@ -58,7 +58,7 @@ export async function businessProfileWebhookRoutes(app: FastifyInstance, deps: {
       config: { tenancy: false },
       schema: {
         tags: ['Entities provider callbacks'],
-        security: [],
+        security: [{ webhookSignature: [] }],
         summary: 'business-profile-a webhook (business.created, business.updated)',
         description: `Signed with HMAC-SHA256 of the raw body under the tenant's webhook secret, hex, in ${SIGNATURE_HEADER} (docs/providers.md). Replays change nothing.`,
         params: WebhookParams,
