@@ -126,4 +126,5 @@ CREATE UNIQUE INDEX "business_profiles_live_unique" ON "business_profiles" USING
 CREATE UNIQUE INDEX "entities_tenant_lei_unique" ON "entities" USING btree ("tenant_id","lei") WHERE "entities"."lei" is not null;--> statement-breakpoint
 CREATE INDEX "entity_members_tenant_user_idx" ON "entity_members" USING btree ("tenant_id","user_id","entity_id");--> statement-breakpoint
 CREATE INDEX "entity_payment_methods_tenant_entity_idx" ON "entity_payment_methods" USING btree ("tenant_id","entity_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "bp_a_sandbox_businesses_external_unique" ON "bp_a_sandbox_businesses" USING btree ("tenant_id","external_id");
+CREATE UNIQUE INDEX "bp_a_sandbox_businesses_external_unique" ON "bp_a_sandbox_businesses" USING btree ("tenant_id","external_id");--> statement-breakpoint
+CREATE INDEX "bp_a_sandbox_businesses_id_idx" ON "bp_a_sandbox_businesses" USING btree ("id");

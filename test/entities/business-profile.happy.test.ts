@@ -122,3 +122,25 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     expect(again.statusCode, again.body).toBe(201);
   });
 });
+
+describe('the sandbox review page', () => {
+  it('shows the business and its buttons decide the review, sending the webhook', async () => {
+    const { entityId, owner } = await entityOf(h);
+    const profile = (await submit(entityId, owner.headers)).json();
+    const pageUrl = `${h.baseUrl}/sandbox/business-profile-a/businesses/${profile.providerBusinessId}`;
+    const page = await fetch(pageUrl);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Acme Holdings LLC');
+    expect(html).toContain('<strong id="status">pending</strong>');
+    expect(html).toContain('value="rejected"');
+    h.clock.advance(1000);
+    const decided = await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=rejected' });
+    expect(decided.status).toBe(200);
+    expect(await decided.text()).toMatch(/id="delivery">Webhook: business\.updated .*HTTP 200/);
+    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(now.json().status).toBe('rejected');
+    expect((await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=nope' })).status).toBe(422);
+    expect((await fetch(`${h.baseUrl}/sandbox/business-profile-a/businesses/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+  });
+});

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { businessPage } from './page.js';
 import { REVIEW_STATUSES, SandboxInputError, type BusinessProfileASandbox, type ReviewStatus, type SandboxAccount } from './service.js';
 
 export const SANDBOX_PREFIX = '/sandbox/business-profile-a';
@@ -12,6 +13,9 @@ const ID_RE = /^[0-9a-f-]{36}$/;
  * Errors answer the provider's shape `{ errors: [{ message }] }`.
  */
 export function businessProfileASandboxRoutes(app: FastifyInstance, sandbox: BusinessProfileASandbox): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
   const config = { tenancy: false } as const;
   const schema = { hide: true } as const;
   const fail = (reply: FastifyReply, status: number, message: string) => reply.status(status).send({ errors: [{ message }] });
@@ -51,5 +55,25 @@ export function businessProfileASandboxRoutes(app: FastifyInstance, sandbox: Bus
     }
     const result = ID_RE.test(request.params.id) ? await sandbox.review(acct.accountId, request.params.id, status as ReviewStatus) : undefined;
     return result ? { ...result.business, webhook_delivery: result.delivery } : fail(reply, 404, 'Business not found');
+  });
+
+  // The review page, as the provider's dashboard would show it: opened by the business id
+  // (random, known only to the account and the entity's members), like the IDV sandbox pages.
+  const HTML = 'text/html; charset=utf-8';
+  const pagePath = (id: string) => `${SANDBOX_PREFIX}/businesses/${id}`;
+  app.get<{ Params: { id: string } }>(`${SANDBOX_PREFIX}/businesses/:id`, { config, schema }, async (request, reply) => {
+    const found = ID_RE.test(request.params.id) ? await sandbox.findAny(request.params.id) : undefined;
+    if (!found) return reply.status(404).type(HTML).send('<!doctype html><p>Unknown business</p>');
+    return reply.type(HTML).send(businessPage(found.business, pagePath(request.params.id)));
+  });
+  app.post<{ Params: { id: string } }>(`${SANDBOX_PREFIX}/businesses/:id`, { config, schema }, async (request, reply) => {
+    const status = (request.body as { status?: unknown } | undefined)?.status;
+    const found = ID_RE.test(request.params.id) ? await sandbox.findAny(request.params.id) : undefined;
+    if (!found) return reply.status(404).type(HTML).send('<!doctype html><p>Unknown business</p>');
+    if (typeof status !== 'string' || !(REVIEW_STATUSES as readonly string[]).includes(status)) {
+      return reply.status(422).type(HTML).send('<!doctype html><p>Choose in_review, approved or rejected</p>');
+    }
+    const result = (await sandbox.review(found.accountId, request.params.id, status as ReviewStatus))!;
+    return reply.type(HTML).send(businessPage(result.business, pagePath(request.params.id), result.delivery));
   });
 }

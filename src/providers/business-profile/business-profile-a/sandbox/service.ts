@@ -172,6 +172,12 @@ export function createBusinessProfileASandbox(options: BusinessProfileASandboxOp
       return toWire(existing!);
     },
 
+    /** The review page: a business by its (random) id, whichever account holds it. */
+    async findAny(id: string): Promise<{ accountId: string; business: WireBusiness } | undefined> {
+      const [row] = await db.select().from(businessProfileASandbox).where(eq(businessProfileASandbox.id, id)).limit(1);
+      return row && { accountId: row.tenantId, business: toWire(row) };
+    },
+
     async get(account: SandboxAccount, id: string): Promise<WireBusiness | undefined> {
       const row = await find(account.accountId, id);
       return row && toWire(row);

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { WireAddress, WireTask } from '../protocol.js';
 
 /**
@@ -27,6 +27,8 @@ export const businessProfileASandbox = pgTable(
   (t) => [
     primaryKey({ name: 'bp_a_sandbox_businesses_pkey', columns: [t.tenantId, t.id] }),
     uniqueIndex('bp_a_sandbox_businesses_external_unique').on(t.tenantId, t.externalId),
+    // The review page opens a business by its id alone (the provider's dashboard link).
+    index('bp_a_sandbox_businesses_id_idx').on(t.id),
   ],
 );
 
