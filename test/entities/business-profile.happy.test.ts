@@ -1,3 +1,6 @@
+import { eq } from 'drizzle-orm';
+import { businessProfiles } from '../../src/modules/entities/table.js';
+import { businessProfileASandbox } from '../../src/providers/business-profile/business-profile-a/sandbox/table.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
@@ -21,6 +24,12 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     const profile = res.json();
     expect(profile).toMatchObject({ entityId, provider: 'business-profile-a', status: 'pending', tasks: [], tin: '*****6789', providerBusinessId: expect.any(String), failure: null });
     expect(res.body).not.toContain('3456789');
+    // At rest: sealed in the profile, only the last four at the sandbox.
+    const stored = await h.database.db.select().from(businessProfiles).where(eq(businessProfiles.id, profile.id));
+    expect(stored[0]!.tinSealed).toEqual(expect.any(String));
+    const atRest = JSON.stringify([stored, await h.database.db.select().from(businessProfileASandbox).where(eq(businessProfileASandbox.externalId, profile.id))]);
+    expect(atRest).not.toContain('3456789');
+    expect(atRest).toContain('6789');
 
     // The provider holds the business under our profile id.
     const atProvider = await sandboxCall(h, 'GET', `/v1/businesses/${profile.providerBusinessId}`);
