@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { appendEvent, type EventType } from '../../platform/events/outbox.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { actorOfCaller, auditActor, type Caller, type EntityAccess, type EntityAccessService } from './access.js';
@@ -45,7 +45,7 @@ export function createMembersService(deps: {
     db: Tx,
     tenantId: string,
     caller: Caller,
-    type: string,
+    type: EventType,
     entityId: string,
     targetUserId: string,
     details: Record<string, unknown>,

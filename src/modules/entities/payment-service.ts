@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { appendEvent, type EventType } from '../../platform/events/outbox.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
 import type { AuditService } from '../audit/service.js';
 import { actorOfCaller, auditActor, type Caller, type EntityAccessService } from './access.js';
@@ -59,7 +59,7 @@ export function createPaymentMethodsService(deps: {
     };
   }
 
-  async function record(db: Parameters<Parameters<RunInTx>[0]>[0], tenantId: string, caller: Caller, type: string, row: PaymentMethodRow, changed: string[]) {
+  async function record(db: Parameters<Parameters<RunInTx>[0]>[0], tenantId: string, caller: Caller, type: EventType, row: PaymentMethodRow, changed: string[]) {
     const actor = actorOfCaller(caller);
     const details = { entityId: row.entityId, methodId: row.id, kind: row.kind, changed };
     await audit.record(db, tenantId, { type, ...auditActor(actor), details });
