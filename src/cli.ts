@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
+import { entitiesCommands, ENTITIES_USAGE } from './modules/entities/cli-commands.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -26,6 +27,7 @@ const USAGE = `Usage: bastion <command> [options]
   idp show --tenant ID                              the provider settings (secret masked) and the
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
+${ENTITIES_USAGE}
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -126,6 +128,7 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     return { tenantId, removed: await c.idpConfig.remove(tenantId) };
   },
   migrate: async () => ({ migrated: true }),
+  ...entitiesCommands,
 };
 
 function fail(code: number, error: string, message: string): never {
@@ -153,6 +156,9 @@ async function main(argv: string[]): Promise<void> {
       'client-secret-file': { type: 'string' },
       'redirect-allow': { type: 'string', multiple: true },
       scopes: { type: 'string' },
+      'api-key-file': { type: 'string' },
+      'business-id': { type: 'string' },
+      status: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -179,7 +185,7 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) fail(2, 'usage', error.message);
   if (error instanceof ConfigError) fail(1, 'config', error.message);
-  if (error instanceof AppError) fail(1, error.code, error.message);
+  if (error instanceof AppError) fail(error.code === 'usage' ? 2 : 1, error.code, error.message);
   if (error instanceof TypeError && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
     fail(2, 'usage', error.message);
   }

@@ -6,6 +6,7 @@ import type { IdvPort } from './providers/idv/port.js';
 import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
+import { createEntitiesModule } from './modules/entities/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
 import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
@@ -44,8 +45,19 @@ export async function createContainer(options: ContainerOptions) {
     sources: [kyc.services.kyc.identityFields, accreditations.services.accreditations.identityFields],
   });
 
+  const services = { ...users.services, ...audit.services };
+
   /** The modules in dependency order; the app registers their routes in this order. */
-  const modules: BastionModule[] = [tenants, users, audit, auth, kyc, accreditations, identity];
+  const modules: BastionModule[] = [
+    tenants,
+    users,
+    audit,
+    auth,
+    kyc,
+    accreditations,
+    identity,
+    createEntitiesModule(platform, services),
+  ];
 
   const { tenants: tenantsService } = tenants.services;
   const { sessions } = auth.services;

@@ -10,7 +10,17 @@ export type EventType =
   | 'kyc.declined'
   | 'accreditation.decided'
   | 'wallet.registered'
-  | 'transfer.submitted';
+  | 'transfer.submitted'
+  | 'entity.created'
+  | 'entity.updated'
+  | 'entity.member_added'
+  | 'entity.member_removed'
+  | 'entity.permission_granted'
+  | 'entity.permission_revoked'
+  | 'entity.payment_method_added'
+  | 'entity.payment_method_updated'
+  | 'entity.business_profile_submitted'
+  | 'entity.business_profile_updated';
 
 /** Appends an event to the outbox; call it inside the transaction that makes the change. */
 export async function appendEvent(

@@ -1,0 +1,72 @@
+import type { Actor } from '../../platform/audit/actor.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { UsersService } from '../users/service.js';
+import { EntityErrors } from './errors.js';
+import { holds, PERMISSIONS, sortPermissions, type Permission } from './permissions.js';
+import type { EntitiesRepo } from './repo.js';
+import type { EntityRow } from './table.js';
+
+/** Who calls, as the route knows it: only identities, never roles or permissions from a token. */
+export type Caller = { kind: 'apiKey'; keyId: string } | { kind: 'user'; userId: string };
+
+export interface EntityAccess {
+  entity: EntityRow;
+  /** The caller's effective permissions (every one for the tenant's service and admins). */
+  permissions: Permission[];
+  privileged: boolean;
+  /** The calling user's id, when the caller is a user. */
+  userId?: string;
+}
+
+/** The audit log's names for an actor. */
+export function auditActor(actor: Actor): { actorType: 'user' | 'api_key' | 'system'; actorId: string | null } {
+  if (actor.type === 'apiKey') return { actorType: 'api_key', actorId: actor.id };
+  if (actor.type === 'user') return { actorType: 'user', actorId: actor.id };
+  return { actorType: 'system', actorId: actor.id };
+}
+
+export function actorOfCaller(caller: Caller): Actor {
+  return caller.kind === 'apiKey' ? { type: 'apiKey', id: caller.keyId } : { type: 'user', id: caller.userId };
+}
+
+/**
+ * Entity authorization, read from the database on every call: an API key of the tenant and a
+ * user whose stored role is admin act for the tenant (every permission on every entity); any
+ * other user needs a membership (else 404) holding the permission (else 403).
+ */
+export function createEntityAccess(deps: { repo: EntitiesRepo; users: UsersService }) {
+  const { repo, users } = deps;
+
+  async function isPrivileged(tenantId: string, caller: Caller, db?: DbOrTx): Promise<boolean> {
+    if (caller.kind === 'apiKey') return true;
+    const user = await users.findRow(tenantId, caller.userId, db);
+    return user?.role === 'admin';
+  }
+
+  return {
+    isPrivileged,
+
+    /**
+     * The entity when the caller may do what `needed` allows; `needed` null = any member.
+     * With `lock` (inside a transaction) the entity row is locked first, serializing changes.
+     */
+    async require(tenantId: string, entityId: string, caller: Caller, needed: Permission | null, db?: DbOrTx, lock = false): Promise<EntityAccess> {
+      const entity = await repo.findEntity(tenantId, entityId, db, lock);
+      if (!entity) throw EntityErrors.notFound();
+      if (await isPrivileged(tenantId, caller, db)) return { entity, permissions: [...PERMISSIONS], privileged: true, userId: caller.kind === 'user' ? caller.userId : undefined };
+      const userId = (caller as { userId: string }).userId;
+      const member = await repo.findMember(tenantId, entityId, userId, db);
+      // Outside the entity: it does not exist for this caller.
+      if (!member) throw EntityErrors.notFound();
+      if (needed && !holds(member.permissions, needed)) throw EntityErrors.forbidden(needed);
+      return { entity, permissions: effective(member.permissions), privileged: false, userId };
+    },
+  };
+}
+
+/** What a member may do: the granted set, with what `owner` and the manage_* permissions imply. */
+export function effective(granted: readonly Permission[]): Permission[] {
+  return sortPermissions(PERMISSIONS.filter((p) => holds(granted, p)));
+}
+
+export type EntityAccessService = ReturnType<typeof createEntityAccess>;

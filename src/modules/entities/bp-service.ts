@@ -1,0 +1,180 @@
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto/secrets.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import { isUniqueViolation } from '../../platform/db/pg-errors.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import type { Logger } from 'pino';
+import { BusinessProfileProviderError, type BusinessProfilePort, type ProviderBusiness } from '../../providers/business-profile/port.js';
+import type { AuditService } from '../audit/service.js';
+import { actorOfCaller, auditActor, type Caller, type EntityAccessService } from './access.js';
+import { PROVIDER, type BusinessProfileConfig } from './bp-config.js';
+import type { BusinessProfilesRepo } from './bp-repo.js';
+import type { BusinessProfileDto, SubmitBusinessProfileInput } from './bp-schemas.js';
+import { BusinessProfileErrors } from './errors.js';
+import type { BusinessProfileRow, ProfileStatus } from './table.js';
+
+const LIVE: ReadonlySet<ProfileStatus> = new Set(['submitting', 'pending', 'in_review', 'approved']);
+
+function toDto(row: BusinessProfileRow): BusinessProfileDto {
+  return {
+    id: row.id,
+    entityId: row.entityId,
+    provider: 'business-profile-a',
+    providerBusinessId: row.providerBusinessId,
+    status: row.status,
+    tasks: row.tasks as BusinessProfileDto['tasks'],
+    tin: `*****${row.tinLast4}`,
+    failure: row.failure,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The entity's business profile at business-profile-a: submitted by a holder of manage_entity
+ * (one live submission at a time), then kept current by the provider's signed webhooks.
+ */
+export function createBusinessProfilesService(deps: {
+  repo: BusinessProfilesRepo;
+  access: EntityAccessService;
+  config: BusinessProfileConfig;
+  provider: BusinessProfilePort;
+  tx: RunInTx;
+  clock: Clock;
+  secrets: SecretBox;
+  audit: AuditService;
+  logger: Logger;
+}) {
+  const { repo, access, config, provider, tx, clock, secrets, audit, logger } = deps;
+  const tinContext = (tenantId: string, id: string) => `business-profile-tin:${tenantId}:${id}`;
+
+  /** Applies a provider state when it is newer than the one applied last; true when the status changed. */
+  async function apply(db: DbOrTx, tenantId: string, row: BusinessProfileRow, business: ProviderBusiness): Promise<boolean> {
+    if (row.providerUpdatedAt && business.updatedAt < row.providerUpdatedAt) return false;
+    if (row.status === 'failed') return false;
+    await repo.update(
+      tenantId,
+      row.id,
+      { providerBusinessId: business.id, status: business.status, tasks: business.tasks as unknown as Array<Record<string, string>>, providerUpdatedAt: business.updatedAt, updatedAt: clock.now() },
+      db,
+    );
+    return row.status !== business.status;
+  }
+
+  return {
+    async submit(tenantId: string, entityId: string, input: SubmitBusinessProfileInput, caller: Caller): Promise<BusinessProfileDto> {
+      const tin = input.tin.replace('-', '');
+      const actor = actorOfCaller(caller);
+      const id = newId();
+      // First a committed "submitting" row: a concurrent second submission meets the unique index.
+      const entity = await tx(async (db) => {
+        const { entity } = await access.require(tenantId, entityId, caller, 'manage_entity', db, true);
+        const latest = await repo.latest(tenantId, entityId, PROVIDER, db);
+        if (latest && LIVE.has(latest.status)) throw BusinessProfileErrors.live(latest.status);
+        const now = clock.now();
+        try {
+          await repo.insert(
+            tenantId,
+            {
+              id,
+              entityId,
+              provider: PROVIDER,
+              providerBusinessId: null,
+              status: 'submitting',
+              tasks: [],
+              tinSealed: secrets.encrypt(tin, tinContext(tenantId, id)),
+              tinLast4: tin.slice(-4),
+              failure: null,
+              submittedBy: actor.id,
+              providerUpdatedAt: null,
+              createdAt: now,
+              updatedAt: now,
+            },
+            db,
+          );
+        } catch (error) {
+          if (isUniqueViolation(error, 'business_profiles_live_unique')) throw BusinessProfileErrors.live('submitting');
+          throw error;
+        }
+        return entity;
+      });
+
+      let business: ProviderBusiness;
+      try {
+        business = await provider.createBusiness(await config.endpoint(tenantId), {
+          externalId: id,
+          name: entity.legalName,
+          tin,
+          addresses: [
+            {
+              addressLine1: entity.address.line1,
+              addressLine2: entity.address.line2,
+              city: entity.address.city,
+              state: entity.address.region,
+              postalCode: entity.address.postalCode,
+              country: entity.address.country,
+            },
+          ],
+          people: input.people ?? [],
+          website: input.website,
+        });
+      } catch (error) {
+        if (!(error instanceof BusinessProfileProviderError)) throw error;
+        logger.warn({ tenantId, entityId, profileId: id, kind: error.kind, reason: error.message }, 'business-profile-a submission failed');
+        await repo.update(tenantId, id, { status: 'failed', failure: error.message, updatedAt: clock.now() });
+        throw BusinessProfileErrors.provider();
+      }
+
+      return tx(async (db) => {
+        const row = (await repo.findById(tenantId, id, db, true))!;
+        await apply(db, tenantId, row, business);
+        const details = { entityId, profileId: id, providerBusinessId: business.id, status: business.status };
+        await audit.record(db, tenantId, { type: 'entity.business_profile_submitted', ...auditActor(actor), details });
+        await appendEvent(db, tenantId, 'entity.business_profile_submitted', { ...details, actor });
+        return toDto((await repo.findById(tenantId, id, db))!);
+      });
+    },
+
+    async get(tenantId: string, entityId: string, caller: Caller): Promise<BusinessProfileDto> {
+      await access.require(tenantId, entityId, caller, 'view');
+      const row = await repo.latest(tenantId, entityId, PROVIDER);
+      if (!row) throw BusinessProfileErrors.notFound();
+      return toDto(row);
+    },
+
+    /**
+     * A webhook of the tenant's provider: the signature over the raw body under the tenant's
+     * secret, else 401. An event seen before, or older than the state applied, changes nothing.
+     */
+    async webhook(tenantId: string, raw: Buffer, signature: string | string[] | undefined): Promise<{ received: true; applied: boolean }> {
+      const secret = await config.webhookSecret(tenantId.toLowerCase());
+      const event = secret ? provider.verifyWebhook(raw, signature, secret) : undefined;
+      if (!event) throw BusinessProfileErrors.webhookUnauthorized();
+      if (event === 'malformed') throw BusinessProfileErrors.webhookMalformed();
+      tenantId = tenantId.toLowerCase();
+      const business = event.business;
+      return tx(async (db) => {
+        const byExternal = business.externalId && /^[0-9a-f-]{36}$/.test(business.externalId) ? await repo.findById(tenantId, business.externalId, db, true) : undefined;
+        const row = byExternal ?? (await repo.findByProviderId(tenantId, PROVIDER, business.id, db));
+        const fresh = await repo.insertEvent(
+          tenantId,
+          { provider: PROVIDER, eventId: event.id, profileId: row?.id ?? null, type: event.type, status: business.status, receivedAt: clock.now() },
+          db,
+        );
+        if (!fresh || !row) return { received: true as const, applied: false };
+        const locked = byExternal ? row : (await repo.findById(tenantId, row.id, db, true))!;
+        const changed = await apply(db, tenantId, locked, business);
+        if (changed) {
+          const details = { entityId: row.entityId, profileId: row.id, providerBusinessId: business.id, from: locked.status, status: business.status, eventId: event.id };
+          await audit.record(db, tenantId, { type: 'entity.business_profile_updated', actorType: 'system', actorId: PROVIDER, details });
+          await appendEvent(db, tenantId, 'entity.business_profile_updated', details);
+        }
+        return { received: true as const, applied: changed };
+      });
+    },
+  };
+}
+
+export type BusinessProfilesService = ReturnType<typeof createBusinessProfilesService>;

@@ -1,0 +1,155 @@
+import { eq } from 'drizzle-orm';
+import { businessProfiles } from '../../src/modules/entities/table.js';
+import { businessProfileASandbox } from '../../src/providers/business-profile/business-profile-a/sandbox/table.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
+import { entitiesServices, sandboxCall, signedWebhook } from './bp-helpers.js';
+import { entityOf, memberWith, TIN } from './fixtures.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+});
+afterAll(async () => h.close());
+
+const submit = (entityId: string, headers: Record<string, string>, body: unknown = { tin: TIN, people: [{ name: 'Jane Doe', titles: ['CEO'] }], website: 'https://acme.example' }) =>
+  h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers, payload: body as object });
+
+describe('business-profile-a through the sandbox over real HTTP', () => {
+  it('submitted -> pending; a second submission 409; the sandbox approves and its signed webhook makes it approved', async () => {
+    const { entityId, owner } = await entityOf(h);
+    const res = await submit(entityId, owner.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    const profile = res.json();
+    expect(profile).toMatchObject({ entityId, provider: 'business-profile-a', status: 'pending', tasks: [], tin: '*****6789', providerBusinessId: expect.any(String), failure: null });
+    expect(res.body).not.toContain('3456789');
+    // At rest: sealed in the profile, only the last four at the sandbox.
+    const stored = await h.database.db.select().from(businessProfiles).where(eq(businessProfiles.id, profile.id));
+    expect(stored[0]!.tinSealed).toEqual(expect.any(String));
+    const atRest = JSON.stringify([stored, await h.database.db.select().from(businessProfileASandbox).where(eq(businessProfileASandbox.externalId, profile.id))]);
+    expect(atRest).not.toContain('3456789');
+    expect(atRest).toContain('6789');
+
+    // The provider holds the business under our profile id.
+    const atProvider = await sandboxCall(h, 'GET', `/v1/businesses/${profile.providerBusinessId}`);
+    expect(atProvider.status).toBe(200);
+    expect(atProvider.json).toMatchObject({ object: 'business', external_id: profile.id, name: 'Acme Holdings LLC', status: 'pending', people: [{ name: 'Jane Doe', titles: [{ title: 'CEO' }] }] });
+    expect((atProvider.json.addresses as unknown[])[0]).toMatchObject({ address_line1: '1 Main Street', city: 'Wilmington', state: 'DE', postal_code: '19801', country: 'US' });
+
+    const again = await submit(entityId, owner.headers);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('BUSINESS_PROFILE_EXISTS');
+
+    h.clock.advance(60_000);
+    const review = await sandboxCall(h, 'POST', `/v1/businesses/${profile.providerBusinessId}/review`, { status: 'approved' });
+    expect(review.status).toBe(200);
+    expect(review.json.webhook_delivery).toMatch(/^business\.updated .*: HTTP 200$/);
+
+    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(now.statusCode).toBe(200);
+    expect(now.json()).toMatchObject({ id: profile.id, status: 'approved', tin: '*****6789' });
+    expect(now.json().tasks.map((t: { key: string; status: string }) => `${t.key}:${t.status}`)).toEqual([
+      'name:success',
+      'tin:success',
+      'address_verification:success',
+      'watchlist:success',
+    ]);
+    const updated = (await outbox(h, undefined, 'entity.business_profile_updated')).filter((e) => e.payload.profileId === profile.id);
+    expect(updated.map((e) => e.payload.status)).toEqual(['approved']);
+    expect((await outbox(h, undefined, 'entity.business_profile_submitted')).some((e) => e.payload.profileId === profile.id)).toBe(true);
+    expect(h.logs.text()).not.toContain('3456789');
+    // Approved is final: no new submission.
+    expect((await submit(entityId, owner.headers)).statusCode).toBe(409);
+  });
+
+  it('in review then rejected, with the failed task; a rejected entity may submit again', async () => {
+    const { entityId, owner } = await entityOf(h);
+    const profile = (await submit(entityId, owner.headers, { tin: '987654321' })).json();
+    h.clock.advance(1000);
+    await sandboxCall(h, 'POST', `/v1/businesses/${profile.providerBusinessId}/review`, { status: 'in_review' });
+    const inReview = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(inReview.json()).toMatchObject({ status: 'in_review', tin: '*****4321' });
+    expect(inReview.json().tasks.find((t: { key: string }) => t.key === 'tin').status).toBe('pending');
+    h.clock.advance(1000);
+    await sandboxCall(h, 'POST', `/v1/businesses/${profile.providerBusinessId}/review`, { status: 'rejected' });
+    const rejected = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(rejected.json().status).toBe('rejected');
+    expect(rejected.json().tasks.find((t: { key: string }) => t.key === 'tin')).toMatchObject({ status: 'failure', message: expect.stringContaining('does not match') });
+
+    const second = await submit(entityId, owner.headers, { tin: '98-7654320' });
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json()).toMatchObject({ status: 'pending', tin: '*****4320' });
+    expect(second.json().id).not.toBe(profile.id);
+    const current = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(current.json().id).toBe(second.json().id);
+  });
+
+  it('a replayed webhook and an older state change nothing; a forged one is 401', async () => {
+    const { entityId, owner } = await entityOf(h);
+    const profile = (await submit(entityId, owner.headers)).json();
+    const business = (await sandboxCall(h, 'GET', `/v1/businesses/${profile.providerBusinessId}`)).json;
+    const later = new Date(h.clock.now().getTime() + 10_000).toISOString();
+    const approved = await signedWebhook(h, { ...business, status: 'approved', updated_at: later }, { eventId: `evt-${profile.id}` });
+    const send = (w: { raw: string; signature: string; url: string }) =>
+      h.inject({ method: 'POST', url: w.url, headers: { 'content-type': 'application/json', 'x-middesk-signature-256': w.signature }, payload: w.raw });
+    expect((await send(approved)).json()).toEqual({ received: true, applied: true });
+    expect((await send(approved)).json()).toEqual({ received: true, applied: false });
+    const older = await signedWebhook(h, { ...business, status: 'rejected' });
+    expect((await send(older)).json()).toEqual({ received: true, applied: false });
+    const forged = await signedWebhook(h, { ...business, status: 'rejected', updated_at: new Date(h.clock.now().getTime() + 20_000).toISOString() }, { secret: 'not-the-secret-at-all' });
+    const res = await send(forged);
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ statusCode: 401, code: 'WEBHOOK_SIGNATURE_INVALID' });
+    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(now.json().status).toBe('approved');
+    expect((await outbox(h, undefined, 'entity.business_profile_updated')).filter((e) => e.payload.profileId === profile.id)).toHaveLength(1);
+  });
+
+  it('a member with manage_entity submits; view reads the profile', async () => {
+    const { entityId, owner } = await entityOf(h);
+    const manager = await memberWith(h, entityId, owner.headers, ['manage_entity']);
+    const viewer = await memberWith(h, entityId, owner.headers, ['view']);
+    expect((await submit(entityId, manager.headers)).statusCode).toBe(201);
+    const read = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: viewer.headers });
+    expect(read.json().status).toBe('pending');
+  });
+
+  it('a provider that cannot be reached: 502, the profile failed, and the entity may submit again', async () => {
+    const other = await h.newTenant();
+    const { entityId, owner } = await entityOf(h, other);
+    const config = entitiesServices(h).businessProfileConfig;
+    await config.configure(other.tenantId, { baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_live_unreachable', webhookSecret: 'x'.repeat(32) });
+    const res = await submit(entityId, owner.headers);
+    expect(res.statusCode).toBe(502);
+    expect(res.json()).toMatchObject({ statusCode: 502, code: 'BUSINESS_PROFILE_PROVIDER_ERROR' });
+    const failed = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(failed.json()).toMatchObject({ status: 'failed', failure: expect.stringContaining('business-profile-a') });
+    expect(h.logs.text()).not.toContain('sk_live_unreachable');
+    await config.configure(other.tenantId, null);
+    const again = await submit(entityId, owner.headers);
+    expect(again.statusCode, again.body).toBe(201);
+  });
+});
+
+describe('the sandbox review page', () => {
+  it('shows the business and its buttons decide the review, sending the webhook', async () => {
+    const { entityId, owner } = await entityOf(h);
+    const profile = (await submit(entityId, owner.headers)).json();
+    const pageUrl = `${h.baseUrl}/sandbox/business-profile-a/businesses/${profile.providerBusinessId}`;
+    const page = await fetch(pageUrl);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Acme Holdings LLC');
+    expect(html).toContain('<strong id="status">pending</strong>');
+    expect(html).toContain('value="rejected"');
+    h.clock.advance(1000);
+    const decided = await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=rejected' });
+    expect(decided.status).toBe(200);
+    expect(await decided.text()).toMatch(/id="delivery">Webhook: business\.updated .*HTTP 200/);
+    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
+    expect(now.json().status).toBe('rejected');
+    expect((await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=nope' })).status).toBe(422);
+    expect((await fetch(`${h.baseUrl}/sandbox/business-profile-a/businesses/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+  });
+});
