@@ -4,7 +4,7 @@ import { parseIdempotencyKey, requestHash } from './key.js';
 import { isFinalStatus, type IdempotencyStore, type RunningClaim } from './store.js';
 
 export interface IdempotentRouteOptions {
-  store: IdempotencyStore;
+  store: Pick<IdempotencyStore, 'begin'>;
   /** A body field that may carry the key instead of the header (the spec's `idempotentId`). */
   bodyField?: string;
   /** No key: 400 IDEMPOTENCY_KEY_REQUIRED (default), or, when false, the route runs unguarded. */
