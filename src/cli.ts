@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
+import type { LocalBlobStore } from './providers/storage/local/store.js';
+import { createStorage } from './providers/storage/select.js';
+import { sweepOrphans } from './providers/storage/sweep.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -26,6 +29,9 @@ const USAGE = `Usage: bastion <command> [options]
   idp show --tenant ID                              the provider settings (secret masked) and the
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
+  storage gc [--older-than HOURS] [--dry-run]       remove stored blobs older than HOURS (default
+                                                    24, at least 1) that no module's rows reference;
+                                                    prints the modules consulted (checkedBy)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -125,6 +131,17 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const tenantId = await existingTenant(c, o);
     return { tenantId, removed: await c.idpConfig.remove(tenantId) };
   },
+  'storage gc': async (c, o) => {
+    const raw = o['older-than'] ?? '24';
+    const hours = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
+    const store = createStorage(c.config);
+    // Explicit: the modules that keep blob keys say which blobs are theirs; with none, none is.
+    const references = c.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
+    const result = await sweepOrphans(store, { olderThanMs: hours * 3_600_000, references, dryRun: Boolean(o['dry-run']) });
+    const tempRemoved = 'removeStaleTemp' in store ? await (store as LocalBlobStore).removeStaleTemp(new Date(Date.now() - hours * 3_600_000)) : 0;
+    return { store: store.kind, olderThanHours: hours, ...result, tempRemoved };
+  },
   migrate: async () => ({ migrated: true }),
 };
 
@@ -153,6 +170,8 @@ async function main(argv: string[]): Promise<void> {
       'client-secret-file': { type: 'string' },
       'redirect-allow': { type: 'string', multiple: true },
       scopes: { type: 'string' },
+      'older-than': { type: 'string' },
+      'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
