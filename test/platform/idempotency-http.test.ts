@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/http/errors.js';
 import { installGuards } from '../../src/platform/http/guards.js';
+import { errorResponses } from '../../src/platform/http/schemas.js';
 import { idempotentRoute, REPLAYED_HEADER } from '../../src/platform/idempotency/http.js';
 import { createIdempotencyStore, type IdempotencyStore } from '../../src/platform/idempotency/store.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -31,7 +32,8 @@ describe('idempotent route helper over HTTP', () => {
             verifyApiKey: (t, k) => h.container.guardDeps.verifyApiKey(t, k),
             verifyAccessToken: (token) => h.container.guardDeps.verifyAccessToken(token),
           });
-          scope.post(
+          // Declared as a module's route is: TypeBox types, every status in the schema.
+          scope.withTypeProvider<TypeBoxTypeProvider>().post(
             '/__test/wallets/:walletId/transfers',
             {
               config: { auth: { apiKey: true, bearer: 'user' } },
@@ -39,6 +41,10 @@ describe('idempotent route helper over HTTP', () => {
                 hide: true,
                 params: Type.Object({ walletId: Type.String() }),
                 body: Type.Object({ amount: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), idempotentId: Type.Optional(Type.String()) }, { additionalProperties: false }),
+                response: {
+                  201: Type.Object({ transferId: Type.String(), walletId: Type.String(), amount: Type.String(), run: Type.Number() }),
+                  ...errorResponses(409, 422, 429),
+                },
               },
               ...idempotentRoute({ store: { begin: (t, r) => store.begin(t, r) }, bodyField: 'idempotentId' }),
             },
@@ -50,8 +56,8 @@ describe('idempotent route helper over HTTP', () => {
               if (failure === 'throw') throw new Error('provider exploded');
               if (failure === 'unprocessable') throw new AppError(422, 'INSUFFICIENT_FUNDS', 'Not enough funds');
               if (failure === 'limited') throw new AppError(429, 'RATE_LIMITED', 'Too many requests, retry later');
-              const { walletId } = request.params as { walletId: string };
-              const { amount } = request.body as { amount: string };
+              const { walletId } = request.params;
+              const { amount } = request.body;
               return reply.status(201).send({ transferId: randomUUID(), walletId, amount, run: runs });
             },
           );
