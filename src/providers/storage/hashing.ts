@@ -33,3 +33,12 @@ export async function writeHashed(handle: FileHandle, data: Uint8Array | Readabl
   await handle.sync();
   return { sha256: sha256.digest('hex'), md5: md5.digest('base64'), size };
 }
+
+/** The same digests for bytes already in memory. */
+export function hashBytes(bytes: Uint8Array): Written {
+  return {
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    md5: createHash('md5').update(bytes).digest('base64'),
+    size: bytes.length,
+  };
+}

@@ -13,8 +13,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { S3Config } from '../../../config.js';
-import { writeHashed } from '../hashing.js';
-import { assertBlobKey, isBlobKey, type BlobInfo, type BlobStore } from '../port.js';
+import { hashBytes, writeHashed, type Written } from '../hashing.js';
+import { assertBlobKey, BlobTooLargeError, isBlobKey, type BlobInfo, type BlobStore } from '../port.js';
 
 const PREFIX = 'blobs/';
 
@@ -41,7 +41,8 @@ export function createS3Client(config: S3Config): S3Client {
 }
 
 /**
- * Blobs as objects `blobs/<sha256>` in one bucket. A stream is spooled to a temporary file
+ * Blobs as objects `blobs/<sha256>` in one bucket. Bytes in memory are hashed and sent as they
+ * are; a stream is spooled to a temporary file
  * (mode 0600) while it is hashed, since the key is known only at its end; the object is then
  * uploaded with its length and Content-MD5, which S3 checks against the bytes it received.
  */
@@ -65,6 +66,25 @@ export function createS3BlobStore(config: S3Config, options: { tempDir?: string;
     client,
 
     async put(data, putOptions = {}) {
+      const upload = async (written: Written, Body: Uint8Array | Readable) => {
+        // Always uploaded, even when the object exists: the upload renews its age, so a sweep
+        // running meanwhile leaves it to the row about to point at it.
+        await client.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: PREFIX + written.sha256,
+            Body,
+            ContentLength: written.size,
+            ContentMD5: written.md5,
+            ContentType: putOptions.contentType ?? 'application/octet-stream',
+          }),
+        );
+        return { key: written.sha256, sha256: written.sha256, size: written.size };
+      };
+      if (data instanceof Uint8Array) {
+        if (putOptions.maxBytes !== undefined && data.length > putOptions.maxBytes) throw new BlobTooLargeError(putOptions.maxBytes);
+        return upload(hashBytes(data), data);
+      }
       await mkdir(tempDir, { recursive: true, mode: 0o700 });
       const temp = join(tempDir, randomUUID());
       const handle = await open(temp, 'wx', 0o600);
@@ -75,19 +95,7 @@ export function createS3BlobStore(config: S3Config, options: { tempDir?: string;
         } finally {
           await handle.close();
         }
-        // Always uploaded, even when the object exists: the upload renews its age, so a sweep
-        // running meanwhile leaves it to the row about to point at it.
-        await client.send(
-          new PutObjectCommand({
-            Bucket,
-            Key: PREFIX + written.sha256,
-            Body: createReadStream(temp),
-            ContentLength: written.size,
-            ContentMD5: written.md5,
-            ContentType: putOptions.contentType ?? 'application/octet-stream',
-          }),
-        );
-        return { key: written.sha256, sha256: written.sha256, size: written.size };
+        return await upload(written, createReadStream(temp));
       } finally {
         await unlink(temp).catch(() => undefined);
       }
