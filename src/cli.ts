@@ -64,6 +64,13 @@ async function existingTenant(c: Container, o: Options): Promise<string> {
   return tenantId;
 }
 
+function olderThanHours(options: Options): number {
+  const raw = options['older-than'] ?? '24';
+  const hours = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
+  return hours;
+}
+
 const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
   'tenant create': async (c, o) => {
     const created = await c.tenants.createTenant(need(o, 'name'));
@@ -132,9 +139,7 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     return { tenantId, removed: await c.idpConfig.remove(tenantId) };
   },
   'storage gc': async (c, o) => {
-    const raw = o['older-than'] ?? '24';
-    const hours = Number(raw);
-    if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
+    const hours = olderThanHours(o);
     const store = createStorage(c.config);
     // Explicit: the modules that keep blob keys say which blobs are theirs; with none, none is.
     const references = c.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
@@ -185,6 +190,8 @@ async function main(argv: string[]): Promise<void> {
   const rest = positionals.slice(name.split(' ').length);
   if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
   const { 'redirect-allow': redirectAllow = [], ...single } = values;
+  // Bad arguments fail before the database is opened.
+  if (name === 'storage gc') olderThanHours(single as Options);
   const config = loadConfig();
   const container = await createContainer({ config });
   try {
