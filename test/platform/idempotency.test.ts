@@ -29,6 +29,15 @@ describe('idempotency keys and request fingerprints', () => {
     expect(requestHash({ a: [1, 2] })).not.toBe(requestHash({ a: [2, 1] }));
     expect(requestHash({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('a request nested past 64 levels is a 400, not a stack overflow', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(() => requestHash({ body: deep })).toThrow(expect.objectContaining({ statusCode: 400, code: 'REQUEST_TOO_DEEP' }));
+    let ok: unknown = 'x';
+    for (let i = 0; i < 60; i++) ok = { a: ok };
+    expect(requestHash({ body: ok })).toMatch(/^[0-9a-f]{64}$/);
+  });
 });
 
 describe('idempotency store', () => {
