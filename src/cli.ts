@@ -5,6 +5,9 @@ import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
 import { entitiesCommands, ENTITIES_USAGE } from './modules/entities/cli-commands.js';
+import type { LocalBlobStore } from './providers/storage/local/store.js';
+import { createStorage } from './providers/storage/select.js';
+import { sweepOrphans } from './providers/storage/sweep.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -28,6 +31,9 @@ const USAGE = `Usage: bastion <command> [options]
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
 ${ENTITIES_USAGE}
+  storage gc [--older-than HOURS] [--dry-run]       remove stored blobs older than HOURS (default
+                                                    24, at least 1) that no module's rows reference;
+                                                    prints the modules consulted (checkedBy)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -58,6 +64,13 @@ async function existingTenant(c: Container, o: Options): Promise<string> {
   const tenantId = need(o, 'tenant');
   if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
   return tenantId;
+}
+
+function olderThanHours(options: Options): number {
+  const raw = options['older-than'] ?? '24';
+  const hours = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
+  return hours;
 }
 
 const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
@@ -127,6 +140,15 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const tenantId = await existingTenant(c, o);
     return { tenantId, removed: await c.idpConfig.remove(tenantId) };
   },
+  'storage gc': async (c, o) => {
+    const hours = olderThanHours(o);
+    const store = createStorage(c.config);
+    // Explicit: the modules that keep blob keys say which blobs are theirs; with none, none is.
+    const references = c.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
+    const result = await sweepOrphans(store, { olderThanMs: hours * 3_600_000, references, dryRun: Boolean(o['dry-run']) });
+    const tempRemoved = 'removeStaleTemp' in store ? await (store as LocalBlobStore).removeStaleTemp(new Date(Date.now() - hours * 3_600_000)) : 0;
+    return { store: store.kind, olderThanHours: hours, ...result, tempRemoved };
+  },
   migrate: async () => ({ migrated: true }),
   ...entitiesCommands,
 };
@@ -159,6 +181,8 @@ async function main(argv: string[]): Promise<void> {
       'api-key-file': { type: 'string' },
       'business-id': { type: 'string' },
       status: { type: 'string' },
+      'older-than': { type: 'string' },
+      'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -172,6 +196,8 @@ async function main(argv: string[]): Promise<void> {
   const rest = positionals.slice(name.split(' ').length);
   if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
   const { 'redirect-allow': redirectAllow = [], ...single } = values;
+  // Bad arguments fail before the database is opened.
+  if (name === 'storage gc') olderThanHours(single as Options);
   const config = loadConfig();
   const container = await createContainer({ config });
   try {

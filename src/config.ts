@@ -29,6 +29,18 @@ export interface Config {
    * default), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /** S3-compatible blob storage (S3_BUCKET set); undefined: blobs under DATA_DIR/blobs. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  /** S3_ENDPOINT: an S3-compatible server (MinIO, Ceph, R2...); undefined: AWS itself. */
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  /** Both or neither: neither means the SDK's default credential chain (instance role, profile). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -114,7 +126,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy };
+  const s3 = parseS3(env);
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3 };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -153,4 +167,33 @@ function parseTrustProxy(raw: string | undefined): false | number | string[] {
     throw new ConfigError('TRUST_PROXY', 'must be off, a hop count, or a comma list of proxy addresses or CIDR ranges');
   }
   return entries;
+}
+
+/**
+ * S3_BUCKET turns the S3-compatible store on; S3_ENDPOINT (path-style addressing), the key
+ * pair and S3_REGION (default us-east-1) refine it. Any S3 variable without a bucket is an error
+ * rather than a silent fallback to local files.
+ */
+function parseS3(env: Env): S3Config | undefined {
+  const bucket = optional(env, 'S3_BUCKET');
+  const endpointRaw = optional(env, 'S3_ENDPOINT');
+  const accessKeyId = optional(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = optional(env, 'S3_SECRET_ACCESS_KEY');
+  const regionRaw = optional(env, 'S3_REGION');
+  if (!bucket) {
+    if (endpointRaw || accessKeyId || secretAccessKey || regionRaw) {
+      throw new ConfigError('S3_BUCKET', 'is required when any other S3_ variable is set');
+    }
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError('S3_BUCKET', 'must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens');
+  }
+  const endpoint = endpointRaw && parseUrl('S3_ENDPOINT', endpointRaw, ['http:', 'https:']).replace(/\/+$/, '');
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError(accessKeyId ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID', 'must be set together with its pair');
+  }
+  const region = regionRaw ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,32}$/.test(region)) throw new ConfigError('S3_REGION', 'must be a region name such as us-east-1');
+  return { endpoint, bucket, region, accessKeyId, secretAccessKey };
 }

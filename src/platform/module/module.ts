@@ -47,4 +47,9 @@ export interface BastionModule<S extends object = object> {
   start?: () => void;
   /** Stops background work; awaited at shutdown, modules in reverse order. */
   stop?: () => Promise<void>;
+  /**
+   * For modules whose rows hold blob keys (documents): does any row, of any tenant, point at
+   * this blob? `storage gc` keeps a blob any module claims and removes old ones none claims.
+   */
+  referencesBlob?: (key: string) => Promise<boolean>;
 }

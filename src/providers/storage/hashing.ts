@@ -1,0 +1,44 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { BlobTooLargeError } from './port.js';
+
+export interface Written {
+  sha256: string;
+  /** Base64 MD5, for stores that check the bytes they receive (S3's Content-MD5). */
+  md5: string;
+  size: number;
+}
+
+/**
+ * Writes the bytes to an open file while hashing them, and flushes the file to disk (fsync).
+ * Stops with BlobTooLargeError as soon as more than `maxBytes` have arrived.
+ */
+export async function writeHashed(handle: FileHandle, data: Uint8Array | Readable, maxBytes = Infinity): Promise<Written> {
+  const sha256: Hash = createHash('sha256');
+  const md5: Hash = createHash('md5');
+  let size = 0;
+  const chunks: AsyncIterable<Uint8Array> | Uint8Array[] = data instanceof Uint8Array ? [data] : (data as AsyncIterable<Uint8Array>);
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > maxBytes) {
+      if (!(data instanceof Uint8Array)) data.destroy();
+      throw new BlobTooLargeError(maxBytes);
+    }
+    sha256.update(bytes);
+    md5.update(bytes);
+    await handle.write(bytes);
+  }
+  await handle.sync();
+  return { sha256: sha256.digest('hex'), md5: md5.digest('base64'), size };
+}
+
+/** The same digests for bytes already in memory. */
+export function hashBytes(bytes: Uint8Array): Written {
+  return {
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    md5: createHash('md5').update(bytes).digest('base64'),
+    size: bytes.length,
+  };
+}
