@@ -22,7 +22,15 @@ export interface Config {
    * default), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /**
+   * The EVM chain: JSON-RPC over HTTP(S) when `rpcUrl` is set (then `chainId` is required and
+   * checked against the node); otherwise a local in-process chain (EDR) with this chain id.
+   */
+  evm: { rpcUrl: string | undefined; chainId: number };
 }
+
+/** Chain id of the local in-process EVM chain when EVM_CHAIN_ID is not set (Hardhat's). */
+export const LOCAL_EVM_CHAIN_ID = 31337;
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, detail: string) {
@@ -102,8 +110,25 @@ export function loadConfig(env: Env = process.env): Config {
   const idvSandbox = idvSandboxRaw === 'on' || idvSandboxRaw === 'true';
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
+  const evm = parseEvm(env);
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy, evm };
+}
+
+/** EVM_RPC_URL (http/https) needs EVM_CHAIN_ID; without a URL the local chain uses EVM_CHAIN_ID or 31337. */
+function parseEvm(env: Env): Config['evm'] {
+  const rpcRaw = optional(env, 'EVM_RPC_URL');
+  const rpcUrl = rpcRaw && parseUrl('EVM_RPC_URL', rpcRaw, ['http:', 'https:']);
+  const chainIdRaw = optional(env, 'EVM_CHAIN_ID');
+  if (chainIdRaw === undefined) {
+    if (rpcUrl) throw new ConfigError('EVM_CHAIN_ID', 'is required when EVM_RPC_URL is set');
+    return { rpcUrl, chainId: LOCAL_EVM_CHAIN_ID };
+  }
+  const chainId = Number(chainIdRaw);
+  if (!/^\d+$/.test(chainIdRaw) || !Number.isSafeInteger(chainId) || chainId < 1 || chainId > 2 ** 32 - 1) {
+    throw new ConfigError('EVM_CHAIN_ID', 'must be a positive integer chain id');
+  }
+  return { rpcUrl, chainId };
 }
 
 /**

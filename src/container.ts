@@ -53,6 +53,7 @@ import { createOidcClient, type OidcPort } from './providers/idp/oidc.js';
 import { createBackgroundRunner } from './platform/module/background.js';
 import { createDomainHooks } from './platform/module/hooks.js';
 import type { BastionModule, Platform } from './platform/module/module.js';
+import { createWalletsModule } from './modules/wallets/module.js';
 
 export interface ContainerOptions {
   config: Config;
@@ -149,6 +150,8 @@ export async function createContainer(options: ContainerOptions) {
     sources: [userIdentitySource(users), kyc.identityFields, accreditations.identityFields],
     userExists: async (tenantId, userId) => Boolean(await users.findRow(tenantId, userId)),
   });
+
+  modules.push(createWalletsModule(platform, { users, audit }));
 
   // Mail: written to the outbox in the caller's transaction, delivered by the worker.
   const mailTransport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
