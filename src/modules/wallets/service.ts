@@ -1,6 +1,7 @@
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
+import { getAddress } from 'viem';
 import { isValidAddress, normalizeAddress } from '../../platform/crypto/wallet-signatures.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -42,6 +43,17 @@ export interface RegisterResult {
   wallet: WalletRow;
   /** False when the same user registered the same address of the same kind before (idempotent). */
   created: boolean;
+}
+
+/**
+ * An EVM address in one case (any checksum-free form) or in its EIP-55 form; a mixed-case
+ * address whose checksum is wrong is a typo, not an address. XRPL: a classic address.
+ */
+export function isWalletAddress(chain: WalletChain, address: string): boolean {
+  if (chain === 'xrpl') return isValidAddress('xrpl', address);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
+  const hex = address.slice(2);
+  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || getAddress(address) === address;
 }
 
 const XRPL_NETWORK_RE = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -108,7 +120,7 @@ export function createWalletsService(deps: {
 
   async function registerIn(db: DbOrTx, tenantId: string, userId: string, input: RegisterWalletInput, actor: Actor): Promise<RegisterResult> {
     const network = networkOf(input);
-    if (!isValidAddress(input.chain, input.address)) throw WalletErrors.addressInvalid(input.chain);
+    if (!isWalletAddress(input.chain, input.address)) throw WalletErrors.addressInvalid(input.chain);
     const address = normalizeAddress(input.chain, input.address);
     const addressKey = addressKeyOf(input.chain, address);
     if (!(await users.findRow(tenantId, userId, db))) throw WalletErrors.userNotFound();
@@ -175,7 +187,7 @@ export function createWalletsService(deps: {
 
     /** Looks an address up in any case (EVM) on one chain and network. */
     async findByAddress(tenantId: string, location: WalletLocation, address: string, db?: DbOrTx): Promise<WalletRow | undefined> {
-      if (!isValidAddress(location.chain, address)) return undefined;
+      if (!isWalletAddress(location.chain, address)) return undefined;
       return repo.findByAddress(tenantId, location.chain, networkOf(location), addressKeyOf(location.chain, address), db);
     },
 
