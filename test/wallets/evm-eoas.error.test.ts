@@ -204,6 +204,14 @@ describe('GET /evm-eoas and the challenge: errors', () => {
     expectError(await h.inject({ method: 'GET', url: `/evm-eoas?userId=${b.userId}`, headers: h.bearerHeaders(a.token) }), 404, 'WALLET_USER_NOT_FOUND');
   });
 
+  it('429 RATE_LIMITED after 30 challenges of one user in 10 minutes', async () => {
+    const { token } = await userWithToken();
+    for (let i = 0; i < 30; i++) expect((await h.inject({ method: 'GET', url: '/evm-eoas/challenge', headers: h.bearerHeaders(token) })).statusCode).toBe(200);
+    const res = await h.inject({ method: 'GET', url: '/evm-eoas/challenge', headers: h.bearerHeaders(token) });
+    expectError(res, 429, 'RATE_LIMITED');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
   it('400 for malformed queries', async () => {
     const { token } = await userWithToken();
     const headers = h.bearerHeaders(token);

@@ -6,6 +6,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
+import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
 import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import type { UsersService } from '../users/service.js';
 import { SiweErrors, WalletErrors } from './errors.js';
@@ -16,6 +17,8 @@ import { toWalletDto, type WalletsService } from './service.js';
 export const SIWE_NONCE_TTL_MS = 10 * 60_000;
 /** Expired nonces are kept a day, so a late use is told "expired" rather than "unknown". */
 const EXPIRED_NONCE_KEPT_MS = 24 * 60 * 60_000;
+/** Challenges a user may ask for in 10 minutes (each is a stored row). */
+export const CHALLENGES_PER_WINDOW = 30;
 const STATEMENT = 'Register this address as my wallet.';
 /** secp256k1 group order / 2: an ECDSA signature with a larger s is the malleated twin of a valid one. */
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -66,8 +69,9 @@ export function createEvmEoaService(deps: {
   chain: () => Promise<EvmChainPort>;
   chainId: number;
   publicBaseUrl: () => string;
+  limiter: RateLimiter;
 }) {
-  const { repo, tx, clock, users, wallets, chainId } = deps;
+  const { repo, tx, clock, users, wallets, chainId, limiter } = deps;
 
   async function chainOrUnavailable(): Promise<EvmChainPort> {
     try {
@@ -79,6 +83,7 @@ export function createEvmEoaService(deps: {
 
   return {
     async challenge(tenant: TenantContext, userId: string, address?: string): Promise<ChallengeDto> {
+      await enforceRateLimit(limiter, `siwe-challenge:${tenant.id}:${userId}`, CHALLENGES_PER_WINDOW, SIWE_NONCE_TTL_MS);
       const { domain, uri } = siweOrigin(tenant, deps.publicBaseUrl());
       const nonce = randomBytes(16).toString('hex');
       const issuedAt = clock.now();

@@ -46,6 +46,7 @@ export function createWalletsModule(
     chain: evmChain,
     chainId: config.evm.chainId,
     publicBaseUrl: platform.publicBaseUrl,
+    limiter: platform.limiter,
   });
 
   return {

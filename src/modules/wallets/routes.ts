@@ -19,7 +19,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
         tags,
         summary: 'A Sign-In with Ethereum (EIP-4361) challenge: single-use nonce (10 minutes) and the fields to sign',
         querystring: ChallengeQuery,
-        response: { 200: Challenge, ...errorResponses(403) },
+        response: { 200: Challenge, ...errorResponses(403, 429) },
       },
     },
     async (request) => eoas.challenge(request.tenant, callerUserId(request)!, request.query.address),
