@@ -49,9 +49,22 @@ function checkSignatureShape(signature: Hex): void {
 }
 
 /** Errors of the chain itself (unreachable, timed out) as opposed to a signature that does not verify. */
+const CHAIN_FAILURES = new Set([
+  'HttpRequestError',
+  'TimeoutError',
+  'EvmChainUnavailable',
+  'InternalRpcError',
+  'LimitExceededRpcError',
+  'ResourceUnavailableRpcError',
+  'MethodNotSupportedRpcError',
+]);
 function isChainFailure(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name;
-  return name === 'HttpRequestError' || name === 'TimeoutError' || name === 'EvmChainUnavailable' || name === 'UnknownRpcError';
+  // viem wraps the cause (e.g. CallExecutionError around an HttpRequestError): look down the chain.
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    if (CHAIN_FAILURES.has((current as { name?: string }).name ?? '')) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /**
