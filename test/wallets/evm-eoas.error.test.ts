@@ -68,6 +68,17 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
     expect((await outbox(h, undefined, 'wallet.registered')).filter((e) => e.payload.userId === userId)).toHaveLength(1);
   });
 
+  it('SIWE_NONCE_USED: of five concurrent uses of one signed message, one registers', async () => {
+    const { userId, token } = await userWithToken();
+    const account = newKey();
+    const message = messageFor(await getChallenge(h, token), account.address);
+    const signature = await account.signMessage({ message });
+    const results = await Promise.all(Array.from({ length: 5 }, () => postEoa(h, token, { message, signature })));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 400, 400, 400, 400]);
+    for (const r of results.filter((x) => x.statusCode === 400)) expect(r.json().code).toBe('SIWE_NONCE_USED');
+    expect((await outbox(h, undefined, 'wallet.registered')).filter((e) => e.payload.userId === userId)).toHaveLength(1);
+  });
+
   it("SIWE_NONCE_FOREIGN: another user's nonce (which stays usable by its owner)", async () => {
     const owner = await userWithToken();
     const thief = await userWithToken();
