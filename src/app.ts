@@ -94,10 +94,20 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
     try {
       await container.database.ping();
-      return { status: 'ready', sandboxes: servedSandboxes(container.config) };
     } catch {
       return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: 'Database unreachable', code: 'NOT_READY' });
     }
+    // Each module's own dependencies (e.g. the EVM chain), reported under `checks`.
+    const checks: Record<string, unknown> = {};
+    for (const module of container.modules) {
+      if (!module.ready) continue;
+      try {
+        Object.assign(checks, await module.ready());
+      } catch {
+        return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: `${module.name} not ready`, code: 'NOT_READY' });
+      }
+    }
+    return { status: 'ready', sandboxes: servedSandboxes(container.config), checks };
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Outside tenancy: each module's open routes (JWKS, mailed-link pages, signed provider

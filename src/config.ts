@@ -31,6 +31,11 @@ export interface Config {
   trustProxy: false | number | string[];
   /** S3-compatible blob storage (S3_BUCKET set); undefined: blobs under DATA_DIR/blobs. */
   s3: S3Config | undefined;
+  /**
+   * The EVM chain: JSON-RPC over HTTP(S) when `rpcUrl` is set (then `chainId` is required and
+   * checked against the node); otherwise a local in-process chain (EDR) with this chain id.
+   */
+  evm: { rpcUrl: string | undefined; chainId: number };
 }
 
 export interface S3Config {
@@ -42,6 +47,9 @@ export interface S3Config {
   accessKeyId: string | undefined;
   secretAccessKey: string | undefined;
 }
+
+/** Chain id of the local in-process EVM chain when EVM_CHAIN_ID is not set (Hardhat's). */
+export const LOCAL_EVM_CHAIN_ID = 31337;
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, detail: string) {
@@ -125,10 +133,11 @@ export function loadConfig(env: Env = process.env): Config {
   const idvSandbox = sandboxes && idvSandboxSetting;
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
+  const evm = parseEvm(env);
 
   const s3 = parseS3(env);
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3 };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -141,6 +150,21 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 /** The sandboxes a running service serves, for GET /ready and the start log. */
 export function servedSandboxes(config: Pick<Config, 'idvSandbox'>): string[] {
   return config.idvSandbox ? ['idv-a', 'idv-b'] : [];
+}
+/** EVM_RPC_URL (http/https) needs EVM_CHAIN_ID; without a URL the local chain uses EVM_CHAIN_ID or 31337. */
+function parseEvm(env: Env): Config['evm'] {
+  const rpcRaw = optional(env, 'EVM_RPC_URL');
+  const rpcUrl = rpcRaw && parseUrl('EVM_RPC_URL', rpcRaw, ['http:', 'https:']);
+  const chainIdRaw = optional(env, 'EVM_CHAIN_ID');
+  if (chainIdRaw === undefined) {
+    if (rpcUrl) throw new ConfigError('EVM_CHAIN_ID', 'is required when EVM_RPC_URL is set');
+    return { rpcUrl, chainId: LOCAL_EVM_CHAIN_ID };
+  }
+  const chainId = Number(chainIdRaw);
+  if (!/^\d+$/.test(chainIdRaw) || !Number.isSafeInteger(chainId) || chainId < 1 || chainId > 2 ** 32 - 1) {
+    throw new ConfigError('EVM_CHAIN_ID', 'must be a positive integer chain id');
+  }
+  return { rpcUrl, chainId };
 }
 
 /**

@@ -11,6 +11,7 @@ import { createIdentityModule } from './modules/identity/module.js';
 import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
 import { createUsersModule } from './modules/users/module.js';
+import { createWalletsModule } from './modules/wallets/module.js';
 
 export interface ContainerOptions extends PlatformOptions {
   /** Password hashing concurrency (tests of the bounded queue). */
@@ -57,6 +58,7 @@ export async function createContainer(options: ContainerOptions) {
     accreditations,
     identity,
     createEntitiesModule(platform, services),
+    createWalletsModule(platform, services),
   ];
 
   const { tenants: tenantsService } = tenants.services;

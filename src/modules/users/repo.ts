@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
@@ -7,7 +7,8 @@ import { users, type NewUserRow, type UserRow } from './table.js';
 
 export interface UserFilters {
   email?: string;
-  evmEoa?: string;
+  /** One form, or the forms an address may be stored in (EIP-55 and lower case). */
+  evmEoa?: string | string[];
   xrplSecureAccountAddress?: string;
 }
 
@@ -16,7 +17,9 @@ const isFiltered = (filters: UserFilters) => Object.values(filters).some((v) => 
 function filterConditions(tenantId: string, filters: UserFilters): SQL[] {
   const conditions: SQL[] = [eq(users.tenantId, tenantId)];
   if (filters.email !== undefined) conditions.push(eq(users.email, filters.email));
-  if (filters.evmEoa !== undefined) conditions.push(eq(users.evmEoa, filters.evmEoa));
+  if (filters.evmEoa !== undefined) {
+    conditions.push(Array.isArray(filters.evmEoa) ? inArray(users.evmEoa, filters.evmEoa) : eq(users.evmEoa, filters.evmEoa));
+  }
   if (filters.xrplSecureAccountAddress !== undefined) {
     conditions.push(eq(users.xrplSecureAccountAddress, filters.xrplSecureAccountAddress));
   }
@@ -80,6 +83,23 @@ export function createUsersRepo(db: DbOrTx) {
         .where(and(eq(users.tenantId, tenantId), eq(users.id, id)))
         .returning();
       return row;
+    },
+
+    /** Sets a wallet-address field only while it is empty (the first wallet of its kind stays shown). */
+    async setAddressIfEmpty(
+      tenantId: string,
+      id: string,
+      field: 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress',
+      address: string,
+      now: Date,
+      tx: DbOrTx = db,
+    ): Promise<boolean> {
+      const rows = await tx
+        .update(users)
+        .set({ [field]: address, updatedAt: now })
+        .where(and(eq(users.tenantId, tenantId), eq(users.id, id), isNull(users[field])))
+        .returning({ id: users.id });
+      return rows.length === 1;
     },
 
     /** Total for a list: the trigger-kept counter when unfiltered, an indexed count otherwise. */

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { getAddress, isAddress } from 'viem';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -49,6 +50,15 @@ export function toUserDto(row: UserRow): UserDto {
 function walletAddressesOf(row: UserRow): WalletAddressesDto {
   return { evm: row.evmEoa, evmCompatible: row.evmCompatibleAddress, xrpl: row.xrplAddress };
 }
+
+/** The forms an EVM address filter matches: EIP-55 (how wallets are stored) and lower case (older rows). */
+function evmAddressForms(value: string): string[] {
+  const trimmed = value.trim();
+  if (!isAddress(trimmed, { strict: false })) return [trimmed.toLowerCase()];
+  return [...new Set([getAddress(trimmed), trimmed.toLowerCase()])];
+}
+
+export type WalletAddressField = 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress';
 
 const userConstraints = {
   users_tenant_email_unique: UserErrors.emailTaken,
@@ -154,10 +164,19 @@ export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: 
       return row;
     },
 
+    /**
+     * Shows a newly registered wallet on the profile (`evmEoa`, the wallet addresses) when the
+     * field is still empty, in the caller's transaction; the first wallet of a kind stays shown.
+     * The wallet registry calls this; it owns which wallet maps to which field.
+     */
+    async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx): Promise<boolean> {
+      return repo.setAddressIfEmpty(tenantId, userId, field, address, clock.now(), db);
+    },
+
     async listUsers(tenantId: string, filters: UserFilters, page: PageParams): Promise<Page<UserDto>> {
       const normalized: UserFilters = {
         email: filters.email === undefined ? undefined : normalizeEmail(filters.email),
-        evmEoa: filters.evmEoa === undefined ? undefined : filters.evmEoa.trim().toLowerCase(),
+        evmEoa: typeof filters.evmEoa === 'string' ? evmAddressForms(filters.evmEoa) : filters.evmEoa,
         xrplSecureAccountAddress: filters.xrplSecureAccountAddress?.trim(),
       };
       return paginate(

@@ -21,9 +21,9 @@ export const users = pgTable(
     role: text('role').$type<UserRole>().notNull().default('user'),
     emailVerified: boolean('email_verified').notNull().default(false),
     kycStatus: text('kyc_status'),
-    /** Registered EVM externally owned address, lower-cased. */
+    /** Registered EVM externally owned address (EIP-55 when set by the wallet registry; the filter matches either case). */
     evmEoa: text('evm_eoa'),
-    /** Address on the further EVM-compatible chain, lower-cased. */
+    /** Address on the further EVM-compatible chain (EIP-55 when set by the wallet registry). */
     evmCompatibleAddress: text('evm_compatible_address'),
     xrplAddress: text('xrpl_address'),
     xrplSecureAccountAddress: text('xrpl_secure_account_address'),

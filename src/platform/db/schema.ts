@@ -14,3 +14,4 @@ export * from '../../modules/auth/idp/table.js';
 export * from '../../modules/entities/table.js';
 export * from '../../providers/business-profile/business-profile-a/sandbox/table.js';
 export * from '../idempotency/table.js';
+export * from '../../modules/wallets/table.js';

@@ -45,6 +45,11 @@ export interface BastionModule<S extends object = object> {
   routes?: ModuleRoutes;
   /** Background work started once the service listens (workers, pollers). */
   start?: () => void;
+  /**
+   * Readiness of what the module depends on beyond the database (e.g. a chain): resolves to
+   * facts GET /ready shows under `checks`, or throws when not ready (GET /ready answers 503).
+   */
+  ready?: () => Promise<Record<string, unknown>>;
   /** Stops background work; awaited at shutdown, modules in reverse order. */
   stop?: () => Promise<void>;
   /**

@@ -1,0 +1,112 @@
+import { and, asc, count, eq, gt, isNull, lt, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { PageParams } from '../../platform/http/pagination.js';
+import { evmSiweNonces, wallets, type SiweNonceRow, type WalletChain, type WalletKind, type WalletRow } from './table.js';
+
+export interface WalletFilters {
+  kind?: WalletKind;
+  chain?: WalletChain;
+}
+
+function userConditions(tenantId: string, userId: string, filters: WalletFilters): SQL[] {
+  const conditions = [eq(wallets.tenantId, tenantId), eq(wallets.userId, userId)];
+  if (filters.kind) conditions.push(eq(wallets.kind, filters.kind));
+  if (filters.chain) conditions.push(eq(wallets.chain, filters.chain));
+  return conditions;
+}
+
+export function createWalletsRepo(db: DbOrTx) {
+  return {
+    /** Inserts unless the address is registered already (any user): undefined then. */
+    async insertIfAbsent(tenantId: string, row: Omit<WalletRow, 'tenantId'>, tx: DbOrTx = db): Promise<WalletRow | undefined> {
+      const [created] = await tx
+        .insert(wallets)
+        .values({ ...row, tenantId })
+        .onConflictDoNothing({ target: [wallets.tenantId, wallets.chain, wallets.network, wallets.addressKey] })
+        .returning();
+      return created;
+    },
+
+    async findById(tenantId: string, id: string, tx: DbOrTx = db): Promise<WalletRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(wallets)
+        .where(and(eq(wallets.tenantId, tenantId), eq(wallets.id, id)))
+        .limit(1);
+      return row;
+    },
+
+    async findByAddress(tenantId: string, chain: WalletChain, network: string, addressKey: string, tx: DbOrTx = db): Promise<WalletRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(wallets)
+        .where(and(eq(wallets.tenantId, tenantId), eq(wallets.chain, chain), eq(wallets.network, network), eq(wallets.addressKey, addressKey)))
+        .limit(1);
+      return row;
+    },
+
+    async countByUser(tenantId: string, userId: string, filters: WalletFilters, tx: DbOrTx = db): Promise<number> {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(wallets)
+        .where(and(...userConditions(tenantId, userId, filters)));
+      return Number(row?.n ?? 0);
+    },
+
+    /** Oldest first (ids are time ordered). */
+    async listByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams, tx: DbOrTx = db): Promise<WalletRow[]> {
+      const conditions = userConditions(tenantId, userId, filters);
+      if (page.afterId) conditions.push(gt(wallets.id, page.afterId));
+      return tx
+        .select()
+        .from(wallets)
+        .where(and(...conditions))
+        .orderBy(asc(wallets.id))
+        .limit(page.limit)
+        .offset(page.offset);
+    },
+
+    async insertNonce(tenantId: string, row: Omit<SiweNonceRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
+      await tx.insert(evmSiweNonces).values({ ...row, tenantId });
+    },
+
+    async findNonce(tenantId: string, nonceHash: string, tx: DbOrTx = db): Promise<SiweNonceRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(evmSiweNonces)
+        .where(and(eq(evmSiweNonces.tenantId, tenantId), eq(evmSiweNonces.nonceHash, nonceHash)))
+        .limit(1);
+      return row;
+    },
+
+    /**
+     * Consumes a nonce in one statement: only an unused, unexpired nonce of this user is
+     * claimed, so of two concurrent uses exactly one wins. False when it was not claimed.
+     */
+    async consumeNonce(tenantId: string, nonceHash: string, userId: string, now: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(evmSiweNonces)
+        .set({ consumedAt: now })
+        .where(
+          and(
+            eq(evmSiweNonces.tenantId, tenantId),
+            eq(evmSiweNonces.nonceHash, nonceHash),
+            eq(evmSiweNonces.userId, userId),
+            isNull(evmSiweNonces.consumedAt),
+            gt(evmSiweNonces.expiresAt, now),
+          ),
+        )
+        .returning({ nonceHash: evmSiweNonces.nonceHash });
+      return rows.length === 1;
+    },
+
+    /** Drops a user's nonces that expired before `before` (kept a while so a late replay still gets its own code). */
+    async deleteExpiredNonces(tenantId: string, userId: string, before: Date, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .delete(evmSiweNonces)
+        .where(and(eq(evmSiweNonces.tenantId, tenantId), eq(evmSiweNonces.userId, userId), lt(evmSiweNonces.expiresAt, before)));
+    },
+  };
+}
+
+export type WalletsRepo = ReturnType<typeof createWalletsRepo>;

@@ -1,0 +1,61 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { actorOf } from '../../platform/audit/actor.js';
+import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import type { EvmEoaService } from './evm-eoas.js';
+import { Challenge, ChallengeQuery, ListEoasQuery, RegisterEoaBody, Wallet, WalletList } from './schemas.js';
+
+export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { eoas } = deps;
+  const tags = ['Wallets'];
+
+  r.get(
+    '/evm-eoas/challenge',
+    {
+      config: { auth: { bearer: 'user' } },
+      schema: {
+        tags,
+        summary: 'A Sign-In with Ethereum (EIP-4361) challenge: single-use nonce (10 minutes) and the fields to sign',
+        querystring: ChallengeQuery,
+        response: { 200: Challenge, ...errorResponses(403, 429) },
+      },
+    },
+    async (request) => eoas.challenge(request.tenant, callerUserId(request)!, request.query.address),
+  );
+
+  r.post(
+    '/evm-eoas',
+    {
+      config: { auth: { bearer: 'user' } },
+      schema: {
+        tags,
+        summary: 'Register an EVM address (a key, or a contract wallet via EIP-1271 / ERC-6492) with a signed SIWE message',
+        body: RegisterEoaBody,
+        response: { 201: Wallet, ...errorResponses(403, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      const result = await eoas.register(request.tenant, callerUserId(request)!, request.body, actorOf(request.principal));
+      return reply.status(201).send(result.wallet);
+    },
+  );
+
+  r.get(
+    '/evm-eoas',
+    {
+      config: { auth: { apiKey: true, bearer: 'user' } },
+      schema: {
+        tags,
+        summary: "A user's registered EVM addresses (the caller's; an API key or admin passes userId)",
+        querystring: ListEoasQuery,
+        response: { 200: WalletList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { userId, ...page } = request.query;
+      return eoas.list(request.tenant.id, { userId: callerUserId(request), privileged: isPrivileged(request) }, userId, page);
+    },
+  );
+}

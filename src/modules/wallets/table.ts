@@ -1,0 +1,77 @@
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { tenants } from '../tenants/table.js';
+
+/**
+ * Every kind of wallet the service knows. Later issues add kinds here (the registry and its
+ * table do not change): EVM EOAs registered by SIWE, custodial EVM vaults, XRPL secure
+ * accounts, non-custodial XRPL wallets (investor, hot/signer, cold), custody-provider wallets.
+ */
+export const WALLET_KINDS = ['evm-eoa', 'evm-vault', 'xrpl-secure', 'xrpl-investor', 'xrpl-signer', 'xrpl-cold', 'custody-b'] as const;
+export type WalletKind = (typeof WALLET_KINDS)[number];
+export const WALLET_CHAINS = ['evm', 'xrpl'] as const;
+export type WalletChain = (typeof WALLET_CHAINS)[number];
+
+/** The wallet registry: one row per address per tenant, chain and network, owned by one user. */
+export const wallets = pgTable(
+  'wallets',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    /** The `walletId` of the API. */
+    id: uuid('id').notNull(),
+    userId: uuid('user_id').notNull(),
+    kind: text('kind').$type<WalletKind>().notNull(),
+    chain: text('chain').$type<WalletChain>().notNull(),
+    /** EVM: the chain id in decimal; XRPL: the network id (e.g. `local`, `testnet`). */
+    network: text('network').notNull(),
+    /** As answered: EIP-55 checksummed for EVM, the classic address for XRPL. */
+    address: text('address').notNull(),
+    /** The form compared: lower-cased for EVM (case carries only the checksum), as is for XRPL. */
+    addressKey: text('address_key').notNull(),
+    vaultId: text('vault_id'),
+    /** Custody provider holding the key, and its reference for the wallet. */
+    provider: text('provider'),
+    providerRef: text('provider_ref'),
+    /** A private key the service holds, sealed by the SecretBox (context `wallet:<tenant>:<id>`); never answered. */
+    sealedKey: text('sealed_key'),
+    /** Kind-specific, secret-free facts (e.g. how an EOA proved control). */
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'wallets_pkey', columns: [t.tenantId, t.id] }),
+    uniqueIndex('wallets_tenant_chain_address_unique').on(t.tenantId, t.chain, t.network, t.addressKey),
+    index('wallets_tenant_user_idx').on(t.tenantId, t.userId, t.kind, t.id),
+    index('wallets_tenant_vault_idx').on(t.tenantId, t.vaultId),
+  ],
+);
+
+/**
+ * Sign-In with Ethereum nonces: stored as SHA-256 hashes, bound to tenant and user and to the
+ * domain, URI and chain they were issued for; single use (consumed_at), 10 minutes.
+ */
+export const evmSiweNonces = pgTable(
+  'evm_siwe_nonces',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    nonceHash: text('nonce_hash').notNull(),
+    userId: uuid('user_id').notNull(),
+    domain: text('domain').notNull(),
+    uri: text('uri').notNull(),
+    chainId: integer('chain_id').notNull(),
+    issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    consumedAt: timestamp('consumed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    primaryKey({ name: 'evm_siwe_nonces_pkey', columns: [t.tenantId, t.nonceHash] }),
+    index('evm_siwe_nonces_tenant_user_idx').on(t.tenantId, t.userId, t.expiresAt),
+  ],
+);
+
+export type WalletRow = typeof wallets.$inferSelect;
+export type SiweNonceRow = typeof evmSiweNonces.$inferSelect;

@@ -1,0 +1,39 @@
+import type { Account, Chain, PrivateKeyAccount, PublicClient, Transport, WalletClient } from 'viem';
+
+/** What GET /ready reports about the chain. */
+export interface EvmChainStatus {
+  /** `local`: the in-process chain (EDR); `rpc`: a node reached over JSON-RPC (EVM_RPC_URL). */
+  mode: 'local' | 'rpc';
+  chainId: number;
+  blockNumber: string;
+}
+
+/**
+ * The EVM chain as the modules use it: viem clients over one EIP-1193 transport (JSON-RPC to a
+ * node, or the local in-process chain). Reads, signature checks (EIP-1271, ERC-6492) and
+ * transactions all go through these clients, so a module never knows which chain is behind.
+ */
+export interface EvmChainPort {
+  readonly mode: 'local' | 'rpc';
+  /** The chain id every message and transaction is bound to (EVM_CHAIN_ID, or the local 31337). */
+  readonly chainId: number;
+  readonly chain: Chain;
+  readonly publicClient: PublicClient<Transport, Chain>;
+  /** A wallet client that signs with `account` (a local account: keys never reach the node). */
+  walletClient(account: Account): WalletClient<Transport, Chain, Account>;
+  /**
+   * Funded development accounts of the local chain (empty over RPC). Their keys are written
+   * only to DATA_DIR/evm-dev-accounts.json (mode 0600), never logged or answered.
+   */
+  readonly devAccounts: readonly PrivateKeyAccount[];
+  /** Checks the chain answers with the configured chain id; throws EvmChainUnavailable otherwise. */
+  status(): Promise<EvmChainStatus>;
+  close(): Promise<void>;
+}
+
+export class EvmChainUnavailable extends Error {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(`EVM chain unavailable: ${detail}`, options);
+    this.name = 'EvmChainUnavailable';
+  }
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
+import { walletsOf } from './siwe.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h.close());
+
+/** The address with the case of its first hex letter flipped: a broken EIP-55 checksum. */
+function flipFirstLetter(address: string): string {
+  const i = [...address].findIndex((c, index) => index > 1 && /[a-fA-F]/.test(c));
+  const c = address[i]!;
+  return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
+}
+
+const registry = () => walletsOf(h).wallets;
+
+describe('the wallet registry refuses', () => {
+  it('invalid addresses and networks (400), unknown or foreign users (404), writing nothing', async () => {
+    const userId = await h.createUser();
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    const before = (await outbox(h, undefined, 'wallet.registered')).length;
+    const cases: Array<[Parameters<ReturnType<typeof registry>['register']>[2], number, string]> = [
+      [{ kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: '0x1234' }, 400, 'WALLET_ADDRESS_INVALID'],
+      // A mixed-case address with a wrong checksum is no address.
+      [{ kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: flipFirstLetter(address) }, 400, 'WALLET_ADDRESS_INVALID'],
+      [{ kind: 'xrpl-investor', chain: 'xrpl', network: 'local', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTH' }, 400, 'WALLET_ADDRESS_INVALID'],
+      [{ kind: 'evm-eoa', chain: 'evm', chainId: 0, address }, 400, 'WALLET_NETWORK_INVALID'],
+      [{ kind: 'xrpl-investor', chain: 'xrpl', network: 'Main Net', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' }, 400, 'WALLET_NETWORK_INVALID'],
+    ];
+    for (const [input, statusCode, code] of cases) {
+      await expect(registry().register(h.tenant.tenantId, userId, input)).rejects.toMatchObject({ statusCode, code });
+    }
+    await expect(registry().register(h.tenant.tenantId, randomUUID(), { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address })).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'WALLET_USER_NOT_FOUND',
+    });
+    const other = await h.newTenant();
+    await expect(registry().register(other.tenantId, userId, { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address })).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'WALLET_USER_NOT_FOUND',
+    });
+    expect((await outbox(h, undefined, 'wallet.registered')).length).toBe(before);
+    expect((await registry().listByUser(h.tenant.tenantId, userId, {}, { limit: 20, offset: 0 })).total).toBe(0);
+  });
+
+  it('a registration whose transaction fails leaves no wallet, event or profile change', async () => {
+    const userId = await h.createUser();
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    await expect(
+      h.container.platform.tx(async (db) => {
+        await registry().register(h.tenant.tenantId, userId, { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address }, { db });
+        throw new Error('later step failed');
+      }),
+    ).rejects.toThrow('later step failed');
+    expect(await registry().findByAddress(h.tenant.tenantId, { chain: 'evm', chainId: 31337 }, address)).toBeUndefined();
+    expect((await h.container.users.findRow(h.tenant.tenantId, userId))?.evmEoa).toBeNull();
+    expect((await outbox(h, undefined, 'wallet.registered')).filter((e) => e.payload.address === address)).toHaveLength(0);
+  });
+});
