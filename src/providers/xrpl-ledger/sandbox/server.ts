@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isValidClassicAddress, Wallet } from 'xrpl';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { StandInLedger, type LedgerHeader, type StandInLedgerOptions, type TxRecord } from './ledger.js';
+import { resultCode, resultMessage } from './results.js';
+import { handle, RpcError, type Request } from './rpc.js';
+
+export interface StandInServerOptions extends StandInLedgerOptions {
+  host?: string;
+  port?: number;
+  /** Close a ledger every this many milliseconds (0: only on demand). Default 1000. */
+  closeIntervalMs?: number;
+  /** What the faucet pays when the request names no amount, and at most, in XRP. */
+  faucetXrp?: number;
+  faucetMaxXrp?: number;
+}
+
+export interface StandInServer {
+  /** ws://host:port, for the xrpl Client. */
+  url: string;
+  /** http://host:port/accounts, the faucet (the XRPL test faucets' protocol). */
+  faucetUrl: string;
+  ledger: StandInLedger;
+  /** Closes the open ledger now (as rippled's `ledger_accept`). */
+  closeLedger(): LedgerHeader;
+  stop(): Promise<void>;
+}
+
+interface Subscriber {
+  ledger: boolean;
+  transactions: boolean;
+  accounts: Set<string>;
+}
+
+/**
+ * Starts the local stand-in for rippled: its WebSocket API (the command subset in
+ * docs/providers.md) and a faucet over HTTP, both on one loopback port, closing ledgers on a timer.
+ */
+export async function startStandIn(options: StandInServerOptions = {}): Promise<StandInServer> {
+  const ledger = new StandInLedger(options);
+  const http = createServer((req, res) => void faucet(ledger, options, req, res));
+  const wss = new WebSocketServer({ server: http, maxPayload: 1024 * 1024 });
+  const subscribers = new Map<WebSocket, Subscriber>();
+
+  wss.on('connection', (socket) => {
+    socket.on('message', (data) => {
+      let request: Request;
+      try {
+        request = JSON.parse(data.toString());
+        if (!request || typeof request !== 'object' || Array.isArray(request)) throw new Error('not an object');
+      } catch {
+        socket.send(JSON.stringify({ error: 'jsonInvalid', error_code: 1, error_message: 'Request is not a JSON object.', status: 'error', type: 'response' }));
+        return;
+      }
+      socket.send(JSON.stringify(answer(ledger, request, socket, subscribers)));
+    });
+    socket.on('close', () => subscribers.delete(socket));
+  });
+
+  ledger.on('ledgerClosed', (header: LedgerHeader, txs: TxRecord[]) => {
+    for (const [socket, sub] of subscribers) {
+      if (sub.ledger) socket.send(JSON.stringify({ type: 'ledgerClosed', ...ledgerStream(ledger, header), txn_count: header.transactions.length }));
+      for (const record of txs) {
+        const touches = sub.accounts.has(record.tx.Account) || (typeof record.tx.Destination === 'string' && sub.accounts.has(record.tx.Destination));
+        if (sub.transactions || touches) socket.send(JSON.stringify(transactionStream(record, header)));
+      }
+    }
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = http.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  const interval = options.closeIntervalMs ?? 1000;
+  const timer = interval > 0 ? setInterval(() => ledger.close(), interval) : undefined;
+  timer?.unref();
+  return {
+    url: `ws://${host}:${port}`,
+    faucetUrl: `http://${host}:${port}/accounts`,
+    ledger,
+    closeLedger: () => ledger.close(),
+    stop: () => stop(http, wss, timer),
+  };
+}
+
+function answer(ledger: StandInLedger, request: Request, socket: WebSocket, subscribers: Map<WebSocket, Subscriber>): Record<string, unknown> {
+  const base = { id: request.id, type: 'response', ...(request.api_version !== undefined ? { api_version: request.api_version } : {}) };
+  try {
+    const command = request.command ?? request.method;
+    if (typeof command !== 'string') throw new RpcError('missingCommand', 0, 'Missing command entry.');
+    if (request.api_version !== undefined && request.api_version !== 1 && request.api_version !== 2) throw new RpcError('invalid_API_version', 6, 'API version must be 1 or 2.');
+    const req = { ...request, command };
+    const result = command === 'subscribe' || command === 'unsubscribe' ? subscription(ledger, req, socket, subscribers) : handle(ledger, req);
+    return { ...base, result, status: 'success' };
+  } catch (error) {
+    if (!(error instanceof RpcError)) {
+      return { ...base, error: 'internal', error_code: 73, error_message: 'Internal error.', request, status: 'error' };
+    }
+    return { ...base, error: error.error, error_code: error.code, error_message: error.message, ...error.extra, request, status: 'error' };
+  }
+}
+
+function subscription(ledger: StandInLedger, request: Request, socket: WebSocket, subscribers: Map<WebSocket, Subscriber>): Record<string, unknown> {
+  const sub = subscribers.get(socket) ?? { ledger: false, transactions: false, accounts: new Set<string>() };
+  const on = request.command === 'subscribe';
+  const streams = Array.isArray(request.streams) ? request.streams : [];
+  const accounts = Array.isArray(request.accounts) ? request.accounts : [];
+  for (const stream of streams) {
+    if (stream === 'ledger') sub.ledger = on;
+    else if (stream === 'transactions') sub.transactions = on;
+    else throw new RpcError('malformedStream', 0, 'Stream malformed.');
+  }
+  for (const account of accounts) {
+    if (typeof account !== 'string' || !isValidClassicAddress(account)) throw new RpcError('actMalformed', 35, 'Account malformed.');
+    if (on) sub.accounts.add(account);
+    else sub.accounts.delete(account);
+  }
+  subscribers.set(socket, sub);
+  return on && streams.includes('ledger') ? ledgerStream(ledger, ledger.validatedHeader) : {};
+}
+
+function ledgerStream(ledger: StandInLedger, header: LedgerHeader) {
+  return {
+    fee_base: Number(ledger.fees.baseFeeDrops), ledger_hash: header.ledger_hash, ledger_index: header.ledger_index, ledger_time: header.close_time,
+    reserve_base: Number(ledger.fees.reserveBaseDrops), reserve_inc: Number(ledger.fees.reserveIncDrops),
+    validated_ledgers: `${Math.max(1, header.ledger_index - 15)}-${header.ledger_index}`,
+  };
+}
+
+function transactionStream(record: TxRecord, header: LedgerHeader) {
+  return {
+    type: 'transaction', engine_result: record.result, engine_result_code: resultCode(record.result), engine_result_message: resultMessage(record.result),
+    ledger_hash: header.ledger_hash, ledger_index: header.ledger_index, meta: record.meta, tx_json: record.tx, hash: record.hash, validated: true,
+  };
+}
+
+/** POST /accounts {destination?, xrpAmount?}: pays from the genesis account, as the XRPL test faucets do. */
+async function faucet(ledger: StandInLedger, options: StandInServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const reply = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  if (req.method !== 'POST' || req.url !== '/accounts') return reply(404, { error: 'Not found' });
+  let raw = '';
+  for await (const chunk of req) {
+    raw += chunk;
+    if (raw.length > 10_000) return reply(413, { error: 'Body too large' });
+  }
+  let body: { destination?: unknown; xrpAmount?: unknown };
+  try {
+    body = raw ? JSON.parse(raw) : {};
+  } catch {
+    return reply(400, { error: 'Body is not JSON' });
+  }
+  const generated = body.destination === undefined ? Wallet.generate() : undefined;
+  const destination = generated?.classicAddress ?? body.destination;
+  if (typeof destination !== 'string' || !isValidClassicAddress(destination)) return reply(400, { error: 'Invalid destination' });
+  const xrpText = body.xrpAmount === undefined ? String(options.faucetXrp ?? 1000) : String(body.xrpAmount);
+  if (!/^\d{1,12}(\.\d{1,6})?$/.test(xrpText) || Number(xrpText) <= 0 || Number(xrpText) > (options.faucetMaxXrp ?? 100_000)) return reply(400, { error: 'Invalid xrpAmount' });
+  const [whole = '0', fraction = ''] = xrpText.split('.');
+  const drops = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+  const outcome = ledger.fund(destination, drops);
+  if (outcome.result !== 'tesSUCCESS') return reply(400, { error: `Funding failed: ${outcome.result}`, engine_result: outcome.result });
+  return reply(200, {
+    account: { address: destination, classicAddress: destination, ...(generated ? { secret: generated.seed } : {}) },
+    amount: Number(xrpText),
+    transactionHash: outcome.hash,
+    ...(generated ? { seed: generated.seed } : {}),
+  });
+}
+
+async function stop(http: Server, wss: WebSocketServer, timer: NodeJS.Timeout | undefined): Promise<void> {
+  if (timer) clearInterval(timer);
+  for (const client of wss.clients) client.terminate();
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+}
