@@ -22,6 +22,10 @@ export interface Config {
    * default), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /** XRPL_URL: rippled WebSocket (ws:/wss:); undefined = the in-process ledger stand-in. */
+  xrplUrl: string | undefined;
+  /** XRPL_FAUCET_URL: a test network's faucet (POST {destination, xrpAmount}); the stand-in has its own. */
+  xrplFaucetUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -103,7 +107,12 @@ export function loadConfig(env: Env = process.env): Config {
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy };
+  const xrplUrlRaw = optional(env, 'XRPL_URL');
+  const xrplUrl = xrplUrlRaw && parseUrl('XRPL_URL', xrplUrlRaw, ['ws:', 'wss:']);
+  const xrplFaucetRaw = optional(env, 'XRPL_FAUCET_URL');
+  const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy, xrplUrl, xrplFaucetUrl };
 }
 
 /**
