@@ -149,7 +149,7 @@ export class StandInLedger extends EventEmitter {
       this.held.push({ blob: blob.toUpperCase(), tx, hash });
       return { ...outcome, held: true };
     }
-    if (outcome.applied) this.retryHeld();
+    if (outcome.applied) this.retryHeld(tx.Account);
     return outcome;
   }
 
@@ -220,11 +220,11 @@ export class StandInLedger extends EventEmitter {
   }
 
   /** Applies held transactions whose turn has come; drops those that can no longer apply. */
-  private retryHeld(): void {
+  private retryHeld(account?: string): void {
     let progress = true;
     while (progress) {
       progress = false;
-      for (const item of [...this.held]) {
+      for (const item of this.held.filter((h) => account === undefined || h.tx.Account === account)) {
         const outcome = this.apply(item.blob, item.tx, item.hash);
         if (outcome.result === 'terPRE_SEQ') continue;
         this.held = this.held.filter((h) => h !== item);
