@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Wallet } from 'xrpl';
+import WebSocket from 'ws';
+import { startStandIn, type StandInServer } from '../../src/providers/xrpl-ledger/sandbox/server.js';
+
+/** What only the stand-in offers or must get exactly right at the wire: envelopes, streams, faucet, closing on demand. */
+let S: StandInServer;
+let client: Client;
+
+beforeAll(async () => {
+  S = await startStandIn({ closeIntervalMs: 0 });
+  client = new Client(S.url);
+  await client.connect();
+});
+afterAll(async () => {
+  await client?.disconnect();
+  await S?.stop();
+});
+
+async function raw(messages: unknown[]): Promise<Record<string, unknown>[]> {
+  const socket = new WebSocket(S.url);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const replies: Record<string, unknown>[] = [];
+  const done = new Promise<void>((resolve) => socket.on('message', (data) => {
+    replies.push(JSON.parse(data.toString()));
+    if (replies.length === messages.length) resolve();
+  }));
+  for (const m of messages) socket.send(typeof m === 'string' ? m : JSON.stringify(m));
+  await done;
+  socket.close();
+  return replies;
+}
+
+describe('xrpl-ledger stand-in: the WebSocket envelope', () => {
+  it('answers with the request id and type "response", errors with status "error" and rippled tokens', async () => {
+    const [ping, unknown, bad, noCommand, version] = await raw([
+      { id: 'abc', command: 'ping' },
+      { id: 7, command: 'no_such_command' },
+      'this is not json',
+      { id: 8 },
+      { id: 9, command: 'ping', api_version: 9 },
+    ]);
+    expect(ping).toEqual({ id: 'abc', type: 'response', status: 'success', result: {} });
+    expect(unknown).toMatchObject({ id: 7, type: 'response', status: 'error', error: 'unknownCmd', error_code: 32 });
+    expect(bad).toMatchObject({ type: 'response', status: 'error', error: 'jsonInvalid' });
+    expect(noCommand).toMatchObject({ id: 8, status: 'error', error: 'missingCommand' });
+    expect(version).toMatchObject({ id: 9, status: 'error', error: 'invalid_API_version' });
+  });
+
+  it('refuses a submit without tx_blob and never signs for a secret', async () => {
+    await expect(client.request({ command: 'submit' } as never)).rejects.toMatchObject({ data: { error: 'invalidParams' } });
+    await expect(client.request({ command: 'submit', tx_json: {}, secret: 's' } as never)).rejects.toMatchObject({ data: { error: 'notSupported' } });
+    await expect(client.request({ command: 'submit', tx_blob: 'ZZ' })).rejects.toMatchObject({ data: { error: 'invalidTransaction' } });
+    await expect(client.request({ command: 'submit', tx_blob: '1200' })).rejects.toMatchObject({ data: { error: 'invalidTransaction' } });
+  });
+});
+
+describe('xrpl-ledger stand-in: ledgers close on demand and stream', () => {
+  it('ledger_accept closes the open ledger; subscribers get ledgerClosed and their transactions', async () => {
+    const before = (await client.request({ command: 'ledger_current' })).result.ledger_current_index;
+    const closed: number[] = [];
+    client.on('ledgerClosed', (l) => closed.push(l.ledger_index));
+    const seen: string[] = [];
+    client.on('transaction', (t) => seen.push(t.hash!));
+    await client.request({ command: 'subscribe', streams: ['ledger'] });
+    const funded = S.ledger.fund(Wallet.generate().classicAddress, 50_000_000n);
+    await client.request({ command: 'subscribe', accounts: [funded.tx.Destination as string] });
+    const accepted = await client.request({ command: 'ledger_accept' } as never) as { result: { ledger_current_index: number } };
+    expect(accepted.result.ledger_current_index).toBe(before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toEqual([before]);
+    expect(seen).toEqual([funded.hash]);
+    const tx = (await client.request({ command: 'tx', transaction: funded.hash })).result;
+    expect(tx).toMatchObject({ validated: true, ledger_index: before, hash: funded.hash });
+    const ledger = (await client.request({ command: 'ledger', ledger_index: before, transactions: true })).result;
+    expect(ledger.ledger.transactions).toEqual([funded.hash]);
+  });
+
+  it('answers account_info for "current" from the open ledger and for "validated" only after the close', async () => {
+    const address = Wallet.generate().classicAddress;
+    S.ledger.fund(address, 20_000_000n);
+    expect((await client.request({ command: 'account_info', account: address, ledger_index: 'current' })).result.account_data.Balance).toBe('20000000');
+    await expect(client.request({ command: 'account_info', account: address, ledger_index: 'validated' })).rejects.toMatchObject({ data: { error: 'actNotFound' } });
+    S.closeLedger();
+    expect((await client.request({ command: 'account_info', account: address, ledger_index: 'validated' })).result.validated).toBe(true);
+  });
+});
+
+describe('xrpl-ledger stand-in: faucet', () => {
+  it('funds through the xrpl Client fundWallet with the stand-in faucet', async () => {
+    const timer = setInterval(() => S.closeLedger(), 100);
+    try {
+      const url = new URL(S.faucetUrl);
+      const { wallet, balance } = await client.fundWallet(null, { faucetHost: url.host, faucetProtocol: 'http', faucetPath: url.pathname, amount: '250' });
+      expect(balance).toBe(250);
+      expect(await client.getXrpBalance(wallet.classicAddress)).toBe(250);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
+  it('refuses bad faucet requests with a 4xx', async () => {
+    const post = (body: string) => fetch(S.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await post('{"destination":"rBad"}')).status).toBe(400);
+    expect((await post(`{"destination":"${Wallet.generate().classicAddress}","xrpAmount":"-1"}`)).status).toBe(400);
+    expect((await post(`{"destination":"${Wallet.generate().classicAddress}","xrpAmount":"0.5"}`)).status).toBe(400);
+    expect((await post('not json')).status).toBe(400);
+    expect((await fetch(S.faucetUrl.replace('/accounts', '/other'))).status).toBe(404);
+  });
+});
