@@ -108,3 +108,41 @@ describe('xrpl-ledger stand-in: faucet', () => {
     expect((await fetch(S.faucetUrl.replace('/accounts', '/other'))).status).toBe(404);
   });
 });
+
+describe('xrpl-ledger stand-in: state file', () => {
+  it('keeps accounts, sequences, ledgers and transactions across a restart', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'xrpl-standin-'));
+    try {
+      const stateFile = join(dir, 'ledger.json');
+      const first = await startStandIn({ closeIntervalMs: 0, stateFile });
+      const a = Wallet.generate();
+      const funded = first.ledger.fund(a.classicAddress, 30_000_000n);
+      first.closeLedger();
+      const paid = first.ledger.submit(a.sign({ TransactionType: 'Payment', Account: a.classicAddress, Destination: Wallet.generate().classicAddress, Amount: '2000000', Fee: '10', Sequence: first.ledger.openIndex - 1 }).tx_blob);
+      expect(paid.result).toBe('tesSUCCESS');
+      first.closeLedger();
+      const index = first.ledger.validatedIndex;
+      await first.stop();
+
+      const second = await startStandIn({ closeIntervalMs: 0, stateFile });
+      const c = new Client(second.url);
+      await c.connect();
+      try {
+        const info = (await c.request({ command: 'account_info', account: a.classicAddress, ledger_index: 'validated' })).result;
+        expect(info.account_data).toMatchObject({ Balance: String(30_000_000 - 2_000_000 - 10), Sequence: (paid.tx.Sequence as number) + 1 });
+        expect(info.ledger_index).toBe(index);
+        expect((await c.request({ command: 'tx', transaction: funded.hash })).result.validated).toBe(true);
+        const next = a.sign({ TransactionType: 'Payment', Account: a.classicAddress, Destination: Wallet.generate().classicAddress, Amount: '2000000', Fee: '10', Sequence: paid.tx.Sequence as number });
+        expect((await c.submit(next.tx_blob)).result.engine_result).toBe('tefPAST_SEQ');
+      } finally {
+        await c.disconnect();
+        await second.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

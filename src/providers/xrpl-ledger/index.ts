@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import type { SubmittableTransaction } from 'xrpl';
 import type { XrplLedgerPort } from './port.js';
 import { RippledLedger } from './rippled.js';
 import { startStandIn, type StandInServer, type StandInServerOptions } from './sandbox/server.js';
@@ -5,30 +7,65 @@ import { startStandIn, type StandInServer, type StandInServerOptions } from './s
 export type { XrplLedgerPort } from './port.js';
 
 export interface XrplLedgerConfig {
-  /** XRPL_URL: a rippled WebSocket URL; unset starts the in-process stand-in. */
+  /** XRPL_URL: a rippled WebSocket URL; unset means the in-process stand-in. */
   xrplUrl?: string;
   /** XRPL_FAUCET_URL: the faucet of a test network. */
   xrplFaucetUrl?: string;
+  /** With the stand-in: keep its ledger in DATA_DIR/xrpl-standin.json across restarts. */
+  dataDir?: string;
   /** Stand-in settings (tests close ledgers faster). */
   standIn?: StandInServerOptions;
 }
 
+export type XrplLedger = XrplLedgerPort & {
+  /** The stand-in, started on first use; undefined when XRPL_URL is set. */
+  standIn(): Promise<StandInServer | undefined>;
+};
+
 /**
- * Opens the XRPL ledger port: the `xrpl` Client adapter against XRPL_URL, or against the local
- * stand-in started here on loopback when XRPL_URL is unset. `close` also stops the stand-in.
+ * The XRPL ledger port: the `xrpl` Client adapter against XRPL_URL, or, when XRPL_URL is unset,
+ * against the local stand-in, started on loopback at the first call (so a container that never
+ * touches XRPL opens no socket). `close` also stops the stand-in.
  */
-export async function openXrplLedger(config: XrplLedgerConfig): Promise<XrplLedgerPort & { standIn?: StandInServer }> {
+export function createXrplLedger(config: XrplLedgerConfig): XrplLedger {
   if (config.xrplUrl) {
-    return new RippledLedger({ url: config.xrplUrl, ...(config.xrplFaucetUrl ? { faucetUrl: config.xrplFaucetUrl } : {}) });
+    const adapter = new RippledLedger({ url: config.xrplUrl, ...(config.xrplFaucetUrl ? { faucetUrl: config.xrplFaucetUrl } : {}) });
+    return Object.assign(adapter, { standIn: async () => undefined });
   }
-  const standIn = await startStandIn(config.standIn);
-  const adapter = new RippledLedger({ url: standIn.url, faucetUrl: standIn.faucetUrl, isSandbox: true, pollIntervalMs: 100 });
-  const close = adapter.close.bind(adapter);
-  return Object.assign(adapter, {
-    standIn,
-    close: async () => {
-      await close();
-      await standIn.stop();
+  let started: Promise<{ server: StandInServer; adapter: RippledLedger }> | undefined;
+  const start = () =>
+    (started ??= startStandIn({ ...(config.dataDir ? { stateFile: join(config.dataDir, 'xrpl-standin.json') } : {}), ...config.standIn }).then((server) => ({
+      server,
+      adapter: new RippledLedger({ url: server.url, faucetUrl: server.faucetUrl, isSandbox: true, pollIntervalMs: 100 }),
+    })));
+  const use = async () => (await start()).adapter;
+  return {
+    get url() {
+      return 'stand-in';
     },
-  });
+    isSandbox: true,
+    standIn: async () => (await start()).server,
+    serverInfo: async () => (await use()).serverInfo(),
+    accountInfo: async (address, options) => (await use()).accountInfo(address, options),
+    accountLines: async (address, options) => (await use()).accountLines(address, options),
+    autofill: async <T extends SubmittableTransaction>(tx: T, options?: { signersCount?: number }) => (await use()).autofill(tx, options),
+    submit: async (blob) => (await use()).submit(blob),
+    lookupTransaction: async (hash) => (await use()).lookupTransaction(hash),
+    waitForFinal: async (hash, lls, options) => (await use()).waitForFinal(hash, lls, options),
+    fundAccount: async (address, xrp) => (await use()).fundAccount(address, xrp),
+    close: async () => {
+      if (!started) return;
+      const { server, adapter } = await started;
+      started = undefined;
+      await adapter.close();
+      await server.stop();
+    },
+  };
+}
+
+/** As createXrplLedger, with the stand-in already started. */
+export async function openXrplLedger(config: XrplLedgerConfig): Promise<XrplLedger> {
+  const ledger = createXrplLedger(config);
+  await ledger.standIn();
+  return ledger;
 }

@@ -6,7 +6,7 @@ import type { SubmittableTransaction } from 'xrpl';
  * (XRPL_URL) or the in-process stand-in (sandbox/), which speaks the same protocol.
  */
 export interface XrplLedgerPort {
-  /** The WebSocket URL the adapter talks to. */
+  /** XRPL_URL the adapter talks to, or "stand-in" for the local ledger. */
   readonly url: string;
   /** True when the ledger is the local stand-in (funding from its genesis account is free). */
   readonly isSandbox: boolean;

@@ -7,7 +7,7 @@ import type { Fees } from './context.js';
 import { ALLOWED_TX_FLAGS } from './flags.js';
 import { isApplied, Rejection, TecError, type EngineResult } from './results.js';
 import { doApply, isDrops, preflight } from './transactors.js';
-import { accountIndex, View, type AccountRoot, type StateMap } from './view.js';
+import { accountIndex, View, type AccountRoot, type Entry, type StateMap } from './view.js';
 
 /** rippled's standalone genesis account (seed "masterpassphrase"), holding every XRP at start. */
 export const GENESIS_SEED = 'snoPBrXtMeMyMHUVTgbuqAfg1SUTb';
@@ -49,6 +49,18 @@ export interface SubmitOutcome {
 
 /** A submit the stand-in refuses before it reaches the engine (rippled's "invalidTransaction"). */
 export class InvalidTransaction extends Error {}
+
+export interface LedgerSnapshot {
+  version: 1;
+  openIndex: number;
+  totalCoins: string;
+  lastHeader: LedgerHeader;
+  open: Entry[];
+  validated: Entry[];
+  openTxs: string[];
+  headers: LedgerHeader[];
+  txs: TxRecord[];
+}
 
 export interface StandInLedgerOptions {
   baseFeeDrops?: bigint;
@@ -270,6 +282,42 @@ export class StandInLedger extends EventEmitter {
     this.retryHeld();
     this.emit('ledgerClosed', header, closedTxs);
     return header;
+  }
+
+  /**
+   * What survives a restart (the optional state file): the open and validated state, every
+   * ledger header and transaction. Older ledgers' states (queries by index) are not kept.
+   */
+  snapshot(): LedgerSnapshot {
+    return {
+      version: 1,
+      openIndex: this.openIndex,
+      totalCoins: this.totalCoins.toString(),
+      lastHeader: this.lastHeader,
+      open: [...this.open.values()],
+      validated: [...this.validated.values()],
+      openTxs: this.openTxs,
+      headers: [...this.headers.values()],
+      txs: [...this.txs.values()],
+    };
+  }
+
+  restore(snapshot: LedgerSnapshot): void {
+    if (snapshot.version !== 1) throw new Error('Unknown stand-in ledger snapshot version');
+    const toMap = (entries: Entry[]) => new Map(entries.map((e) => [e.index, e]));
+    this.open = toMap(snapshot.open);
+    this.validated = toMap(snapshot.validated);
+    this.openIndex = snapshot.openIndex;
+    this.totalCoins = BigInt(snapshot.totalCoins);
+    this.lastHeader = snapshot.lastHeader;
+    this.openTxs = snapshot.openTxs;
+    this.headers.clear();
+    for (const header of snapshot.headers) this.headers.set(header.ledger_index, header);
+    this.history.clear();
+    this.history.set(this.lastHeader.ledger_index, this.validated);
+    this.txs.clear();
+    for (const record of snapshot.txs) this.txs.set(record.hash, record);
+    this.held = [];
   }
 
   /** Pays `drops` from the genesis account with a signed Payment, as a faucet does. */

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { isValidClassicAddress, Wallet } from 'xrpl';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { StandInLedger, type LedgerHeader, type StandInLedgerOptions, type TxRecord } from './ledger.js';
@@ -14,6 +16,11 @@ export interface StandInServerOptions extends StandInLedgerOptions {
   /** What the faucet pays when the request names no amount, and at most, in XRP. */
   faucetXrp?: number;
   faucetMaxXrp?: number;
+  /**
+   * A JSON file that keeps the ledger across restarts (read at start, rewritten after each
+   * ledger that held transactions). Unset: the ledger lives as long as the process.
+   */
+  stateFile?: string;
 }
 
 export interface StandInServer {
@@ -39,6 +46,7 @@ interface Subscriber {
  */
 export async function startStandIn(options: StandInServerOptions = {}): Promise<StandInServer> {
   const ledger = new StandInLedger(options);
+  const persist = options.stateFile ? await loadState(ledger, options.stateFile) : undefined;
   const http = createServer((req, res) => void faucet(ledger, options, req, res));
   const wss = new WebSocketServer({ server: http, maxPayload: 1024 * 1024 });
   const subscribers = new Map<WebSocket, Subscriber>();
@@ -59,6 +67,7 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
   });
 
   ledger.on('ledgerClosed', (header: LedgerHeader, txs: TxRecord[]) => {
+    if (persist && txs.length) void persist();
     for (const [socket, sub] of subscribers) {
       if (sub.ledger) socket.send(JSON.stringify({ type: 'ledgerClosed', ...ledgerStream(ledger, header), txn_count: header.transactions.length }));
       for (const record of txs) {
@@ -82,7 +91,10 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
     faucetUrl: `http://${host}:${port}/accounts`,
     ledger,
     closeLedger: () => ledger.close(),
-    stop: () => stop(http, wss, timer),
+    stop: async () => {
+      await stop(http, wss, timer);
+      if (persist) await persist(true);
+    },
   };
 }
 
@@ -170,6 +182,29 @@ async function faucet(ledger: StandInLedger, options: StandInServerOptions, req:
     transactionHash: outcome.hash,
     ...(generated ? { seed: generated.seed } : {}),
   });
+}
+
+/** Restores the ledger from `file` if it exists; returns a writer that saves it (atomically, one write at a time). */
+async function loadState(ledger: StandInLedger, file: string): Promise<(final?: boolean) => Promise<void>> {
+  try {
+    ledger.restore(JSON.parse(await readFile(file, 'utf8')));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  let writing: Promise<void> = Promise.resolve();
+  let pending = false;
+  return (final = false) => {
+    if (pending && !final) return writing;
+    pending = true;
+    writing = writing.then(async () => {
+      pending = false;
+      await mkdir(dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.tmp`;
+      await writeFile(temp, JSON.stringify(ledger.snapshot()), { mode: 0o600 });
+      await rename(temp, file);
+    }).catch(() => undefined);
+    return writing;
+  };
 }
 
 async function stop(http: Server, wss: WebSocketServer, timer: NodeJS.Timeout | undefined): Promise<void> {
