@@ -26,6 +26,8 @@ export async function openLedgerUnderTest(): Promise<LedgerUnderTest> {
   const standIn = externalUrl ? undefined : await startStandIn({ closeIntervalMs: 150 });
   const client = new Client(externalUrl ?? standIn!.url);
   await client.connect();
+  // A standalone rippled closes ledgers only on ledger_accept; a test network refuses it (ignored).
+  const closer = externalUrl ? setInterval(() => void client.request({ command: 'ledger_accept' } as never).catch(() => undefined), 300) : undefined;
   const genesis = Wallet.fromSeed(GENESIS_SEED, { algorithm: 'secp256k1' as never });
   const faucetUrl = process.env.XRPL_FAUCET_URL;
   let funding = Promise.resolve();
@@ -56,6 +58,7 @@ export async function openLedgerUnderTest(): Promise<LedgerUnderTest> {
       await client.request({ command: 'ledger_accept' } as never).catch(() => undefined);
     },
     stop: async () => {
+      if (closer) clearInterval(closer);
       await client.disconnect();
       await standIn?.stop();
     },
