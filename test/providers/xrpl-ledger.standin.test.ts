@@ -146,3 +146,36 @@ describe('xrpl-ledger stand-in: state file', () => {
     }
   });
 });
+
+describe('xrpl-ledger stand-in: hostile requests', () => {
+  it('answers every malformed request with an error token, never an internal error', async () => {
+    const a = Wallet.generate();
+    const offer = a.sign({ TransactionType: 'OfferCreate', Account: a.classicAddress, TakerGets: '1000', TakerPays: { currency: 'USD', issuer: Wallet.generate().classicAddress, value: '1' }, Fee: '10', Sequence: 1 });
+    const requests = [
+      { command: 'account_info', account: 42 },
+      { command: 'account_info', account: a.classicAddress, ledger_index: { x: 1 } },
+      { command: 'account_info', account: a.classicAddress, ledger_index: 'nonsense' },
+      { command: 'account_info', account: a.classicAddress, ledger_index: 999_999 },
+      { command: 'account_objects', account: 'r1', limit: 'x', marker: 5 },
+      { command: 'account_lines', account: a.classicAddress, peer: 'nope' },
+      { command: 'ledger', ledger_index: 'abc' },
+      { command: 'ledger', ledger_hash: 'F'.repeat(64) },
+      { command: 'tx', transaction: 'short' },
+      { command: 'tx', transaction: 'A'.repeat(64), binary: true },
+      { command: 'submit', tx_blob: 12 },
+      { command: 'submit', tx_blob: 'GG' },
+      { command: 'subscribe', streams: ['server'] },
+      { command: 'subscribe', accounts: ['rBad'] },
+      { command: 42 },
+      [1, 2, 3],
+      null,
+    ];
+    const replies = await raw(requests.map((r, i) => (r && typeof r === 'object' && !Array.isArray(r) ? { id: i, ...r } : r)));
+    for (const reply of replies) {
+      expect(reply).toMatchObject({ type: 'response', status: 'error' });
+      expect(reply.error).not.toBe('internal');
+    }
+    const unknownType = (await client.request({ command: 'submit', tx_blob: offer.tx_blob })).result;
+    expect(unknownType.engine_result).toBe('temUNKNOWN');
+  });
+});

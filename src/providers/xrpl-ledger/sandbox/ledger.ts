@@ -249,7 +249,10 @@ export class StandInLedger extends EventEmitter {
   close(): LedgerHeader {
     const index = this.openIndex;
     const closeTime = Math.max(Math.floor(this.now() / 1000) - RIPPLE_EPOCH, this.lastHeader.close_time + 1);
-    const stateHash = sha512Half(JSON.stringify([...this.open.entries()].sort(([a], [b]) => (a < b ? -1 : 1))));
+    // The state digest changes only when a transaction changed the state.
+    const stateHash = this.openTxs.length || !this.lastHeader.account_hash
+      ? sha512Half(JSON.stringify([...this.open.entries()].sort(([a], [b]) => (a < b ? -1 : 1))))
+      : this.lastHeader.account_hash;
     const txHash = this.openTxs.length ? sha512Half(this.openTxs.join('')) : '0'.repeat(64);
     const header: LedgerHeader = {
       ledger_index: index,
@@ -266,7 +269,8 @@ export class StandInLedger extends EventEmitter {
     };
     header.ledger_hash = hashes.hashLedgerHeader({ ...header, ledger_index: index } as never).toUpperCase();
     this.validated = this.open;
-    this.open = new Map([...this.validated].map(([k, v]) => [k, structuredClone(v)]));
+    // Entries are never changed in place (a View writes new objects), so ledgers share them.
+    this.open = new Map(this.validated);
     this.history.set(index, this.validated);
     this.headers.set(index, header);
     for (const old of this.history.keys()) if (old <= index - this.keep) this.history.delete(old);

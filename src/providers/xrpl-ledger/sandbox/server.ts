@@ -47,7 +47,12 @@ interface Subscriber {
 export async function startStandIn(options: StandInServerOptions = {}): Promise<StandInServer> {
   const ledger = new StandInLedger(options);
   const persist = options.stateFile ? await loadState(ledger, options.stateFile) : undefined;
-  const http = createServer((req, res) => void faucet(ledger, options, req, res));
+  const http = createServer((req, res) => {
+    faucet(ledger, options, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'Faucet error' }));
+    });
+  });
   const wss = new WebSocketServer({ server: http, maxPayload: 1024 * 1024 });
   const subscribers = new Map<WebSocket, Subscriber>();
 
@@ -84,7 +89,7 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   const interval = options.closeIntervalMs ?? 1000;
-  const timer = interval > 0 ? setInterval(() => ledger.close(), interval) : undefined;
+  const timer = interval > 0 ? setInterval(() => closeSafely(ledger), interval) : undefined;
   timer?.unref();
   return {
     url: `ws://${host}:${port}`,
@@ -96,6 +101,15 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
       if (persist) await persist(true);
     },
   };
+}
+
+/** A timer tick must never take the process down. */
+function closeSafely(ledger: StandInLedger): void {
+  try {
+    ledger.close();
+  } catch (error) {
+    ledger.emit('closeFailed', error);
+  }
 }
 
 function answer(ledger: StandInLedger, request: Request, socket: WebSocket, subscribers: Map<WebSocket, Subscriber>): Record<string, unknown> {

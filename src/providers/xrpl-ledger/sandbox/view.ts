@@ -57,14 +57,6 @@ export class View {
     this.changes.set(index, null);
   }
 
-  /** Every entry of the base and the changes for which `match` holds. */
-  filter(match: (entry: Entry) => boolean): Entry[] {
-    const out: Entry[] = [];
-    for (const [index, entry] of this.base) if (!this.changes.has(index) && match(entry)) out.push(structuredClone(entry));
-    for (const entry of this.changes.values()) if (entry && match(entry)) out.push(entry);
-    return out;
-  }
-
   /** Stamps the touched entries with the transaction and returns the metadata nodes. */
   affectedNodes(txHash: string, ledgerIndex: number): Record<string, unknown>[] {
     const nodes: Record<string, unknown>[] = [];
