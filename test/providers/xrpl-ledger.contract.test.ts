@@ -227,7 +227,9 @@ describe('xrpl-ledger contract: TrustSet and issued payments', () => {
     const trusts = await Promise.all([h1, h2].map(async (h) => [await trust(h, issuer), await trust(h, plain)]));
     expect(trusts.flat().map(resultOf)).toEqual(['tesSUCCESS', 'tesSUCCESS', 'tesSUCCESS', 'tesSUCCESS']);
     const lines = (await L.client.request({ command: 'account_lines', account: h1.classicAddress, peer: issuer.classicAddress, ledger_index: 'validated' })).result.lines;
-    expect(lines).toEqual([expect.objectContaining({ account: issuer.classicAddress, currency: 'USD', balance: '0', limit: '1000', no_ripple_peer: false })]);
+    expect(lines).toEqual([expect.objectContaining({ account: issuer.classicAddress, currency: 'USD', balance: '0', limit: '1000', no_ripple: false, no_ripple_peer: false })]);
+    const plainLines = (await L.client.request({ command: 'account_lines', account: h1.classicAddress, peer: plain.classicAddress, ledger_index: 'validated' })).result.lines;
+    expect(plainLines).toEqual([expect.objectContaining({ no_ripple: false, no_ripple_peer: true })]);
     expect((await info(h1.classicAddress)).account_data.OwnerCount).toBe(2);
 
     const usd = (iss: Wallet, value: string) => ({ currency: 'USD', issuer: iss.classicAddress, value });

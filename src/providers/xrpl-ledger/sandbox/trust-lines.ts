@@ -93,9 +93,10 @@ export function applyTrustSet(ctx: ApplyContext): void {
     if (ctx.priorBalance < needed) throw new TecError('tecNO_LINE_INSUF_RESERVE');
     const accountIsLow = compareAccounts(tx.Account, limit.issuer) < 0;
     const [low, high] = accountIsLow ? [account, issuer] : [issuer, account];
+    // The peer's side blocks rippling unless the peer has DefaultRipple; the creator's side
+    // allows it unless the transaction sets tfSetNoRipple (below).
     let lineFlags = 0;
-    if (!(low.Flags & LSF.defaultRipple)) lineFlags |= LINE.lowNoRipple;
-    if (!(high.Flags & LSF.defaultRipple)) lineFlags |= LINE.highNoRipple;
+    if (!(issuer.Flags & LSF.defaultRipple)) lineFlags |= accountIsLow ? LINE.highNoRipple : LINE.lowNoRipple;
     line = {
       LedgerEntryType: 'RippleState',
       index,
