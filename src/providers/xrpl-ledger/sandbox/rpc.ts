@@ -144,7 +144,7 @@ export function handle(ledger: StandInLedger, request: Request): Record<string, 
     case 'ledger': {
       const spec = request.ledger_hash ?? request.ledger_index ?? 'current';
       if (spec === 'current' || spec === ledger.openIndex) {
-        return { ledger: { closed: false, ledger_index: String(ledger.openIndex), parent_hash: v.ledger_hash }, ledger_current_index: ledger.openIndex, validated: false };
+        return { ledger: { closed: false, ledger_index: request.api_version === 1 ? String(ledger.openIndex) : ledger.openIndex, parent_hash: v.ledger_hash }, ledger_current_index: ledger.openIndex, validated: false };
       }
       const header = typeof request.ledger_hash === 'string' ? ledger.headerByHash(request.ledger_hash)
         : spec === 'validated' || spec === 'closed' ? v : ledger.header(Number(spec));

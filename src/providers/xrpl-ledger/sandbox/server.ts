@@ -1,21 +1,19 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { isValidClassicAddress, Wallet } from 'xrpl';
+import { isValidClassicAddress } from 'xrpl';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { faucet, type FaucetOptions } from './faucet.js';
 import { StandInLedger, type LedgerHeader, type StandInLedgerOptions, type TxRecord } from './ledger.js';
 import { resultCode, resultMessage } from './results.js';
 import { handle, RpcError, type Request } from './rpc.js';
 
-export interface StandInServerOptions extends StandInLedgerOptions {
+export interface StandInServerOptions extends StandInLedgerOptions, FaucetOptions {
   host?: string;
   port?: number;
   /** Close a ledger every this many milliseconds (0: only on demand). Default 1000. */
   closeIntervalMs?: number;
-  /** What the faucet pays when the request names no amount, and at most, in XRP. */
-  faucetXrp?: number;
-  faucetMaxXrp?: number;
   /**
    * A JSON file that keeps the ledger across restarts (read at start, rewritten after each
    * ledger that held transactions). Unset: the ledger lives as long as the process.
@@ -161,41 +159,6 @@ function transactionStream(record: TxRecord, header: LedgerHeader) {
     type: 'transaction', engine_result: record.result, engine_result_code: resultCode(record.result), engine_result_message: resultMessage(record.result),
     ledger_hash: header.ledger_hash, ledger_index: header.ledger_index, meta: record.meta, tx_json: record.tx, hash: record.hash, validated: true,
   };
-}
-
-/** POST /accounts {destination?, xrpAmount?}: pays from the genesis account, as the XRPL test faucets do. */
-async function faucet(ledger: StandInLedger, options: StandInServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const reply = (status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  if (req.method !== 'POST' || req.url !== '/accounts') return reply(404, { error: 'Not found' });
-  let raw = '';
-  for await (const chunk of req) {
-    raw += chunk;
-    if (raw.length > 10_000) return reply(413, { error: 'Body too large' });
-  }
-  let body: { destination?: unknown; xrpAmount?: unknown };
-  try {
-    body = raw ? JSON.parse(raw) : {};
-  } catch {
-    return reply(400, { error: 'Body is not JSON' });
-  }
-  const generated = body.destination === undefined ? Wallet.generate() : undefined;
-  const destination = generated?.classicAddress ?? body.destination;
-  if (typeof destination !== 'string' || !isValidClassicAddress(destination)) return reply(400, { error: 'Invalid destination' });
-  const xrpText = body.xrpAmount === undefined ? String(options.faucetXrp ?? 1000) : String(body.xrpAmount);
-  if (!/^\d{1,12}(\.\d{1,6})?$/.test(xrpText) || Number(xrpText) <= 0 || Number(xrpText) > (options.faucetMaxXrp ?? 100_000)) return reply(400, { error: 'Invalid xrpAmount' });
-  const [whole = '0', fraction = ''] = xrpText.split('.');
-  const drops = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
-  const outcome = ledger.fund(destination, drops);
-  if (outcome.result !== 'tesSUCCESS') return reply(400, { error: `Funding failed: ${outcome.result}`, engine_result: outcome.result });
-  return reply(200, {
-    account: { address: destination, classicAddress: destination, ...(generated ? { secret: generated.seed } : {}) },
-    amount: Number(xrpText),
-    transactionHash: outcome.hash,
-    ...(generated ? { seed: generated.seed } : {}),
-  });
 }
 
 /** Restores the ledger from `file` if it exists; returns a writer that saves it (atomically, one write at a time). */
