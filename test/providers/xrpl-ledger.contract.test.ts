@@ -215,6 +215,9 @@ describe('xrpl-ledger contract: SignerListSet and multi-signing', () => {
     expect(resultOf((await L.client.submitAndWait(multisign([viaRegular.sign(tx, signer.classicAddress).tx_blob]))).result)).toBe('tesSUCCESS');
     const tx2 = await L.client.autofill(pay(a, Wallet.generate().classicAddress, '2000000'), 1);
     expect((await L.client.submit(multisign([Wallet.generate().sign(tx2, signer.classicAddress).tx_blob]))).result.engine_result).toBe('tefBAD_SIGNATURE');
+    // Once the signer disables its master key, its master signature no longer counts.
+    expect(resultOf(await L.send({ TransactionType: 'AccountSet', Account: signer.classicAddress, SetFlag: 4 }, signer))).toBe('tesSUCCESS');
+    expect((await L.client.submit(multisign([signer.sign(tx2, true).tx_blob]))).result.engine_result).toBe('tefMASTER_DISABLED');
   });
 });
 
