@@ -251,4 +251,25 @@ describe('xrpl-ledger contract: TrustSet and issued payments', () => {
     const owned = (await L.client.request({ command: 'account_objects', account: h1.classicAddress, type: 'state', ledger_index: 'validated' })).result.account_objects;
     expect(owned).toHaveLength(2);
   });
+
+  it('enforces RequireAuth (tfSetfAuth), freezes and DepositAuth', async () => {
+    const [issuer, h1, h2, guarded] = await Promise.all([L.fund(30), L.fund(30), L.fund(30), L.fund(30)]);
+    expect(resultOf(await L.send({ TransactionType: 'AccountSet', Account: issuer.classicAddress, SetFlag: 2 }, issuer))).toBe('tesSUCCESS');
+    expect(resultOf(await L.send({ TransactionType: 'AccountSet', Account: issuer.classicAddress, SetFlag: 8 }, issuer))).toBe('tesSUCCESS');
+    const usd = (value: string) => ({ currency: 'USD', issuer: issuer.classicAddress, value });
+    await Promise.all([h1, h2].map((h) => L.send({ TransactionType: 'TrustSet', Account: h.classicAddress, LimitAmount: usd('1000') }, h)));
+    expect(resultOf(await L.send({ TransactionType: 'AccountSet', Account: h1.classicAddress, SetFlag: 2 }, h1))).toBe('tecOWNERS');
+    expect(resultOf(await L.send(pay(issuer, h1.classicAddress, usd('100') as never), issuer))).toBe('tecPATH_DRY');
+    const authorize = (h: Wallet, flags: number) => L.send({ TransactionType: 'TrustSet', Account: issuer.classicAddress, LimitAmount: { currency: 'USD', issuer: h.classicAddress, value: '0' }, Flags: flags }, issuer);
+    expect(resultOf(await authorize(h1, 0x00010000))).toBe('tesSUCCESS');
+    expect(resultOf(await authorize(h2, 0x00010000))).toBe('tesSUCCESS');
+    expect(resultOf(await L.send(pay(issuer, h1.classicAddress, usd('100') as never), issuer))).toBe('tesSUCCESS');
+    expect(resultOf(await L.send(pay(h1, h2.classicAddress, usd('30') as never), h1))).toBe('tesSUCCESS');
+    expect(resultOf(await authorize(h1, 0x00100000))).toBe('tesSUCCESS');
+    expect(resultOf(await L.send(pay(h1, h2.classicAddress, usd('5') as never), h1))).toBe('tecPATH_DRY');
+    expect(resultOf(await L.send(pay(h1, issuer.classicAddress, usd('5') as never), h1))).toBe('tesSUCCESS');
+
+    expect(resultOf(await L.send({ TransactionType: 'AccountSet', Account: guarded.classicAddress, SetFlag: 9 }, guarded))).toBe('tesSUCCESS');
+    expect(resultOf(await L.send(pay(h2, guarded.classicAddress, '2000000'), h2))).toBe('tecNO_PERMISSION');
+  });
 });

@@ -24,6 +24,7 @@ export const ASF: Record<number, number> = {
 };
 export const ASF_DISABLE_MASTER = 4;
 export const ASF_NO_FREEZE = 6;
+export const ASF_REQUIRE_AUTH = 2;
 
 /** RippleState flags. */
 export const LINE = {

@@ -10,6 +10,8 @@ const MESSAGES: Record<string, string> = {
   tecNO_DST_INSUF_XRP: 'Destination does not exist. Too little XRP sent to create it.',
   tecNO_LINE: 'No such line.',
   tecNO_LINE_INSUF_RESERVE: 'No such line. Too little reserve to create it.',
+  tecNO_PERMISSION: 'No permission to perform requested operation.',
+  tecOWNERS: 'Non-zero owner count.',
   tecPATH_DRY: 'Path could not send partial amount.',
   tecPATH_PARTIAL: 'Path could not send full amount.',
   tecUNFUNDED_PAYMENT: 'Insufficient XRP balance to send.',

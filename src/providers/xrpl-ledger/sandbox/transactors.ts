@@ -1,5 +1,5 @@
 import { isValidClassicAddress } from 'xrpl';
-import { ASF, ASF_DISABLE_MASTER, ASF_NO_FREEZE, LSF, TF } from './flags.js';
+import { ASF, ASF_DISABLE_MASTER, ASF_NO_FREEZE, ASF_REQUIRE_AUTH, LSF, TF } from './flags.js';
 import { Rejection, TecError } from './results.js';
 import type { TxJson } from '../signatures.js';
 import { compareAccounts, reserve, type ApplyContext } from './context.js';
@@ -97,8 +97,11 @@ function applyXrpPayment(ctx: ApplyContext): void {
   if (!to) {
     if (amount < reserve(fees, 0)) throw new TecError('tecNO_DST_INSUF_XRP');
     to = { LedgerEntryType: 'AccountRoot', index: accountIndex(destination), Account: destination, Balance: '0', Flags: 0, OwnerCount: 0, Sequence: ctx.ledgerIndex };
-  } else if (to.Flags & LSF.requireDestTag && tx.DestinationTag === undefined) {
-    throw new TecError('tecDST_TAG_NEEDED');
+  } else {
+    if (to.Flags & LSF.requireDestTag && tx.DestinationTag === undefined) throw new TecError('tecDST_TAG_NEEDED');
+    // DepositAuth: only the exception for small payments to an account at or below the base reserve.
+    const small = BigInt(to.Balance) <= reserve(fees, 0) && amount <= reserve(fees, 0);
+    if (to.Flags & LSF.depositAuth && !small) throw new TecError('tecNO_PERMISSION');
   }
   const fee = BigInt(tx.Fee as string);
   const needed = amount + (reserve(fees, from.OwnerCount) > fee ? reserve(fees, from.OwnerCount) : fee);
@@ -121,6 +124,7 @@ function applyAccountSet(ctx: ApplyContext): void {
     if (!account.RegularKey && !view.read(signerListIndex(tx.Account))) throw new TecError('tecNO_ALTERNATIVE_KEY');
   }
   if (setFlag === ASF_NO_FREEZE && !ctx.signedWithMaster) throw new TecError('tecNEED_MASTER_KEY');
+  if (setFlag === ASF_REQUIRE_AUTH && !(flags & LSF.requireAuth) && account.OwnerCount > 0) throw new TecError('tecOWNERS');
   if (setFlag !== undefined && ASF[setFlag] !== undefined) flags |= ASF[setFlag]!;
   // NoFreeze, once set, cannot be cleared.
   if (clearFlag !== undefined && ASF[clearFlag] !== undefined && clearFlag !== ASF_NO_FREEZE) flags &= ~ASF[clearFlag]!;

@@ -138,6 +138,7 @@ export function applyTrustSet(ctx: ApplyContext): void {
  * An issued-currency Payment without paths: the issuer issuing to a holder, a holder redeeming
  * to the issuer, or one holder paying another through the issuer, which needs the issuer's
  * side of both lines to allow rippling (asfDefaultRipple when the lines were made, or cleared NoRipple).
+ * RequireAuth (lines the issuer authorized), freezes (individual and global) and DepositAuth apply.
  */
 export function applyIouPayment(ctx: ApplyContext): void {
   const { view, tx } = ctx;
@@ -147,10 +148,14 @@ export function applyIouPayment(ctx: ApplyContext): void {
   const to = view.account(destination);
   if (!to) throw new TecError('tecNO_DST');
   if (to.Flags & LSF.requireDestTag && tx.DestinationTag === undefined) throw new TecError('tecDST_TAG_NEEDED');
-  if (!view.account(amount.issuer)) throw new TecError('tecNO_ISSUER');
+  if (to.Flags & LSF.depositAuth && destination !== tx.Account) throw new TecError('tecNO_PERMISSION');
+  const issuer = view.account(amount.issuer);
+  if (!issuer) throw new TecError('tecNO_ISSUER');
+  // With RequireAuth, the issuer must have authorized the holder's line (tfSetfAuth).
+  const authorized = (line: RippleState) => !(issuer.Flags & LSF.requireAuth) || (line.Flags & side(line, amount.issuer).auth) !== 0;
   const credit = (holder: string) => {
     const line = readLine(view, holder, amount.issuer, amount.currency);
-    if (!line) throw new TecError('tecPATH_DRY');
+    if (!line || !authorized(line)) throw new TecError('tecPATH_DRY');
     const after = balanceOf(line, holder).plus(value);
     if (after.isGreaterThan(side(line, holder).limit.value)) throw new TecError('tecPATH_PARTIAL');
     setBalanceOf(line, holder, after);
@@ -158,7 +163,7 @@ export function applyIouPayment(ctx: ApplyContext): void {
   };
   const debit = (holder: string) => {
     const line = readLine(view, holder, amount.issuer, amount.currency);
-    if (!line) throw new TecError('tecPATH_DRY');
+    if (!line || !authorized(line)) throw new TecError('tecPATH_DRY');
     const after = balanceOf(line, holder).minus(value);
     if (after.isNegative()) throw new TecError('tecPATH_PARTIAL');
     setBalanceOf(line, holder, after);
@@ -173,6 +178,9 @@ export function applyIouPayment(ctx: ApplyContext): void {
     const into = credit(destination);
     const issuerSide = (line: RippleState) => side(line, amount.issuer);
     if (out.Flags & issuerSide(out).noRipple || into.Flags & issuerSide(into).noRipple) throw new TecError('tecPATH_DRY');
+    // A frozen line (or a global freeze) can only pay the issuer back.
+    const frozen = (line: RippleState) => (line.Flags & issuerSide(line).freeze) !== 0;
+    if (issuer.Flags & LSF.globalFreeze || frozen(out) || frozen(into)) throw new TecError('tecPATH_DRY');
     view.write(out);
     view.write(into);
   }
