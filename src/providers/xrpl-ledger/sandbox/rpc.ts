@@ -171,8 +171,10 @@ export function handle(ledger: StandInLedger, request: Request): Record<string, 
       const types: Record<string, string> = { signer_list: 'SignerList', state: 'RippleState' };
       let objects = ownedObjects(state, account);
       if (typeof request.type === 'string') {
+        // Other ledger entry types exist in rippled but never in this ledger: an empty list.
+        if (!/^[a-z_]+$/.test(request.type)) throw ERR.invalidParams("Invalid field 'type'.");
         const wanted = types[request.type];
-        objects = wanted ? objects.filter((o) => o.LedgerEntryType === wanted) : request.type === 'account' || /^[a-z_]+$/.test(request.type) ? [] : (() => { throw ERR.invalidParams("Invalid field 'type'."); })();
+        objects = objects.filter((o) => o.LedgerEntryType === wanted);
       }
       if (request.deletion_blockers_only === true) objects = objects.filter((o) => o.LedgerEntryType === 'RippleState');
       const { slice, extra } = page(objects, request, (o) => o.index);
