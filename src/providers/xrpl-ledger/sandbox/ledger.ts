@@ -201,7 +201,7 @@ export class StandInLedger extends EventEmitter {
       TransactionIndex: this.openTxs.length,
       TransactionResult: result,
     };
-    if (tx.TransactionType === 'Payment') meta.delivered_amount = result === 'tesSUCCESS' ? tx.Amount : undefined;
+    if (tx.TransactionType === 'Payment' && result === 'tesSUCCESS') meta.delivered_amount = tx.Amount;
     view.commit();
     this.totalCoins -= fee;
     this.txs.set(hash, { hash, blob, tx, meta, result, ledgerIndex: this.openIndex, validated: false });

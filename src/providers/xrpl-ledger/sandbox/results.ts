@@ -15,6 +15,7 @@ const MESSAGES: Record<string, string> = {
   tecPATH_DRY: 'Path could not send partial amount.',
   tecPATH_PARTIAL: 'Path could not send full amount.',
   tecUNFUNDED_PAYMENT: 'Insufficient XRP balance to send.',
+  tefALREADY: 'The exact transaction was already in this ledger.',
   tefBAD_AUTH: "Transaction's public key is not authorized.",
   tefBAD_AUTH_MASTER: 'Auth for unclaimed account needs correct master key.',
   tefBAD_QUORUM: 'Signatures provided do not meet the quorum.',
