@@ -86,6 +86,23 @@ describe('xrpl-ledger stand-in: ledgers close on demand and stream', () => {
   });
 });
 
+describe('xrpl-ledger stand-in: resubmission', () => {
+  it('answers tefALREADY for the same blob in the open ledger and tefPAST_SEQ once it is validated; one result per hash', async () => {
+    const a = Wallet.generate();
+    S.ledger.fund(a.classicAddress, 20_000_000n);
+    S.closeLedger();
+    const tx = await client.autofill({ TransactionType: 'Payment', Account: a.classicAddress, Destination: Wallet.generate().classicAddress, Amount: '2000000' });
+    const { tx_blob, hash } = a.sign(tx);
+    expect((await client.submit(tx_blob)).result).toMatchObject({ engine_result: 'tesSUCCESS', applied: true, tx_json: { hash } });
+    expect((await client.submit(tx_blob)).result).toMatchObject({ engine_result: 'tefALREADY', applied: false });
+    S.closeLedger();
+    expect((await client.submit(tx_blob)).result.engine_result).toBe('tefPAST_SEQ');
+    const found = (await client.request({ command: 'tx', transaction: hash })).result;
+    expect(found).toMatchObject({ validated: true, meta: { TransactionResult: 'tesSUCCESS', delivered_amount: '2000000' } });
+    expect((await client.request({ command: 'account_info', account: a.classicAddress, ledger_index: 'validated' })).result.account_data.Balance).toBe(String(20_000_000 - 2_000_000 - Number(tx.Fee)));
+  });
+});
+
 describe('xrpl-ledger stand-in: faucet', () => {
   it('funds through the xrpl Client fundWallet with the stand-in faucet', async () => {
     const timer = setInterval(() => S.closeLedger(), 100);
