@@ -79,6 +79,21 @@ describe('xrpl-ledger port (RippledLedger adapter)', () => {
     expect(final).toMatchObject({ status: 'expired', hash: submitted.hash });
   });
 
+  it('two submissions racing for one Sequence: exactly one applies, the other is tefPAST_SEQ, nothing is spent twice', async () => {
+    const a = await funded('40');
+    const to = Wallet.generate().classicAddress;
+    const [t1, t2] = await Promise.all([1, 2].map(() => port.autofill<Payment>({ TransactionType: 'Payment', Account: a.classicAddress, Destination: to, Amount: '5000000' })));
+    expect(t1!.Sequence).toBe(t2!.Sequence);
+    const results = await Promise.all([t1!, { ...t2!, Amount: '6000000' }].map((t) => port.submit(a.sign(t).tx_blob)));
+    expect(results.map((r) => r.engineResult).sort()).toEqual(['tefPAST_SEQ', 'tesSUCCESS']);
+    const winner = results.find((r) => r.engineResult === 'tesSUCCESS')!;
+    expect(await port.waitForFinal(winner.hash, t1!.LastLedgerSequence!, { timeoutMs: 20_000 })).toMatchObject({ status: 'validated', result: 'tesSUCCESS' });
+    const loser = results.find((r) => r.engineResult === 'tefPAST_SEQ')!;
+    expect(await port.lookupTransaction(loser.hash)).toMatchObject({ found: false });
+    const info = await port.accountInfo(a.classicAddress);
+    expect(info!.sequence).toBe(t1!.Sequence! + 1);
+  });
+
   it('turns a blob the server refuses into XrplLedgerError invalid_transaction', async () => {
     const a = Wallet.generate();
     await expect(port.submit('00')).rejects.toBeInstanceOf(XrplLedgerError);

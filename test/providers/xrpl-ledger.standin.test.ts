@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Wallet } from 'xrpl';
+import { Client, Wallet, type Payment } from 'xrpl';
 import WebSocket from 'ws';
 import { startStandIn, type StandInServer } from '../../src/providers/xrpl-ledger/sandbox/server.js';
 
@@ -91,7 +91,7 @@ describe('xrpl-ledger stand-in: resubmission', () => {
     const a = Wallet.generate();
     S.ledger.fund(a.classicAddress, 20_000_000n);
     S.closeLedger();
-    const tx = await client.autofill({ TransactionType: 'Payment', Account: a.classicAddress, Destination: Wallet.generate().classicAddress, Amount: '2000000' });
+    const tx: Payment = await client.autofill({ TransactionType: 'Payment', Account: a.classicAddress, Destination: Wallet.generate().classicAddress, Amount: '2000000' });
     const { tx_blob, hash } = a.sign(tx);
     expect((await client.submit(tx_blob)).result).toMatchObject({ engine_result: 'tesSUCCESS', applied: true, tx_json: { hash } });
     expect((await client.submit(tx_blob)).result).toMatchObject({ engine_result: 'tefALREADY', applied: false });
