@@ -1,23 +1,14 @@
-import type { Config } from './config.js';
+import { servedSandboxes, type Config } from './config.js';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from './container.js';
-import { authFlowRoutes } from './modules/auth/flows-routes.js';
-import { idpRoutes } from './modules/auth/idp/routes.js';
-import { authPages } from './modules/auth/pages.js';
-import { authRoutes } from './modules/auth/routes.js';
-import { Jwks } from './modules/auth/schemas.js';
-import { auditRoutes } from './modules/audit/routes.js';
-import { usersRoutes } from './modules/users/routes.js';
-import { accreditationsRoutes } from './modules/accreditations/routes.js';
-import { identityRoutes } from './modules/identity/routes.js';
-import { kycCallbackRoutes } from './modules/kyc/callback-routes.js';
-import { idvBRoutes } from './modules/kyc/idv-b-routes.js';
-import { kycRoutes } from './modules/kyc/routes.js';
-import { idvSandbox } from './providers/idv/sandbox/plugin.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
+import { clientErrorHandler, frameworkErrors } from './platform/http/client-error.js';
+import { perPartValidators, registerInputChecks } from './platform/http/input.js';
+import { declarePlatformAnswers } from './platform/http/declared-answers.js';
+import { openApiFixups } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { AccessLogController } from './platform/log/access-log.js';
@@ -43,11 +34,14 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
     return503OnClosing: true,
     // Per-address limits key on request.ip: believe X-Forwarded-For only from configured proxies.
     trustProxy: trustProxyOption(container.config.trustProxy),
+    // Types are coerced in the query string and path only, never in JSON bodies (input.ts).
+    schemaController: perPartValidators(),
+    clientErrorHandler,
+    frameworkErrors,
     ajv: {
       customOptions: {
         allErrors: true, // list every bad field; bodies are size-limited
         removeAdditional: false, // unknown fields are rejected, never silently dropped
-        coerceTypes: 'array',
         useDefaults: true,
       },
       // Emails are compared after trimming: accept surrounding spaces here, the service trims.
@@ -58,6 +52,8 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   });
 
   registerErrorHandlers(app);
+  registerInputChecks(app);
+  declarePlatformAnswers(app);
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);
@@ -67,6 +63,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   registerGlobalRateLimit(app, container.rateLimit.global);
 
   await app.register(swagger, {
+    transformObject: openApiFixups,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -79,6 +76,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
           tenant: { type: 'apiKey', in: 'header', name: 'x-tenant-id', description: 'Tenant id; required on every tenant-scoped route' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "API key of the tenant (the tenant's back end)" },
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token (15 minutes)' },
+          mailedToken: { type: 'http', scheme: 'bearer', description: 'The single-use token from a mail (never an access token)' },
           webhookSignature: {
             type: 'apiKey',
             in: 'header',
@@ -96,37 +94,14 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
     try {
       await container.database.ping();
-      return { status: 'ready' };
+      return { status: 'ready', sandboxes: servedSandboxes(container.config) };
     } catch {
       return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: 'Database unreachable', code: 'NOT_READY' });
     }
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get(
-    '/.well-known/jwks.json',
-    { schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (no tenant needed)', security: [], response: { 200: Jwks } } },
-    async (_request, reply) => {
-      void reply.header('cache-control', 'public, max-age=300');
-      return container.keys.jwks();
-    },
-  );
-
-  // The pages behind links in mail: outside tenancy (a form carries the tenant itself).
-  await app.register(async (scope) => {
-    authPages(scope, { findTenant: container.guardDeps.findTenant, verification: container.verification, recovery: container.recovery });
-  });
-
-  // Built-in identity-verification sandbox (the default provider), outside tenancy and OpenAPI.
-  // IDV_SANDBOX=off removes it: in production every tenant must then have a real provider.
-  if (container.config.idvSandbox) {
-    await app.register(idvSandbox, {
-      lookupSecret: (provider, clientId) => container.idvConfig.sandboxSecret(provider, clientId),
-      publicBaseUrl: () => container.config.publicBaseUrl,
-      clock: container.clock,
-    });
-  }
-  // Provider webhooks: outside tenancy, authenticated by signature, with their raw-body parser.
-  await app.register(kycCallbackRoutes, { webhooks: container.kycWebhooks });
+  // Outside tenancy: each module's open routes (JWKS, mailed-link pages, signed provider
+  // callbacks, sandboxes), each in its own scope so its content-type parsers stay its own.
   for (const module of container.modules) {
     const open = module.routes?.open;
     if (open) await app.register(async (scope) => open(scope));
@@ -135,20 +110,6 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
-    usersRoutes(scope, { users: container.users });
-    authRoutes(scope, { auth: container.auth, users: container.users });
-    authFlowRoutes(scope, {
-      verification: container.verification,
-      recovery: container.recovery,
-      twoFactor: container.twoFactor,
-      limiter: container.rateLimit.limiter,
-    });
-    idpRoutes(scope, { login: container.idpLogin, config: container.idpConfig, limiter: container.rateLimit.limiter });
-    auditRoutes(scope, { audit: container.audit });
-    kycRoutes(scope, { kyc: container.kyc });
-    idvBRoutes(scope, { idvB: container.idvB });
-    identityRoutes(scope, { identity: container.identity });
-    accreditationsRoutes(scope, { accreditations: container.accreditations });
     for (const module of container.modules) await module.routes?.tenant?.(scope);
   });
 

@@ -15,6 +15,13 @@ export interface Config {
   /** 32-byte key; undefined means "use the key file in DATA_DIR" (embedded default). */
   masterKey: Buffer | undefined;
   logLevel: LogLevel;
+  /**
+   * Serve the built-in provider sandboxes (every sandbox, present and future, checks this).
+   * On by default, except under NODE_ENV=production, where only SANDBOXES=on turns them on.
+   */
+  sandboxes: boolean;
+  /** NODE_ENV=production. */
+  production: boolean;
   /** Mount the built-in identity-verification sandbox and use it for tenants without a provider. */
   idvSandbox: boolean;
   /**
@@ -101,9 +108,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
-  const idvSandboxRaw = (optional(env, 'IDV_SANDBOX') ?? 'on').toLowerCase();
-  if (!['on', 'off', 'true', 'false'].includes(idvSandboxRaw)) throw new ConfigError('IDV_SANDBOX', 'must be on or off');
-  const idvSandbox = idvSandboxRaw === 'on' || idvSandboxRaw === 'true';
+  const production = env.NODE_ENV === 'production';
+  const sandboxes = onOff(env, 'SANDBOXES', !production);
+  const idvSandboxSetting = onOff(env, 'IDV_SANDBOX', true);
+  if (production && !sandboxes && optional(env, 'IDV_SANDBOX') !== undefined && idvSandboxSetting) {
+    throw new ConfigError('IDV_SANDBOX', 'cannot turn a sandbox on in production by itself: set SANDBOXES=on to serve sandboxes');
+  }
+  const idvSandbox = sandboxes && idvSandboxSetting;
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
 
@@ -112,7 +123,19 @@ export function loadConfig(env: Env = process.env): Config {
   const xrplFaucetRaw = optional(env, 'XRPL_FAUCET_URL');
   const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy, xrplUrl, xrplFaucetUrl };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, xrplUrl, xrplFaucetUrl };
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!['on', 'off', 'true', 'false'].includes(raw)) throw new ConfigError(name, 'must be on or off');
+  return raw === 'on' || raw === 'true';
+}
+
+/** The sandboxes a running service serves, for GET /ready and the start log. */
+export function servedSandboxes(config: Pick<Config, 'idvSandbox'>): string[] {
+  return config.idvSandbox ? ['idv-a', 'idv-b'] : [];
 }
 
 /**

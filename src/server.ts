@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { servedSandboxes, type Config } from './config.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { ensureDemoTenant } from './modules/tenants/demo.js';
 
@@ -31,6 +31,14 @@ export async function runService(
 
   const app = await buildApp(container, logger);
   await app.listen({ port: config.port, host: config.host });
+  const sandboxes = servedSandboxes(config);
+  if (sandboxes.length > 0 && config.production) {
+    logger.warn({ sandboxes }, 'SANDBOXES=on in production: the built-in provider sandboxes are served, and a user of a tenant left on them can approve their own verification');
+  } else if (sandboxes.length > 0) {
+    logger.info({ sandboxes }, 'built-in provider sandboxes are served (the default outside production)');
+  } else {
+    logger.info('no provider sandbox is served');
+  }
   container.start();
 
   let closing = false;

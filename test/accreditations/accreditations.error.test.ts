@@ -60,7 +60,6 @@ describe('accreditation errors', () => {
       ['GET', '/accreditations', undefined],
       ['GET', '/accreditations?userId=x', undefined],
       ['POST', `/accreditations/${id}/decision`, { decision: 'maybe', reason: 'x' }],
-      ['POST', `/accreditations/${id}/decision`, { decision: 'approved' }],
       ['POST', `/accreditations/${id}/decision`, { decision: 'approved', reason: '' }],
       ['POST', '/accreditations/not-a-uuid/decision', { decision: 'approved', reason: 'x' }],
     ];

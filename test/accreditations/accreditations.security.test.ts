@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe } from 'vitest';
-import { createHarness, type Harness } from '../helpers/harness.js';
-import { securityCases } from '../helpers/security.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
+import { routeCases } from '../helpers/security.js';
 
 let h: Harness;
 let userId: string;
@@ -13,14 +13,24 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('POST /accreditations', () =>
-  securityCases(() => h, { method: 'POST', url: () => '/accreditations', payload: () => ({ type: 'income', userId }), accepts: { apiKey: true, bearer: 'user' } }));
-describe('GET /accreditations', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/accreditations?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } }));
-describe('POST /accreditations/{id}/decision', () =>
-  securityCases(() => h, {
-    method: 'POST',
+let foreignClaim: { tenant: TestTenant; userId: string; id?: string } | undefined;
+
+routeCases(() => h, 'POST /accreditations', { url: () => '/accreditations', payload: () => ({ type: 'income', userId }), accepts: { apiKey: true, bearer: 'user' } });
+routeCases(() => h, 'GET /accreditations', { url: () => `/accreditations?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } });
+routeCases(() => h, 'POST /accreditations/{id}/decision', {
     url: () => `/accreditations/${claimId}/decision`,
     payload: () => ({ decision: 'approved', reason: 'sec' }),
     accepts: { apiKey: true, bearer: 'admin' },
-  }));
+    foreign: async () => {
+      const other = await h.newTenant();
+      foreignClaim = { tenant: other, userId: await h.createUser(other) };
+      const res = await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(other), payload: { type: 'income', userId: foreignClaim.userId } });
+      foreignClaim.id = res.json().id;
+      return `/accreditations/${foreignClaim.id}/decision`;
+    },
+    unchanged: async () => {
+      const { tenant, userId: owner, id } = foreignClaim!;
+      const res = await h.inject({ method: 'GET', url: `/accreditations?userId=${owner}`, headers: h.keyHeaders(tenant) });
+      expect(res.json().data.find((c: { id: string }) => c.id === id)).toMatchObject({ status: 'pending' });
+    },
+  });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { securityCases } from '../helpers/security.js';
+import { routeCases } from '../helpers/security.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -8,4 +8,4 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('GET /audit-events', () => securityCases(() => h, { method: 'GET', url: () => '/audit-events', accepts: { apiKey: true, bearer: 'admin' } }));
+routeCases(() => h, 'GET /audit-events', { url: () => '/audit-events', accepts: { apiKey: true, bearer: 'admin' } });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { securityCases } from '../helpers/security.js';
+import { routeCases } from '../helpers/security.js';
 
 let h: Harness;
 let userId: string;
@@ -10,5 +10,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('POST /auth/users/{userId}/token', () => securityCases(() => h, { method: 'POST', url: () => `/auth/users/${userId}/token`, accepts: { apiKey: true } }));
-describe('POST /auth/logout', () => securityCases(() => h, { method: 'POST', url: () => '/auth/logout', accepts: { bearer: 'user' } }));
+routeCases(() => h, 'POST /auth/users/{userId}/token', {
+  url: () => `/auth/users/${userId}/token`,
+  accepts: { apiKey: true },
+  foreign: async () => `/auth/users/${await h.createUser(await h.newTenant())}/token`,
+});
+routeCases(() => h, 'POST /auth/logout', { url: () => '/auth/logout', accepts: { bearer: 'user' } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { expectError, securityCases } from '../helpers/security.js';
+import { expectError, routeCases } from '../helpers/security.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -42,7 +42,7 @@ describe('public auth routes', () => {
   }
 });
 
-describe('GET /auth/2fa/status', () => securityCases(() => h, { method: 'GET', url: () => '/auth/2fa/status', accepts: { bearer: 'user' } }));
-describe('POST /auth/2fa/setup', () => securityCases(() => h, { method: 'POST', url: () => '/auth/2fa/setup', payload: () => ({ method: 'email' }), accepts: { bearer: 'user' } }));
-describe('POST /auth/2fa/enable', () => securityCases(() => h, { method: 'POST', url: () => '/auth/2fa/enable', payload: () => ({ code: '123456' }), accepts: { bearer: 'user' } }));
-describe('POST /auth/2fa/disable', () => securityCases(() => h, { method: 'POST', url: () => '/auth/2fa/disable', payload: () => ({ password: 'x' }), accepts: { bearer: 'user' } }));
+routeCases(() => h, 'GET /auth/2fa/status', { url: () => '/auth/2fa/status', accepts: { bearer: 'user' } });
+routeCases(() => h, 'POST /auth/2fa/setup', { url: () => '/auth/2fa/setup', payload: () => ({ method: 'email' }), accepts: { bearer: 'user' } });
+routeCases(() => h, 'POST /auth/2fa/enable', { url: () => '/auth/2fa/enable', payload: () => ({ code: '123456' }), accepts: { bearer: 'user' } });
+routeCases(() => h, 'POST /auth/2fa/disable', { url: () => '/auth/2fa/disable', payload: () => ({ password: 'x' }), accepts: { bearer: 'user' } });

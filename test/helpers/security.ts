@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Harness } from './harness.js';
+import { malformedRequests, type Operation } from './malformed.js';
 
 export interface SecuredRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -83,3 +84,60 @@ export function securityCases(h: () => Harness, route: SecuredRoute): void {
 }
 
 export { expectError };
+
+type Method = SecuredRoute['method'];
+
+export interface RouteCaseSpec extends Omit<SecuredRoute, 'method'> {
+  /**
+   * The URL of another tenant's object of this route (created by the callback), called with a
+   * valid credential of this tenant: it must be a 404, and `unchanged` (when given) must hold
+   * afterwards. Required for every route with a path parameter (test/platform/route-coverage).
+   */
+  foreign?: () => string | Promise<string>;
+  unchanged?: () => Promise<void>;
+}
+
+/** A valid credential of the harness tenant that the route accepts. */
+async function acceptedHeaders(h: Harness, accepts: SecuredRoute['accepts']): Promise<Record<string, string>> {
+  if (accepts.apiKey) return h.keyHeaders();
+  const userId = await h.createUser(undefined, undefined, accepts.bearer === 'admin' ? 'admin' : 'user');
+  return h.bearerHeaders(await h.tokenFor(userId));
+}
+
+let openapi: { paths: Record<string, Record<string, Operation>> } | undefined;
+
+/**
+ * Every case a tenant-scoped route must pass, named by the route as OpenAPI writes it
+ * ('PATCH /users/{id}'): the tenant and credential cases of `securityCases`, another tenant's
+ * object (404), and malformed input derived from the route's own schema (400 in the error
+ * shape). test/platform/route-coverage.test.ts fails for a route of the app with no such entry.
+ */
+export function routeCases(h: () => Harness, route: string, spec: RouteCaseSpec): void {
+  const [method, template] = route.split(' ') as [Method, string];
+  describe(route, () => {
+    securityCases(h, { ...spec, method });
+
+    if (spec.foreign) {
+      const foreign = spec.foreign;
+      it("404 for another tenant's object, and nothing changed", async () => {
+        const headers = await acceptedHeaders(h(), spec.accepts);
+        const res = await h().inject({ method, url: await foreign(), headers, payload: spec.payload?.() as never });
+        expect(res.statusCode).toBe(404);
+        expect(res.json()).toMatchObject({ statusCode: 404, code: expect.any(String), message: expect.any(String) });
+        await spec.unchanged?.();
+      });
+    }
+
+    it('400 in the error shape for malformed input derived from the schema', async () => {
+      openapi ??= (await h().inject({ method: 'GET', url: '/openapi.json' })).json() as typeof openapi;
+      const operation = openapi!.paths[template]?.[method.toLowerCase()];
+      expect(operation, `${route} is not in /openapi.json`).toBeDefined();
+      const headers = await acceptedHeaders(h(), spec.accepts);
+      for (const bad of malformedRequests(template, operation!, spec.url(), spec.payload?.())) {
+        const res = await h().inject({ method, url: bad.url, headers, payload: bad.payload as never });
+        expect(res.statusCode, `${route}: ${bad.what}`).toBe(400);
+        expect(res.json(), `${route}: ${bad.what}`).toMatchObject({ statusCode: 400, code: expect.any(String), message: expect.any(String) });
+      }
+    });
+  });
+}

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { securityCases } from '../helpers/security.js';
+import { routeCases } from '../helpers/security.js';
 
 let h: Harness;
 let userId: string;
@@ -10,7 +10,5 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('GET /kyc/identity/root', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/kyc/identity/root?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } }));
-describe('GET /kyc/identity/proof', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/kyc/identity/proof?path=user.id&userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } }));
+routeCases(() => h, 'GET /kyc/identity/root', { url: () => `/kyc/identity/root?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } });
+routeCases(() => h, 'GET /kyc/identity/proof', { url: () => `/kyc/identity/proof?path=user.id&userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } });

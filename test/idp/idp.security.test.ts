@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchRedirect, normalizeAllowEntry } from '../../src/modules/auth/idp/redirect-allow.js';
 import { CLIENT_URL, createIdpHarness, fragmentOf, type IdpHarness } from '../helpers/idp.js';
-import { expectError, securityCases } from '../helpers/security.js';
+import { expectError, routeCases } from '../helpers/security.js';
 
 let t: IdpHarness;
 beforeAll(async () => {
@@ -11,8 +11,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => t?.close());
 
-describe('GET /auth/idp/config', () =>
-  securityCases(() => t.h, { method: 'GET', url: () => '/auth/idp/config', accepts: { apiKey: true, bearer: 'admin' } }));
+routeCases(() => t.h, 'GET /auth/idp/config', { url: () => '/auth/idp/config', accepts: { apiKey: true, bearer: 'admin' } });
 
 describe('GET /auth/idp (public, tenant-scoped)', () => {
   const url = () => `/auth/idp?redirectUrl=${encodeURIComponent(CLIENT_URL)}`;

@@ -51,7 +51,7 @@ describe('request pipeline', () => {
 
   it('health and ready live outside tenancy', async () => {
     expect((await h.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
-    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' });
+    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready', sandboxes: ['idv-a', 'idv-b'] });
   });
 
   it('an internal error is a 500 with no stack, SQL or detail, and is logged', async () => {
@@ -70,7 +70,7 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.1.0');
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'tenant', 'webhookSignature']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'mailedToken', 'tenant', 'webhookSignature']);
     const ops = Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>).flatMap(
       ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })),
     );

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { securityCases } from '../helpers/security.js';
+import { routeCases } from '../helpers/security.js';
 
 let h: Harness;
 let userId: string;
@@ -10,13 +10,32 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('POST /users', () => securityCases(() => h, { method: 'POST', url: () => '/users', payload: () => ({ email: 'sec@example.com' }), accepts: { apiKey: true } }));
-describe('GET /users', () => securityCases(() => h, { method: 'GET', url: () => '/users', accepts: { apiKey: true, bearer: 'admin' } }));
-describe('GET /users/{id}', () => securityCases(() => h, { method: 'GET', url: () => `/users/${userId}`, accepts: { apiKey: true } }));
-describe('PATCH /users/{id}', () =>
-  securityCases(() => h, { method: 'PATCH', url: () => `/users/${userId}`, payload: () => ({ fullName: 'x' }), accepts: { apiKey: true } }));
-describe('GET /users/wallet-addresses/{userId}', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/users/wallet-addresses/${userId}`, accepts: { apiKey: true, bearer: 'user' } }));
-describe('GET /users/me', () => securityCases(() => h, { method: 'GET', url: () => '/users/me', accepts: { bearer: 'user' } }));
-describe('PATCH /users/me', () =>
-  securityCases(() => h, { method: 'PATCH', url: () => '/users/me', payload: () => ({ fullName: 'x' }), accepts: { bearer: 'user' } }));
+/** A user of another tenant, and a check that it still reads as created. */
+let foreignUser: { tenantId: string; apiKey: string; userId: string } | undefined;
+async function otherTenantsUser(): Promise<string> {
+  const other = await h.newTenant();
+  foreignUser = { ...other, userId: await h.createUser(other, `foreign-${other.tenantId}@example.com`) };
+  return foreignUser.userId;
+}
+async function foreignUserUnchanged(): Promise<void> {
+  const res = await h.inject({ method: 'GET', url: `/users/${foreignUser!.userId}`, headers: { 'x-tenant-id': foreignUser!.tenantId, 'x-api-key': foreignUser!.apiKey } });
+  expect(res.json()).toMatchObject({ fullName: null, phone: null });
+}
+
+routeCases(() => h, 'POST /users', { url: () => '/users', payload: () => ({ email: 'sec@example.com' }), accepts: { apiKey: true } });
+routeCases(() => h, 'GET /users', { url: () => '/users', accepts: { apiKey: true, bearer: 'admin' } });
+routeCases(() => h, 'GET /users/{id}', { url: () => `/users/${userId}`, accepts: { apiKey: true }, foreign: async () => `/users/${await otherTenantsUser()}` });
+routeCases(() => h, 'PATCH /users/{id}', {
+  url: () => `/users/${userId}`,
+  payload: () => ({ fullName: 'x' }),
+  accepts: { apiKey: true },
+  foreign: async () => `/users/${await otherTenantsUser()}`,
+  unchanged: foreignUserUnchanged,
+});
+routeCases(() => h, 'GET /users/wallet-addresses/{userId}', {
+  url: () => `/users/wallet-addresses/${userId}`,
+  accepts: { apiKey: true, bearer: 'user' },
+  foreign: async () => `/users/wallet-addresses/${await otherTenantsUser()}`,
+});
+routeCases(() => h, 'GET /users/me', { url: () => '/users/me', accepts: { bearer: 'user' } });
+routeCases(() => h, 'PATCH /users/me', { url: () => '/users/me', payload: () => ({ fullName: 'x' }), accepts: { bearer: 'user' } });

@@ -51,7 +51,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
       config: { auth: { apiKey: true, bearer: 'admin' } },
       schema: {
         tags,
-        summary: 'Decide a claim: approved or rejected, with a reason (once; a second decision is 409)',
+        summary: 'Decide a claim: approved or rejected, with an optional reason (once; a second decision is 409)',
         params: IdParam,
         body: DecisionBody,
         response: { 201: Accreditation, ...errorResponses(403, 404, 409) },

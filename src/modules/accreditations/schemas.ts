@@ -38,7 +38,11 @@ export const CreateAccreditationBody = Type.Object(
 );
 
 export const DecisionBody = Type.Object(
-  { decision: literals(['approved', 'rejected'] as const), reason: Type.String({ minLength: 1, maxLength: 1000 }) },
+  {
+    decision: literals(['approved', 'rejected'] as const),
+    // The spec's request names only `decision`; a reason is stored when given.
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
   { additionalProperties: false },
 );
 

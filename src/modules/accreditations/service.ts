@@ -116,17 +116,17 @@ export function createAccreditationsService(deps: {
         if (!row) throw AccreditationErrors.notFound();
         if (row.status !== 'pending') throw AccreditationErrors.alreadyDecided(row.status);
         const now = clock.now();
-        const updated = await repo.update(tenantId, id, { status: input.decision, reason: input.reason, decidedAt: now, updatedAt: now }, db);
+        const updated = await repo.update(tenantId, id, { status: input.decision, reason: input.reason ?? null, decidedAt: now, updatedAt: now }, db);
         await repo.insertAudit(
           tenantId,
-          { id: newId(), accreditationId: id, fromStatus: 'pending', toStatus: input.decision, actorType: actor.type, actorId: actor.id, reason: input.reason, createdAt: now },
+          { id: newId(), accreditationId: id, fromStatus: 'pending', toStatus: input.decision, actorType: actor.type, actorId: actor.id, reason: input.reason ?? null, createdAt: now },
           db,
         );
         await appendEvent(db, tenantId, 'accreditation.decided', {
           accreditationId: id,
           userId: row.userId,
           decision: input.decision,
-          reason: input.reason,
+          reason: input.reason ?? null,
           actor,
         });
         await identityChanged(tenantId, row.userId, db);

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { CommonErrors } from '../../platform/http/errors.js';
 import { callerUserId } from '../../platform/http/guards.js';
 import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
+import type { BackgroundRunner } from '../../platform/module/background.js';
 import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
 import type { RecoveryService } from './recovery.js';
 import { OTP_RESET_TOKEN_TTL_MS } from './recovery.js';
@@ -37,11 +38,12 @@ export interface FlowDeps {
   recovery: RecoveryService;
   twoFactor: TwoFactorService;
   limiter: RateLimiter;
+  background: BackgroundRunner;
 }
 
 export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { verification, recovery, twoFactor, limiter } = deps;
+  const { verification, recovery, twoFactor, limiter, background } = deps;
   const tags = ['Authentication'];
   const verified = { message: 'Email verified', emailVerified: true as const };
 
@@ -52,9 +54,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   const generic = (name: string, work: (request: FastifyRequest<{ Body: { email: string } }>) => Promise<void>) =>
     async (request: FastifyRequest<{ Body: { email: string } }>, reply: import('fastify').FastifyReply) => {
       await enforceRateLimit(limiter, `${name}:${request.tenant.id}:${request.ip}`, PER_IP_LIMIT, PER_IP_WINDOW_MS);
-      setImmediate(() => {
-        work(request).catch((error: unknown) => request.log.error({ err: error }, `${name} failed`));
-      });
+      background.run(name, () => work(request));
       return reply.status(201).send({ message: GENERIC_MESSAGE });
     };
   const genericSchema = (summary: string) => ({ tags, summary, body: EmailBody, response: { 201: MessageResponse, ...errorResponses(429) } });

@@ -71,7 +71,7 @@ export function createKeyRing(deps: { db: Db; secrets: SecretBox; clock: Clock }
       next.set(row.kid, known && known.privateKey ? { ...known, retiredAt: row.retiredAt } : await toLoaded(row, !row.retiredAt));
     }
     keys = next;
-    lastReload = Date.now();
+    lastReload = clock.now().getTime();
   }
 
   async function insertKey(): Promise<string> {
@@ -117,7 +117,7 @@ export function createKeyRing(deps: { db: Db; secrets: SecretBox; clock: Clock }
     /** The public key for a kid, reloading (at most every 5 s) when the kid is new to this instance. */
     async publicKey(kid: string): Promise<KeyObject | undefined> {
       let key = keys.get(kid);
-      if (!key && Date.now() - lastReload > 5_000) {
+      if (!key && clock.now().getTime() - lastReload > 5_000) {
         await reload();
         key = keys.get(kid);
       }

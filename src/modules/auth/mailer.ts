@@ -19,7 +19,7 @@ export type LinkPage = 'verify-email' | 'reset-password';
  * tenant's app, or Bastion's own) that confirms with a POST, so a mail scanner fetching the
  * link consumes nothing.
  */
-export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; publicBaseUrl: string; oneTime: OneTimeService }) {
+export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; publicBaseUrl: () => string; oneTime: OneTimeService }) {
   const { limiter, clock, publicBaseUrl, oneTime } = deps;
 
   async function send(db: DbOrTx, tenantId: string, to: string, content: MailContent): Promise<void> {
@@ -41,7 +41,7 @@ export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; pub
     link(tenant: TenantContext, page: LinkPage, token: string): string {
       const appUrl = typeof tenant.settings.appUrl === 'string' ? tenant.settings.appUrl.replace(/\/+$/, '') : undefined;
       const query = new URLSearchParams({ tenant: tenant.id, token }).toString();
-      return appUrl ? `${appUrl}/${page}?${query}` : `${publicBaseUrl}/auth/pages/${page}?${query}`;
+      return appUrl ? `${appUrl}/${page}?${query}` : `${publicBaseUrl()}/auth/pages/${page}?${query}`;
     },
 
     send,

@@ -1,9 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import { User, UserIdParam } from '../users/schemas.js';
 import type { UsersService } from '../users/service.js';
-import { LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
+import type { KeyRing } from './keys.js';
+import { Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
 import type { AuthService } from './service.js';
 import type { SessionMeta } from './sessions.js';
 
@@ -62,7 +63,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     '/auth/logout',
     {
       config: { auth: { bearer: 'user' } },
-      schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", response: { 201: MessageResponse, ...errorResponses(403) } },
+      schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", body: EmptyBody, response: { 201: MessageResponse, ...errorResponses(403) } },
     },
     async (request, reply) => {
       const p = request.principal;
@@ -75,11 +76,26 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     '/auth/users/:userId/token',
     {
       config: { auth: { apiKey: true } },
-      schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, response: { 201: TokenPair, ...errorResponses(403, 404) } },
+      schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, body: EmptyBody, response: { 201: TokenPair, ...errorResponses(403, 404) } },
     },
     async (request, reply) => {
       const keyId = request.principal?.kind === 'apiKey' ? request.principal.keyId : '';
       return reply.status(201).send(await auth.mintForUser(request.tenant.id, request.params.userId, keyId, sessionMeta(request)));
+    },
+  );
+}
+
+/** The public keys that verify access tokens: outside tenancy, so sibling services verify offline. */
+export function jwksRoute(app: FastifyInstance, keys: KeyRing): void {
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      config: { tenancy: false },
+      schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (no tenant needed)', security: [], response: { 200: Jwks } },
+    },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=300');
+      return keys.jwks();
     },
   );
 }

@@ -190,7 +190,7 @@ export function createSessionService(deps: {
       const claims = await tokens.verify(token);
       if (!claims) return undefined;
       const key = `${claims.tid}:${claims.sid}`;
-      const now = Date.now();
+      const now = clock.now().getTime();
       const cached = active.get(key);
       if (cached && cached.until > now) return cached.ok ? claims : undefined;
       const session = await repo.findSession(claims.tid, claims.sid);

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponses } from '../../platform/http/schemas.js';
+import { cleanStorable } from '../../platform/http/storable-text.js';
 import { SIGNATURE_HEADER } from '../../providers/idv/port.js';
 import { IdvADecisionWebhook, IdvAEventWebhook, IdvBResultWebhook, TenantIdQuery, WebhookAck } from './schemas.js';
 import { parseVendorData, type KycWebhooks } from './webhooks.js';
@@ -28,7 +29,9 @@ export async function kycCallbackRoutes(app: FastifyInstance, deps: { webhooks: 
     const raw = Buffer.isBuffer(body) ? body : Buffer.from(body);
     request.rawBody = raw;
     try {
-      done(null, JSON.parse(raw.toString('utf8')));
+      // A signed message is applied even when its text cannot be stored as sent: NUL and
+      // unpaired surrogates are cleaned here; the raw bytes are kept with the webhook row.
+      done(null, cleanStorable(JSON.parse(raw.toString('utf8'))));
     } catch {
       // Left for validation to reject after the signature check.
       done(null, undefined);

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
 import { callerUserId } from '../../platform/http/guards.js';
-import { errorResponses } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import type { IdvBService } from './idv-b.js';
 import { SessionCreated, Web3Challenge, Web3ChallengeBody } from './schemas.js';
 
@@ -30,7 +30,7 @@ export function idvBRoutes(app: FastifyInstance, deps: { idvB: IdvBService }): v
     '/kyc/idv-b/regular-challenge',
     {
       config: { auth: { bearer: 'user' } },
-      schema: { tags, summary: 'Start an idv-b verification without a wallet', response: { 201: SessionCreated, ...errorResponses(403, 404, 502) } },
+      schema: { tags, summary: 'Start an idv-b verification without a wallet', body: EmptyBody, response: { 201: SessionCreated, ...errorResponses(403, 404, 502) } },
     },
     async (request, reply) => reply.status(201).send(await idvB.regularChallenge(request.tenant.id, callerUserId(request)!, actorOf(request.principal))),
   );

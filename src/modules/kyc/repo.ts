@@ -136,7 +136,7 @@ export function createKycRepo(db: DbOrTx) {
     /** Records a webhook; false when one with the same raw body was already received (a replay). */
     async insertWebhook(
       tenantId: string,
-      row: { id: string; provider: string; kind: string; digest: string; kycId: string | null; outcome: string; receivedAt: Date },
+      row: { id: string; provider: string; kind: string; digest: string; kycId: string | null; outcome: string; receivedAt: Date; rawBody: string },
       tx: DbOrTx = db,
     ): Promise<boolean> {
       const inserted = await tx

@@ -170,9 +170,9 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
     '/kyc/reject/:kycId',
     {
       config: reviewer,
-      schema: { tags, summary: 'Decline a record (manual review); the reason is stored', params: KycIdParam, body: ReasonBody, response: { 200: KycAttempt, ...errorResponses(403, 404, 409) } },
+      schema: { tags, summary: 'Decline a record (manual review); no body needed, a reason is stored when given', params: KycIdParam, body: ReasonBody, response: { 200: KycAttempt, ...errorResponses(403, 404, 409) } },
     },
-    async (request) => kyc.reject(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason),
+    async (request) => kyc.reject(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason ?? null),
   );
 
   r.put(
@@ -181,12 +181,12 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
       config: reviewer,
       schema: {
         tags,
-        summary: 'Ask the person to resubmit (manual review); the reason is stored',
+        summary: 'Ask the person to resubmit (manual review); no body needed, a reason is stored when given',
         params: KycIdParam,
         body: ReasonBody,
         response: { 200: KycAttempt, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => kyc.requestResubmission(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason),
+    async (request) => kyc.requestResubmission(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason ?? null),
   );
 }

@@ -96,7 +96,8 @@ export const ApproveBody = Type.Union([
   Type.Object({ reason: Type.Optional(Reason), level: Type.Optional(Level) }, { additionalProperties: false }),
   Type.Null(),
 ]);
-export const ReasonBody = Type.Object({ reason: Reason }, { additionalProperties: false });
+/** The spec's review routes take only the path: the body and its reason are optional. */
+export const ReasonBody = Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false });
 
 export const KycIdParam = Type.Object({ kycId: Type.String({ format: 'uuid' }) });
 export const KycIdQuery = Type.Object({ kycId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });

@@ -264,8 +264,8 @@ export function createKycService(deps: {
 
     approve: (tenantId: string, kycId: string, actor: Actor, reason: string | null, level?: string) =>
       review(tenantId, kycId, 'approved', actor, reason, level),
-    reject: (tenantId: string, kycId: string, actor: Actor, reason: string) => review(tenantId, kycId, 'declined', actor, reason),
-    requestResubmission: (tenantId: string, kycId: string, actor: Actor, reason: string) =>
+    reject: (tenantId: string, kycId: string, actor: Actor, reason: string | null) => review(tenantId, kycId, 'declined', actor, reason),
+    requestResubmission: (tenantId: string, kycId: string, actor: Actor, reason: string | null) =>
       review(tenantId, kycId, 'resubmission_requested', actor, reason),
 
     /** Identity fields of the user: the latest attempt's status, and its details once approved. */

@@ -94,6 +94,11 @@ export const kycWebhooks = pgTable(
     kycId: uuid('kyc_id'),
     /** What the webhook did: 'applied', 'ignored: <why>'. */
     outcome: text('outcome').notNull(),
+    /**
+     * The exact bytes received, base64, for audit: what was applied is the parsed body with
+     * text PostgreSQL cannot store (NUL, unpaired surrogates) cleaned.
+     */
+    rawBody: text('raw_body'),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [

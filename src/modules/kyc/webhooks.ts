@@ -63,7 +63,7 @@ export function createKycWebhooks(deps: {
       const webhookId = newId();
       const fresh = await repo.insertWebhook(
         tenantId,
-        { id: webhookId, provider, kind, digest: sha256Hex(raw), kycId: null, outcome: 'received', receivedAt: clock.now() },
+        { id: webhookId, provider, kind, digest: sha256Hex(raw), kycId: null, outcome: 'received', receivedAt: clock.now(), rawBody: raw.toString('base64') },
         db,
       );
       if (!fresh) return { received: true, applied: false, outcome: 'replay' };

@@ -73,7 +73,7 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
 
     /** The tenant for a request, from a short-lived cache. */
     async findTenant(id: string): Promise<TenantContext | undefined> {
-      const now = Date.now();
+      const now = clock.now().getTime();
       const hit = cache.get(id);
       if (hit && hit.expires > now) return hit.tenant;
       const row = await repo.findTenant(id);

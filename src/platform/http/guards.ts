@@ -41,7 +41,7 @@ declare module 'fastify' {
     /** false: the route lives outside tenancy (health, JWKS, OpenAPI). Default true. */
     tenancy?: boolean;
     auth?: AuthRequirement;
-    /** A public route that reads a bearer of its own kind itself (documented as bearer). */
+    /** A public route that reads a bearer of its own kind itself (a mailed token, documented as mailedToken). */
     bearerInHandler?: boolean;
   }
   interface FastifyRequest {
@@ -51,6 +51,14 @@ declare module 'fastify' {
 }
 
 const GUARD = Symbol('bastion.guard');
+
+/** Every tenant-scoped route declared in this process ('PATCH /users/{id}' -> its requirement), for introspection. */
+const declared = new Map<string, { auth: AuthRequirement; credentialInHandler: boolean }>();
+
+/** The tenant-scoped routes declared so far, named as OpenAPI names them (tests check each has its cases). */
+export function declaredTenantRoutes(): ReadonlyMap<string, { auth: AuthRequirement; credentialInHandler: boolean }> {
+  return declared;
+}
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)$/i;
 
@@ -120,6 +128,11 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     if (config.tenancy === false) return;
     const requirement = config.auth;
     if (!requirement) throw new Error(`route ${String(route.method)} ${route.url} declares no auth requirement`);
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method === 'HEAD') continue;
+      const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      declared.set(`${method} ${path}`, { auth: requirement, credentialInHandler: Boolean(config.bearerInHandler) });
+    }
     const guard = async (request: FastifyRequest): Promise<void> => {
       await resolveTenant(request, deps);
       await authenticate(request, requirement, deps);
@@ -131,7 +144,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     route.onRequest = [guard, ...existing];
     // Mutated in place: @fastify/swagger keeps a reference to this schema object.
     if (route.schema) {
-      (route.schema as { security?: unknown }).security = config.bearerInHandler ? [{ tenant: [], bearer: [] }] : securityFor(requirement);
+      (route.schema as { security?: unknown }).security = config.bearerInHandler ? [{ tenant: [], mailedToken: [] }] : securityFor(requirement);
     }
   });
 }

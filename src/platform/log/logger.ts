@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../../config.js';
+import { safeErrorSerializer } from './safe-error.js';
 
 /** Query parameters whose values are secrets (reset tokens, OAuth codes and state, ...). */
 const SECRET_QUERY = /^(token|code|state|refreshToken|accessToken|apiKey|api_key|password|secret|otp|challengeToken)$/i;
@@ -68,7 +69,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
           tenant: typeof req.headers['x-tenant-id'] === 'string' ? req.headers['x-tenant-id'] : undefined,
           remoteAddress: req.ip,
         }),
-        err: pino.stdSerializers.err,
+        // Database errors without the values of the failed statement.
+        err: safeErrorSerializer,
       },
     },
     destination,

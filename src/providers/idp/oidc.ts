@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../../platform/clock.js';
 import * as oidc from 'openid-client';
-import { isLoopbackHost } from '../../modules/auth/idp/redirect-allow.js';
+import { isLoopbackHost } from '../../platform/http/hosts.js';
 
 /** How Bastion is registered at a tenant's OpenID provider. */
 export interface OidcClientSettings {
@@ -79,13 +80,14 @@ function claimString(value: unknown): string | undefined {
  * against the provider's JWKS. Discovery documents are cached per client for an hour.
  * Plain http is accepted only for loopback issuers (development and tests).
  */
-export function createOidcClient(): OidcPort {
+export function createOidcClient(options: { clock?: Clock } = {}): OidcPort {
+  const clock = options.clock ?? systemClock;
   const configs = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
 
   function configFor(settings: OidcClientSettings): Promise<oidc.Configuration> {
     const key = createHash('sha256').update(JSON.stringify([settings.issuer, settings.clientId, settings.clientSecret])).digest('hex');
     const cached = configs.get(key);
-    if (cached && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached.config;
+    if (cached && clock.now().getTime() - cached.at < DISCOVERY_TTL_MS) return cached.config;
     const issuer = new URL(settings.issuer);
     const execute = [oidc.enableNonRepudiationChecks];
     if (issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname)) execute.push(oidc.allowInsecureRequests);
@@ -95,7 +97,7 @@ export function createOidcClient(): OidcPort {
         configs.delete(key);
         throw new OidcError('idp_unavailable', `OpenID discovery of ${settings.issuer} failed: ${describe(error)}`);
       });
-    configs.set(key, { at: Date.now(), config });
+    configs.set(key, { at: clock.now().getTime(), config });
     return config;
   }
 

@@ -6,11 +6,9 @@
  * cannot smuggle a different target past the comparison.
  */
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+import { isLoopbackHost } from '../../../platform/http/hosts.js';
 
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || hostname.endsWith('.localhost');
-}
+export { isLoopbackHost };
 
 function parseHttpUrl(raw: string): URL | undefined {
   if (raw.length > 2048 || /[\s\\]/.test(raw)) return undefined;

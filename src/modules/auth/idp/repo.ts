@@ -23,24 +23,28 @@ export function createIdpRepo(db: DbOrTx) {
       await tx.insert(idpLoginStates).values(row);
     },
 
+    /**
+     * The one lookup without a tenant: the callback comes back from the provider with the state
+     * alone, and the state (a 32-byte secret, looked up by its hash) names its tenant.
+     */
     async findStateByHash(stateHash: string, tx: DbOrTx = db): Promise<IdpLoginStateRow | undefined> {
       const [row] = await tx.select().from(idpLoginStates).where(eq(idpLoginStates.stateHash, stateHash)).limit(1);
       return row;
     },
 
     /** Marks the state used; false when another request consumed it first. */
-    async consumeState(id: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
+    async consumeState(tenantId: string, id: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
       const rows = await tx
         .update(idpLoginStates)
         .set({ consumedAt: at })
-        .where(and(eq(idpLoginStates.id, id), isNull(idpLoginStates.consumedAt)))
+        .where(and(eq(idpLoginStates.tenantId, tenantId), eq(idpLoginStates.id, id), isNull(idpLoginStates.consumedAt)))
         .returning({ id: idpLoginStates.id });
       return rows.length > 0;
     },
 
-    /** Removes states that expired before `before` (kept a while so a late replay reads "expired"). */
-    async purgeStates(before: Date, tx: DbOrTx = db): Promise<void> {
-      await tx.delete(idpLoginStates).where(lt(idpLoginStates.expiresAt, before));
+    /** Removes the tenant's states that expired before `before` (kept a while so a late replay reads "expired"). */
+    async purgeStates(tenantId: string, before: Date, tx: DbOrTx = db): Promise<void> {
+      await tx.delete(idpLoginStates).where(and(eq(idpLoginStates.tenantId, tenantId), lt(idpLoginStates.expiresAt, before)));
     },
 
     async findIdentity(tenantId: string, issuer: string, subject: string, tx: DbOrTx = db): Promise<UserIdentityRow | undefined> {

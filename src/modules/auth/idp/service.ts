@@ -81,7 +81,7 @@ export function createIdpLoginService(deps: {
     if (row.consumedAt) throw IdpErrors.stateInvalid('used');
     const now = clock.now();
     if (row.expiresAt.getTime() <= now.getTime()) throw IdpErrors.stateInvalid('expired');
-    if (!(await repo.consumeState(row.id, now))) throw IdpErrors.stateInvalid('used');
+    if (!(await repo.consumeState(row.tenantId, row.id, now))) throw IdpErrors.stateInvalid('used');
     return row;
   }
 
@@ -210,7 +210,7 @@ export function createIdpLoginService(deps: {
         createdAt: now,
         expiresAt,
       });
-      await repo.purgeStates(new Date(now.getTime() - STATE_RETENTION_MS));
+      await repo.purgeStates(tenant.id, new Date(now.getTime() - STATE_RETENTION_MS));
       return { authorizationUrl, expiresAt: expiresAt.toISOString() };
     },
 

@@ -40,7 +40,7 @@ export const idpLoginStates = pgTable(
     expiresAt: ts('expires_at').notNull(),
     consumedAt: ts('consumed_at'),
   },
-  (t) => [uniqueIndex('idp_login_states_hash_unique').on(t.stateHash), index('idp_login_states_expires_idx').on(t.expiresAt)],
+  (t) => [uniqueIndex('idp_login_states_hash_unique').on(t.stateHash), index('idp_login_states_tenant_expires_idx').on(t.tenantId, t.expiresAt)],
 );
 
 /** A user's account at an external provider: (issuer, subject) names it for good. */

@@ -1,0 +1,1 @@
+ALTER TABLE "kyc_webhooks" ADD COLUMN "raw_body" text;

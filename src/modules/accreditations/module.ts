@@ -1,0 +1,20 @@
+import type { BastionModule, Platform } from '../../platform/module/module.js';
+import type { UsersService } from '../users/service.js';
+import { createAccreditationsRepo } from './repo.js';
+import { accreditationsRoutes } from './routes.js';
+import { createAccreditationsService, type AccreditationsService } from './service.js';
+
+export function createAccreditationsModule(
+  platform: Platform,
+  deps: { users: UsersService },
+): BastionModule<{ accreditations: AccreditationsService }> {
+  const { db, tx, clock, hooks } = platform;
+  const accreditations = createAccreditationsService({
+    repo: createAccreditationsRepo(db),
+    tx,
+    clock,
+    users: deps.users,
+    identityChanged: (tenantId, userId, txDb) => hooks.emit('identity.changed', { tenantId, userId }, txDb),
+  });
+  return { name: 'accreditations', services: { accreditations }, routes: { tenant: (scope) => accreditationsRoutes(scope, { accreditations }) } };
+}

@@ -1,0 +1,121 @@
+import type { BastionModule, Platform } from '../../platform/module/module.js';
+import { createOidcClient, type OidcPort } from '../../providers/idp/oidc.js';
+import type { AuditService } from '../audit/service.js';
+import type { TenantsService } from '../tenants/service.js';
+import type { UserRow } from '../users/table.js';
+import type { UsersService } from '../users/service.js';
+import { authFlowRoutes } from './flows-routes.js';
+import { createIdpConfigService } from './idp/config.js';
+import { createIdpRepo } from './idp/repo.js';
+import { idpRoutes } from './idp/routes.js';
+import { createIdpLoginService } from './idp/service.js';
+import { createKeyRing } from './keys.js';
+import { createAuthMailer } from './mailer.js';
+import { createOneTimeRepo } from './one-time-repo.js';
+import { createOneTimeService } from './one-time.js';
+import { authPages } from './pages.js';
+import { createPasswordHasher } from './passwords.js';
+import { createRecoveryService } from './recovery.js';
+import { createAuthRepo } from './repo.js';
+import { authRoutes, jwksRoute } from './routes.js';
+import { auditSink } from './security-events.js';
+import { createAuthService } from './service.js';
+import { createSessionService } from './sessions.js';
+import { createTokenService } from './tokens.js';
+import { createTwoFactorService } from './two-factor.js';
+import { createVerificationService } from './verification.js';
+
+export interface AuthModuleOptions {
+  /** Password hashing concurrency (tests of the bounded queue). */
+  passwordPool?: { maxConcurrent?: number; maxQueue?: number };
+  /** Logins per client address per minute (default 30). */
+  loginPerIp?: number;
+  /** Replaces the OpenID Connect relying-party adapter. */
+  oidc?: OidcPort;
+}
+
+/**
+ * Authentication: signing keys and tokens, sessions, passwords, email verification, recovery,
+ * second factor, and login through each tenant's external OpenID provider.
+ */
+export async function createAuthModule(
+  platform: Platform,
+  deps: { tenants: TenantsService; users: UsersService; audit: AuditService },
+  options: AuthModuleOptions = {},
+) {
+  const { db, tx, clock, secrets, limiter, config, logger, background, publicBaseUrl } = platform;
+  const { tenants, users } = deps;
+  const record = auditSink(deps.audit);
+
+  const keys = createKeyRing({ db, secrets, clock });
+  await keys.init();
+  const tokens = createTokenService({ keys, clock, issuer: config.publicBaseUrl });
+  const authRepo = createAuthRepo(db);
+  const sessions = createSessionService({ db, repo: authRepo, tx, tokens, secrets, clock, record });
+  const passwords = createPasswordHasher(options.passwordPool);
+  const oneTime = createOneTimeService({ repo: createOneTimeRepo(db), clock });
+  const mailer = createAuthMailer({ limiter, clock, publicBaseUrl, oneTime });
+  const verification = createVerificationService({ tx, users, oneTime, mailer });
+  const recovery = createRecoveryService({ tx, clock, users, oneTime, mailer, passwords, repo: authRepo, sessions, record });
+  const twoFactor = createTwoFactorService({ tx, clock, users, repo: authRepo, oneTime, mailer, passwords, sessions, record });
+  const startSecondFactor = async (tenantId: string, user: UserRow) => {
+    const tenant = await tenants.findTenant(tenantId);
+    if (!tenant) throw new Error('tenant vanished during login');
+    return twoFactor.startChallenge(tenant, user);
+  };
+  const auth = createAuthService({
+    repo: authRepo,
+    tx,
+    clock,
+    users,
+    sessions,
+    passwords,
+    limiter,
+    record,
+    loginPerIp: options.loginPerIp,
+    onRegistered: (txDb, tenant, user) => verification.sendInitial(txDb, tenant, user),
+    startSecondFactor,
+  });
+
+  const idpRepo = createIdpRepo(db);
+  const idpCallbackUrl = () => `${publicBaseUrl()}/auth/idp/callback`;
+  const idpConfig = createIdpConfigService({ repo: idpRepo, secrets, clock, callbackUrl: idpCallbackUrl });
+  const idpLogin = createIdpLoginService({
+    repo: idpRepo,
+    authRepo,
+    tx,
+    clock,
+    secrets,
+    config: idpConfig,
+    oidc: options.oidc ?? createOidcClient({ clock }),
+    users,
+    sessions,
+    record,
+    startSecondFactor,
+    callbackUrl: idpCallbackUrl,
+    logger,
+  });
+
+  const services = { keys, tokens, sessions, passwords, oneTime, verification, recovery, twoFactor, auth, idpConfig, idpLogin };
+  const module: BastionModule<typeof services> = {
+    name: 'auth',
+    services,
+    routes: {
+      tenant: (scope) => {
+        authRoutes(scope, { auth, users });
+        authFlowRoutes(scope, { verification, recovery, twoFactor, limiter, background });
+        idpRoutes(scope, { login: idpLogin, config: idpConfig, limiter });
+      },
+      open: (app) => {
+        jwksRoute(app, keys);
+        // The pages behind links in mail: a form carries the tenant itself.
+        authPages(app, { findTenant: (id) => tenants.findTenant(id), verification, recovery });
+      },
+    },
+    async stop() {
+      keys.stop();
+      await passwords.close();
+    },
+  };
+  return module;
+}

@@ -1,0 +1,88 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { CommonErrors } from './errors.js';
+import { inputProblem } from './storable-text.js';
+
+type SchemaController = NonNullable<FastifyServerOptions['schemaController']>;
+
+interface Validator {
+  (data: unknown): boolean;
+  errors?: unknown[] | null;
+}
+
+/** The dotted path of the first number in `value` that is NaN or infinite. */
+function nonFinitePath(value: unknown, path = '', depth = 0): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+  if (value === null || typeof value !== 'object' || depth > 64) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = nonFinitePath(item, `${path}/${key}`, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Ajv counts Infinity as an integer and, when it coerces "1e309" with strictNumbers on, lets
+ * it past `maximum`: so every validated input is checked for NaN and infinities afterwards.
+ */
+function finiteOnly(validate: Validator): Validator {
+  const checked: Validator = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    const path = nonFinitePath(data);
+    checked.errors = path === undefined ? null : [{ keyword: 'type', instancePath: path, params: {}, message: 'must be a finite number' }];
+    return path === undefined;
+  };
+  return checked;
+}
+
+/**
+ * One Ajv per kind of input. Query strings and path parameters are text on the wire, so their
+ * values are coerced to the declared types ("20" -> 20); JSON bodies already carry types, so a
+ * number sent for a string field (or the reverse) is a 400, never converted. Neither lets NaN
+ * or Infinity through (JSON's 1e309 and the query's limit=1e309 parse as Infinity).
+ */
+export function perPartValidators(): SchemaController {
+  const pool = AjvCompiler();
+  // The published typings describe the compiler as taking a schema; Fastify passes the route
+  // definition ({ schema, method, url, httpPart }), as the package's own code expects.
+  type Compile = (route: { httpPart?: string }) => Validator;
+  const buildValidator = (externalSchemas: Parameters<typeof pool>[0], options?: { customOptions?: Record<string, unknown> }) => {
+    const withOptions = (extra: Record<string, unknown>) =>
+      pool(externalSchemas, { ...options, customOptions: { ...options?.customOptions, ...extra } } as Parameters<typeof pool>[1]) as unknown as Compile;
+    const coercing = withOptions({ coerceTypes: 'array' });
+    const exact = withOptions({ coerceTypes: false });
+    return (route: { httpPart?: string }) => finiteOnly(route.httpPart === 'body' ? exact(route) : coercing(route));
+  };
+  return { compilersFactory: { buildValidator: buildValidator as unknown as AjvCompiler.BuildCompilerFromPool } };
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function checkInput(request: FastifyRequest): void {
+  // A request without a body is a request with an empty object: a route that takes nothing
+  // accepts it, a route with required fields names them.
+  if (request.body === undefined && BODY_METHODS.has(request.method)) request.body = {};
+  const parts: Array<[string, unknown]> = [
+    ['params', request.params],
+    ['querystring', request.query],
+    ['body', request.body],
+  ];
+  for (const [part, value] of parts) {
+    const problem = inputProblem(value);
+    if (problem) throw CommonErrors.validation(`${part}${problem.path ? `.${problem.path}` : ''} ${problem.message}`);
+  }
+}
+
+/**
+ * Checks every request's parsed input once, before validation and before any route's own
+ * pre-validation work: no string, key or query/path value PostgreSQL cannot store (NUL,
+ * unpaired surrogates), no absurd nesting. So no route can forget it. Also drops Fastify's
+ * text/plain parser: the API speaks JSON, and any other media type is a 415.
+ */
+export function registerInputChecks(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
+  app.addHook('preValidation', async (request) => checkInput(request));
+}

@@ -1,0 +1,124 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { systemClock, type Clock } from '../clock.js';
+import { createSecretBox, resolveMasterKey } from '../crypto/secrets.js';
+import { openDatabase, type Database, type DbOrTx } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import { txRunner } from '../db/tx.js';
+import { createLogger } from '../log/logger.js';
+import { enqueueMail, type MailMessage } from '../mail/outbox.js';
+import { renderMail } from '../mail/render.js';
+import { createMailTransport } from '../mail/select-transport.js';
+import type { MailTransport } from '../mail/transport.js';
+import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
+import { RATE_LIMIT_PREFIX, type RateLimiter } from '../ratelimit/limiter.js';
+import { createMemoryRateLimiter } from '../ratelimit/memory.js';
+import { closeRedis, createRedisRateLimiter, openRedis } from '../ratelimit/redis.js';
+import { createBackgroundRunner } from './background.js';
+import { createDomainHooks } from './hooks.js';
+import type { Platform } from './module.js';
+
+export interface PlatformOptions {
+  config: Config;
+  /** An already opened database (tests); otherwise opened from the config. */
+  database?: Database;
+  clock?: Clock;
+  /** The process logger (the app's); background work logs through it. */
+  logger?: Logger;
+  /** Replaces the transport chosen from the config (SMTP_URL, else .eml files). */
+  mailTransport?: MailTransport;
+  /** Tuning of the mail worker (tests: small batches, few attempts). */
+  mailWorker?: Pick<MailWorkerOptions, 'batchSize' | 'maxAttempts' | 'pollIntervalMs' | 'leaseMs' | 'tenantIds'>;
+  rateLimit?: {
+    /** Requests per client IP per window, all routes (default 600 a minute). */
+    globalMax?: number;
+    globalWindowMs?: number;
+    /** A sub-namespace of `bastion:rl:` for every key (tests sharing one Redis). */
+    namespace?: string;
+    /** Feature limits in memory even when REDIS_URL is set (tests that move the injected clock). */
+    memory?: boolean;
+    /** Logins per client address per minute (default 30). The benchmark raises it: its load comes from one address. */
+    loginPerIp?: number;
+  };
+}
+
+/**
+ * The parts with no business rules, built once: database (migrated), secrets, rate limits,
+ * mail, hooks and the background runner. Modules are built on top of it.
+ */
+export async function createPlatform(options: PlatformOptions) {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const database =
+    options.database ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir }));
+  // Migrations first (under an advisory lock on PostgreSQL): everything below reads tables.
+  await runMigrations(database);
+  const db = database.db;
+  const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir));
+
+  // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
+  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
+  const limiter: RateLimiter =
+    redis && !options.rateLimit?.memory
+      ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+      : createMemoryRateLimiter({ clock, prefix: keyPrefix });
+  // The global per-IP net counts in Redis too when there is one; in memory it keeps its own
+  // bounded map, so a flood of addresses cannot evict the feature limits' windows.
+  const globalLimiter: RateLimiter = redis
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    : createMemoryRateLimiter({ clock, prefix: keyPrefix, maxKeys: 10_000 });
+  const rateLimit = {
+    limiter,
+    redis,
+    keyPrefix,
+    global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000, limiter: globalLimiter },
+  };
+
+  // Mail: written to the outbox in the caller's transaction, delivered by the worker.
+  const transport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
+  const worker = createMailWorker({ db, transport, clock, logger, from: config.mailFrom, ...options.mailWorker });
+  const mail = {
+    /** Writes a mail in the caller's transaction (see enqueueMail); returns its id. */
+    enqueue: (txDb: DbOrTx, tenantId: string, message: MailMessage) => enqueueMail(txDb, tenantId, message, { now: clock.now() }),
+    render: renderMail,
+    /** Started with the service; tests call drainOnce(). */
+    worker,
+    transport,
+  };
+
+  const background = createBackgroundRunner(logger);
+  const platform: Platform = {
+    config,
+    clock,
+    logger,
+    database,
+    db,
+    tx: txRunner(db),
+    secrets,
+    limiter,
+    hooks: createDomainHooks(),
+    background,
+    // Read at call time: a test server learns its port after the platform is built.
+    publicBaseUrl: () => config.publicBaseUrl,
+  };
+
+  return {
+    platform,
+    rateLimit,
+    mail,
+    start(): void {
+      worker.start();
+    },
+    /** Stops background work first (it may be mid-batch on the database), then connections. */
+    async close(): Promise<void> {
+      await background.drain();
+      await worker.stop();
+      await transport.close();
+      if (redis) await closeRedis(redis);
+      await database.close();
+    },
+  };
+}
