@@ -30,4 +30,13 @@ describe('xrpl-ledger configuration', () => {
     await expect(ledger.serverInfo()).rejects.toMatchObject({ kind: 'unreachable' });
     await ledger.close();
   });
+
+  it('has no ledger when sandboxes are off and XRPL_URL is unset (production default)', async () => {
+    const config = loadConfig({ NODE_ENV: 'production' });
+    const ledger = createXrplLedger({ sandboxes: config.sandboxes, xrplUrl: config.xrplUrl });
+    expect(ledger.isSandbox).toBe(false);
+    expect(await ledger.standIn()).toBeUndefined();
+    await expect(ledger.accountInfo('rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh')).rejects.toMatchObject({ kind: 'unreachable' });
+    await ledger.close();
+  });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { SubmittableTransaction } from 'xrpl';
-import type { XrplLedgerPort } from './port.js';
+import { XrplLedgerError, type XrplLedgerPort } from './port.js';
 import { RippledLedger } from './rippled.js';
 import { startStandIn, type StandInServer, type StandInServerOptions } from './sandbox/server.js';
 
@@ -11,6 +11,8 @@ export interface XrplLedgerConfig {
   xrplUrl?: string;
   /** XRPL_FAUCET_URL: the faucet of a test network. */
   xrplFaucetUrl?: string;
+  /** Config.sandboxes: when false (production default) and XRPL_URL is unset, there is no ledger. */
+  sandboxes?: boolean;
   /** With the stand-in: keep its ledger in DATA_DIR/xrpl-standin.json across restarts. */
   dataDir?: string;
   /** Stand-in settings (tests close ledgers faster). */
@@ -32,6 +34,7 @@ export function createXrplLedger(config: XrplLedgerConfig): XrplLedger {
     const adapter = new RippledLedger({ url: config.xrplUrl, ...(config.xrplFaucetUrl ? { faucetUrl: config.xrplFaucetUrl } : {}) });
     return Object.assign(adapter, { standIn: async () => undefined });
   }
+  if (config.sandboxes === false) return noLedger();
   let started: Promise<{ server: StandInServer; adapter: RippledLedger }> | undefined;
   const start = () =>
     (started ??= startStandIn({ ...(config.dataDir ? { stateFile: join(config.dataDir, 'xrpl-standin.json') } : {}), ...config.standIn }).then((server) => ({
@@ -68,4 +71,16 @@ export async function openXrplLedger(config: XrplLedgerConfig): Promise<XrplLedg
   const ledger = createXrplLedger(config);
   await ledger.standIn();
   return ledger;
+}
+
+/** Sandboxes off and no XRPL_URL: every call says so, nothing pretends to be a ledger. */
+function noLedger(): XrplLedger {
+  const refuse = async (): Promise<never> => {
+    throw new XrplLedgerError('unreachable', 'No XRPL ledger is configured: set XRPL_URL (the local stand-in is a sandbox, off unless SANDBOXES=on).');
+  };
+  return {
+    url: 'none', isSandbox: false, standIn: async () => undefined,
+    serverInfo: refuse, accountInfo: refuse, accountLines: refuse, autofill: refuse, submit: refuse,
+    lookupTransaction: refuse, waitForFinal: refuse, fundAccount: refuse, close: async () => undefined,
+  };
 }
