@@ -36,6 +36,10 @@ export interface Config {
    * checked against the node); otherwise a local in-process chain (EDR) with this chain id.
    */
   evm: { rpcUrl: string | undefined; chainId: number };
+  /** XRPL_URL: rippled WebSocket (ws:/wss:); undefined = the in-process ledger stand-in. */
+  xrplUrl: string | undefined;
+  /** XRPL_FAUCET_URL: a test network's faucet (POST {destination, xrpAmount}); the stand-in has its own. */
+  xrplFaucetUrl: string | undefined;
 }
 
 export interface S3Config {
@@ -136,8 +140,12 @@ export function loadConfig(env: Env = process.env): Config {
   const evm = parseEvm(env);
 
   const s3 = parseS3(env);
+  const xrplUrlRaw = optional(env, 'XRPL_URL');
+  const xrplUrl = xrplUrlRaw && parseUrl('XRPL_URL', xrplUrlRaw, ['ws:', 'wss:']);
+  const xrplFaucetRaw = optional(env, 'XRPL_FAUCET_URL');
+  const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {

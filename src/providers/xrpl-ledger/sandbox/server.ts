@@ -1,0 +1,192 @@
+import { createServer, type Server } from 'node:http';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { isValidClassicAddress } from 'xrpl';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { faucet, type FaucetOptions } from './faucet.js';
+import { StandInLedger, type LedgerHeader, type StandInLedgerOptions, type TxRecord } from './ledger.js';
+import { resultCode, resultMessage } from './results.js';
+import { handle, RpcError, type Request } from './rpc.js';
+
+export interface StandInServerOptions extends StandInLedgerOptions, FaucetOptions {
+  host?: string;
+  port?: number;
+  /** Close a ledger every this many milliseconds (0: only on demand). Default 1000. */
+  closeIntervalMs?: number;
+  /**
+   * A JSON file that keeps the ledger across restarts (read at start, rewritten after each
+   * ledger that held transactions). Unset: the ledger lives as long as the process.
+   */
+  stateFile?: string;
+}
+
+export interface StandInServer {
+  /** ws://host:port, for the xrpl Client. */
+  url: string;
+  /** http://host:port/accounts, the faucet (the XRPL test faucets' protocol). */
+  faucetUrl: string;
+  ledger: StandInLedger;
+  /** Closes the open ledger now (as rippled's `ledger_accept`). */
+  closeLedger(): LedgerHeader;
+  stop(): Promise<void>;
+}
+
+interface Subscriber {
+  ledger: boolean;
+  transactions: boolean;
+  accounts: Set<string>;
+}
+
+/**
+ * Starts the local stand-in for rippled: its WebSocket API (the command subset in
+ * docs/providers.md) and a faucet over HTTP, both on one loopback port, closing ledgers on a timer.
+ */
+export async function startStandIn(options: StandInServerOptions = {}): Promise<StandInServer> {
+  const ledger = new StandInLedger(options);
+  const persist = options.stateFile ? await loadState(ledger, options.stateFile) : undefined;
+  const http = createServer((req, res) => {
+    faucet(ledger, options, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'Faucet error' }));
+    });
+  });
+  const wss = new WebSocketServer({ server: http, maxPayload: 1024 * 1024 });
+  const subscribers = new Map<WebSocket, Subscriber>();
+
+  wss.on('connection', (socket) => {
+    socket.on('message', (data) => {
+      let request: Request;
+      try {
+        request = JSON.parse(data.toString());
+        if (!request || typeof request !== 'object' || Array.isArray(request)) throw new Error('not an object');
+      } catch {
+        socket.send(JSON.stringify({ error: 'jsonInvalid', error_code: 1, error_message: 'Request is not a JSON object.', status: 'error', type: 'response' }));
+        return;
+      }
+      socket.send(JSON.stringify(answer(ledger, request, socket, subscribers)));
+    });
+    socket.on('close', () => subscribers.delete(socket));
+  });
+
+  ledger.on('ledgerClosed', (header: LedgerHeader, txs: TxRecord[]) => {
+    if (persist && txs.length) void persist();
+    for (const [socket, sub] of subscribers) {
+      if (sub.ledger) socket.send(JSON.stringify({ type: 'ledgerClosed', ...ledgerStream(ledger, header), txn_count: header.transactions.length }));
+      for (const record of txs) {
+        const touches = sub.accounts.has(record.tx.Account) || (typeof record.tx.Destination === 'string' && sub.accounts.has(record.tx.Destination));
+        if (sub.transactions || touches) socket.send(JSON.stringify(transactionStream(record, header)));
+      }
+    }
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = http.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  const interval = options.closeIntervalMs ?? 1000;
+  const timer = interval > 0 ? setInterval(() => closeSafely(ledger), interval) : undefined;
+  timer?.unref();
+  return {
+    url: `ws://${host}:${port}`,
+    faucetUrl: `http://${host}:${port}/accounts`,
+    ledger,
+    closeLedger: () => ledger.close(),
+    stop: async () => {
+      await stop(http, wss, timer);
+      if (persist) await persist(true);
+    },
+  };
+}
+
+/** A timer tick must never take the process down. */
+function closeSafely(ledger: StandInLedger): void {
+  try {
+    ledger.close();
+  } catch (error) {
+    ledger.emit('closeFailed', error);
+  }
+}
+
+function answer(ledger: StandInLedger, request: Request, socket: WebSocket, subscribers: Map<WebSocket, Subscriber>): Record<string, unknown> {
+  const base = { id: request.id, type: 'response', ...(request.api_version !== undefined ? { api_version: request.api_version } : {}) };
+  try {
+    const command = request.command ?? request.method;
+    if (typeof command !== 'string') throw new RpcError('missingCommand', 0, 'Missing command entry.');
+    if (request.api_version !== undefined && request.api_version !== 1 && request.api_version !== 2) throw new RpcError('invalid_API_version', 6, 'API version must be 1 or 2.');
+    const req = { ...request, command };
+    const result = command === 'subscribe' || command === 'unsubscribe' ? subscription(ledger, req, socket, subscribers) : handle(ledger, req);
+    return { ...base, result, status: 'success' };
+  } catch (error) {
+    if (!(error instanceof RpcError)) {
+      return { ...base, error: 'internal', error_code: 73, error_message: 'Internal error.', request, status: 'error' };
+    }
+    return { ...base, error: error.error, error_code: error.code, error_message: error.message, ...error.extra, request, status: 'error' };
+  }
+}
+
+function subscription(ledger: StandInLedger, request: Request, socket: WebSocket, subscribers: Map<WebSocket, Subscriber>): Record<string, unknown> {
+  const sub = subscribers.get(socket) ?? { ledger: false, transactions: false, accounts: new Set<string>() };
+  const on = request.command === 'subscribe';
+  const streams = Array.isArray(request.streams) ? request.streams : [];
+  const accounts = Array.isArray(request.accounts) ? request.accounts : [];
+  for (const stream of streams) {
+    if (stream === 'ledger') sub.ledger = on;
+    else if (stream === 'transactions') sub.transactions = on;
+    else throw new RpcError('malformedStream', 0, 'Stream malformed.');
+  }
+  for (const account of accounts) {
+    if (typeof account !== 'string' || !isValidClassicAddress(account)) throw new RpcError('actMalformed', 35, 'Account malformed.');
+    if (on) sub.accounts.add(account);
+    else sub.accounts.delete(account);
+  }
+  subscribers.set(socket, sub);
+  return on && streams.includes('ledger') ? ledgerStream(ledger, ledger.validatedHeader) : {};
+}
+
+function ledgerStream(ledger: StandInLedger, header: LedgerHeader) {
+  return {
+    fee_base: Number(ledger.fees.baseFeeDrops), ledger_hash: header.ledger_hash, ledger_index: header.ledger_index, ledger_time: header.close_time,
+    reserve_base: Number(ledger.fees.reserveBaseDrops), reserve_inc: Number(ledger.fees.reserveIncDrops),
+    validated_ledgers: `${Math.max(1, header.ledger_index - 15)}-${header.ledger_index}`,
+  };
+}
+
+function transactionStream(record: TxRecord, header: LedgerHeader) {
+  return {
+    type: 'transaction', engine_result: record.result, engine_result_code: resultCode(record.result), engine_result_message: resultMessage(record.result),
+    ledger_hash: header.ledger_hash, ledger_index: header.ledger_index, meta: record.meta, tx_json: record.tx, hash: record.hash, validated: true,
+  };
+}
+
+/** Restores the ledger from `file` if it exists; returns a writer that saves it (atomically, one write at a time). */
+async function loadState(ledger: StandInLedger, file: string): Promise<(final?: boolean) => Promise<void>> {
+  try {
+    ledger.restore(JSON.parse(await readFile(file, 'utf8')));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  let writing: Promise<void> = Promise.resolve();
+  let pending = false;
+  return (final = false) => {
+    if (pending && !final) return writing;
+    pending = true;
+    writing = writing.then(async () => {
+      pending = false;
+      await mkdir(dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.tmp`;
+      await writeFile(temp, JSON.stringify(ledger.snapshot()), { mode: 0o600 });
+      await rename(temp, file);
+    }).catch(() => undefined);
+    return writing;
+  };
+}
+
+async function stop(http: Server, wss: WebSocketServer, timer: NodeJS.Timeout | undefined): Promise<void> {
+  if (timer) clearInterval(timer);
+  for (const client of wss.clients) client.terminate();
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+}
