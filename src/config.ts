@@ -22,6 +22,11 @@ export interface Config {
    * default), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /**
+   * EVENTS_ALLOW_PRIVATE_URLS=on: event endpoints may use http and private or loopback
+   * addresses (tests and development). Off by default: https to public addresses only.
+   */
+  eventsAllowPrivateUrls: boolean;
 }
 
 export class ConfigError extends Error {
@@ -103,7 +108,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy };
+  const privateUrlsRaw = (optional(env, 'EVENTS_ALLOW_PRIVATE_URLS') ?? 'off').toLowerCase();
+  if (!['on', 'off', 'true', 'false'].includes(privateUrlsRaw)) throw new ConfigError('EVENTS_ALLOW_PRIVATE_URLS', 'must be on or off');
+  const eventsAllowPrivateUrls = privateUrlsRaw === 'on' || privateUrlsRaw === 'true';
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, idvSandbox, trustProxy, eventsAllowPrivateUrls };
 }
 
 /**

@@ -53,6 +53,7 @@ import { createOidcClient, type OidcPort } from './providers/idp/oidc.js';
 import { createBackgroundRunner } from './platform/module/background.js';
 import { createDomainHooks } from './platform/module/hooks.js';
 import type { BastionModule, Platform } from './platform/module/module.js';
+import { createEventsModule } from './modules/events/module.js';
 
 export interface ContainerOptions {
   config: Config;
@@ -127,6 +128,7 @@ export async function createContainer(options: ContainerOptions) {
   const tenants = createTenantsService({ repo: createTenantsRepo(db), clock });
   const users = createUsersService({ repo: createUsersRepo(db), tx, clock });
   const audit = createAuditService({ repo: createAuditRepo(db), clock });
+  modules.push(createEventsModule(platform, { audit }));
   // KYC and accreditations recompute the identity root in the transaction of each change;
   // the identity service reads their fields back through their services.
   // (identity is defined below; the closure runs only once requests flow.)

@@ -11,3 +11,4 @@ export * from '../../modules/kyc/table.js';
 export * from '../../modules/identity/table.js';
 export * from '../../modules/accreditations/table.js';
 export * from '../../modules/auth/idp/table.js';
+export * from '../../modules/events/table.js';

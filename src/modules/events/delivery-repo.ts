@@ -1,0 +1,205 @@
+import { and, asc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { outboxEvents } from '../../platform/events/table.js';
+import { eventDeliveries, eventEndpoints, type EventDeliveryRow, type EventEndpointRow } from './table.js';
+
+/** Serializes dispatch across instances (stream positions become visible in order). */
+/** A timestamp parameter of hand-written SQL (the same on pg and PGlite). */
+const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
+
+export interface ReplayRange {
+  from?: Date;
+  to?: Date;
+  fromSeq?: number;
+  toSeq?: number;
+}
+
+export interface ClaimedDelivery extends EventDeliveryRow {
+  leaseToken: string;
+}
+
+const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
+  only ? inArray(column, [...only]) : undefined;
+
+/**
+ * The delivery worker's queries. Dispatch, claim and prune run across tenants by nature (one
+ * queue for the service; `onlyTenants` narrows them for test harnesses sharing a database);
+ * every other query names the tenant and the row.
+ */
+export function createDeliveryRepo(db: Db) {
+  const keyOf = (row: Pick<EventDeliveryRow, 'tenantId' | 'endpointId' | 'eventId'>) =>
+    and(eq(eventDeliveries.tenantId, row.tenantId), eq(eventDeliveries.endpointId, row.endpointId), eq(eventDeliveries.eventId, row.eventId));
+  const leased = (row: Pick<EventDeliveryRow, 'tenantId' | 'endpointId' | 'eventId'>, token: string) =>
+    and(keyOf(row), eq(eventDeliveries.status, 'pending'), eq(eventDeliveries.leaseToken, token));
+
+  return {
+    /**
+     * Fans undispatched outbox events out into one pending delivery per matching enabled
+     * endpoint, marks them dispatched and gives them their stream positions, in seq order.
+     * One dispatcher at a time (advisory lock); returns the number of events dispatched.
+     */
+    async dispatch(now: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
+      if (onlyTenants && onlyTenants.length === 0) return 0;
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select ${DISPATCH_LOCK}`);
+        const events = await tx
+          .select({ seq: outboxEvents.seq })
+          .from(outboxEvents)
+          .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
+          .orderBy(asc(outboxEvents.seq))
+          .limit(limit)
+          .for('update', { skipLocked: true });
+        if (events.length === 0) return 0;
+        const seqs = sql.join(
+          events.map((e) => sql`${e.seq}`),
+          sql`, `,
+        );
+        await tx.execute(sql`
+          insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+          select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
+          from outbox_events o
+          join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
+            and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+          where o.seq in (${seqs})
+          on conflict do nothing`);
+        await tx.execute(sql`
+          update outbox_events o set delivered_at = ${at(now)}, position = p.pos
+          from (select s.seq, nextval('outbox_events_position_seq') as pos
+                from (select seq from outbox_events where seq in (${seqs}) order by seq) s) p
+          where o.seq = p.seq`);
+        return events.length;
+      });
+    },
+
+    /**
+     * Claims up to `limit` due deliveries of enabled endpoints: locks them FOR UPDATE SKIP
+     * LOCKED (rows another instance holds are skipped, never waited for), counts the attempt,
+     * and leases them until `leaseUntil` under `token`. A worker that dies mid-delivery leaves
+     * its rows to come back when the lease ends.
+     */
+    async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
+      if (onlyTenants && onlyTenants.length === 0) return [];
+      return db.transaction(async (tx) => {
+        const due = await tx
+          .select({ tenantId: eventDeliveries.tenantId, endpointId: eventDeliveries.endpointId, eventId: eventDeliveries.eventId })
+          .from(eventDeliveries)
+          .innerJoin(eventEndpoints, and(eq(eventEndpoints.tenantId, eventDeliveries.tenantId), eq(eventEndpoints.id, eventDeliveries.endpointId)))
+          .where(
+            and(
+              eq(eventDeliveries.status, 'pending'),
+              lte(eventDeliveries.nextAttemptAt, now),
+              eq(eventEndpoints.enabled, true),
+              tenantFilter(eventDeliveries.tenantId, onlyTenants),
+            ),
+          )
+          .orderBy(asc(eventDeliveries.nextAttemptAt), asc(eventDeliveries.eventSeq))
+          .limit(limit)
+          .for('update', { of: eventDeliveries, skipLocked: true });
+        if (due.length === 0) return [];
+        const keys = sql.join(
+          due.map((r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid)`),
+          sql`, `,
+        );
+        const claimed = await tx
+          .update(eventDeliveries)
+          .set({ attempts: sql`${eventDeliveries.attempts} + 1`, nextAttemptAt: leaseUntil, leaseToken: token, lastAttemptAt: now })
+          .where(sql`(${eventDeliveries.tenantId}, ${eventDeliveries.endpointId}, ${eventDeliveries.eventId}) in (${keys})`)
+          .returning();
+        return claimed.sort((a, b) => a.eventSeq - b.eventSeq) as ClaimedDelivery[];
+      });
+    },
+
+    /** The events of claimed rows (payloads), by seq. */
+    async eventsBySeq(seqs: number[]) {
+      if (seqs.length === 0) return [];
+      return db
+        .select({ seq: outboxEvents.seq, id: outboxEvents.id, tenantId: outboxEvents.tenantId, type: outboxEvents.type, payload: outboxEvents.payload, createdAt: outboxEvents.createdAt })
+        .from(outboxEvents)
+        .where(inArray(outboxEvents.seq, seqs));
+    },
+
+    /** The endpoints of claimed rows. */
+    async endpointsFor(keys: Array<{ tenantId: string; endpointId: string }>): Promise<EventEndpointRow[]> {
+      if (keys.length === 0) return [];
+      const list = sql.join(
+        keys.map((k) => sql`(${k.tenantId}::uuid, ${k.endpointId}::uuid)`),
+        sql`, `,
+      );
+      return db.select().from(eventEndpoints).where(sql`(${eventEndpoints.tenantId}, ${eventEndpoints.id}) in (${list})`);
+    },
+
+    /** The outcomes below are recorded only under the lease token: false when the lease passed on. */
+    async markDelivered(row: ClaimedDelivery, now: Date, status: number): Promise<boolean> {
+      const rows = await db
+        .update(eventDeliveries)
+        .set({ status: 'delivered', deliveredAt: now, leaseToken: null, lastStatus: status, lastError: null })
+        .where(leased(row, row.leaseToken))
+        .returning({ id: eventDeliveries.eventId });
+      return rows.length > 0;
+    },
+
+    async markRetry(row: ClaimedDelivery, nextAttemptAt: Date, status: number | null, error: string): Promise<boolean> {
+      const rows = await db
+        .update(eventDeliveries)
+        .set({ nextAttemptAt, leaseToken: null, lastStatus: status, lastError: error })
+        .where(leased(row, row.leaseToken))
+        .returning({ id: eventDeliveries.eventId });
+      return rows.length > 0;
+    },
+
+    /** Gives up on a row; in the caller's transaction with the endpoint's disabling. */
+    async markFailed(tx: DbOrTx, row: ClaimedDelivery, status: number | null, error: string): Promise<boolean> {
+      const rows = await tx
+        .update(eventDeliveries)
+        .set({ status: 'failed', leaseToken: null, lastStatus: status, lastError: error })
+        .where(leased(row, row.leaseToken))
+        .returning({ id: eventDeliveries.eventId });
+      return rows.length > 0;
+    },
+
+    /** Deletes up to `limit` rows delivered before `before`; returns how many. */
+    async pruneDelivered(before: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
+      if (onlyTenants && onlyTenants.length === 0) return 0;
+      const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+      const result = await db.execute(sql`
+        delete from event_deliveries where (tenant_id, endpoint_id, event_id) in (
+          select tenant_id, endpoint_id, event_id from event_deliveries
+          where status = 'delivered' and delivered_at < ${at(before)} ${only}
+          limit ${limit})`);
+      return Number((result as { rowCount?: number | null; affectedRows?: number }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+    },
+
+    /**
+     * Queues the tenant's events in the range (matching the endpoint's filter) for delivery to
+     * the endpoint again, due now, with a fresh retry window. Existing rows are reset (their
+     * webhook-id is the event id, so it stays the same); pruned ones are inserted again.
+     */
+    async replay(tx: DbOrTx, tenantId: string, endpoint: EventEndpointRow, range: ReplayRange, now: Date): Promise<number> {
+      const conditions: SQL[] = [sql`o.tenant_id = ${tenantId}::uuid`];
+      if (range.from) conditions.push(sql`o.created_at >= ${at(range.from)}`);
+      if (range.to) conditions.push(sql`o.created_at <= ${at(range.to)}`);
+      if (range.fromSeq !== undefined) conditions.push(sql`o.position >= ${range.fromSeq}`);
+      if (range.toSeq !== undefined) conditions.push(sql`o.position <= ${range.toSeq}`);
+      if (endpoint.types.length > 0) conditions.push(sql`o.type in (${sql.join(endpoint.types.map((t) => sql`${t}`), sql`, `)})`);
+      const result = await tx.execute(sql`
+        insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+        select o.tenant_id, ${endpoint.id}::uuid, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
+        from outbox_events o
+        where ${sql.join(conditions, sql` and `)}
+        on conflict (tenant_id, endpoint_id, event_id) do update set
+          status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at, queued_at = excluded.queued_at,
+          lease_token = null, last_error = null, last_status = null, delivered_at = null`);
+      return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+    },
+
+    /** A delivery row (tests and operators' views). */
+    async find(tenantId: string, endpointId: string, eventId: string): Promise<EventDeliveryRow | undefined> {
+      const [row] = await db.select().from(eventDeliveries).where(keyOf({ tenantId, endpointId, eventId })).limit(1);
+      return row;
+    },
+  };
+}
+
+export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>;
