@@ -4,6 +4,10 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
+import { SYSTEM_ACTOR } from './platform/audit/actor.js';
+import { EVENT_TYPES } from './modules/events/event-types.js';
+import type { EventsServices } from './modules/events/module.js';
+import type { EventsService } from './modules/events/service.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -26,6 +30,14 @@ const USAGE = `Usage: bastion <command> [options]
   idp show --tenant ID                              the provider settings (secret masked) and the
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
+  event-endpoint add --tenant ID --url URL [--types a,b]
+                                                    add an event endpoint (its signing secret is
+                                                    printed once); no --types = every type
+  event-endpoint list --tenant ID                   the tenant's event endpoints
+  event-endpoint remove --tenant ID --id ID         remove an endpoint and its queued deliveries
+  events replay --tenant ID --endpoint ID --from ISO [--to ISO]
+                                                    queue the events of a time range for the
+                                                    endpoint again (same webhook-ids)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -56,6 +68,15 @@ async function existingTenant(c: Container, o: Options): Promise<string> {
   const tenantId = need(o, 'tenant');
   if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
   return tenantId;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type EventTypeName = (typeof EVENT_TYPES)[number];
+
+function eventsOf(c: Container): EventsService {
+  const module = c.modules.find((m) => m.name === 'events');
+  if (!module) throw new Error('the events module is not loaded');
+  return (module.services as EventsServices).events;
 }
 
 const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
@@ -125,6 +146,36 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const tenantId = await existingTenant(c, o);
     return { tenantId, removed: await c.idpConfig.remove(tenantId) };
   },
+  'event-endpoint add': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const types = o.types ? o.types.split(',').map((t) => t.trim()).filter(Boolean) : undefined;
+    if (types?.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) throw new UsageError(`--types must be among ${EVENT_TYPES.join(', ')}`);
+    const created = await eventsOf(c).create(tenantId, { url: need(o, 'url'), types: types as EventTypeName[] | undefined }, SYSTEM_ACTOR);
+    return { tenantId, ...created };
+  },
+  'event-endpoint list': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await eventsOf(c).list(tenantId, { limit: 100, offset: 0 })) };
+  },
+  'event-endpoint remove': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const id = need(o, 'id');
+    if (!UUID_RE.test(id)) throw new UsageError('--id must be an endpoint id (a UUID)');
+    await eventsOf(c).remove(tenantId, id, SYSTEM_ACTOR);
+    return { tenantId, id, removed: true };
+  },
+  'events replay': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const endpointId = need(o, 'endpoint');
+    if (!UUID_RE.test(endpointId)) throw new UsageError('--endpoint must be an endpoint id (a UUID)');
+    const iso = (name: string, value: string) => {
+      if (Number.isNaN(Date.parse(value))) throw new UsageError(`--${name} must be an ISO 8601 time`);
+      return new Date(value).toISOString();
+    };
+    const from = iso('from', need(o, 'from'));
+    const to = o.to ? iso('to', o.to) : undefined;
+    return { tenantId, endpointId, ...(await eventsOf(c).replay(tenantId, endpointId, { from, to }, SYSTEM_ACTOR)) };
+  },
   migrate: async () => ({ migrated: true }),
 };
 
@@ -153,6 +204,11 @@ async function main(argv: string[]): Promise<void> {
       'client-secret-file': { type: 'string' },
       'redirect-allow': { type: 'string', multiple: true },
       scopes: { type: 'string' },
+      types: { type: 'string' },
+      id: { type: 'string' },
+      endpoint: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
