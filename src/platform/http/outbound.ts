@@ -120,13 +120,13 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * Redirects are not followed (a 3xx is the answer). The response body is read and dropped
  * (at most 64 KiB, then the connection is cut). Rejects on refusal, network error or timeout.
  */
-export function postOutbound(raw: string, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
+export async function postOutbound(raw: string, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
   const url = parseOutboundUrl(raw, policy);
   const agents = policy.allowPrivate ? privateAgents : strictAgents;
   const isHttps = url.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
   const agent: Agent = isHttps ? agents.https : agents.http;
-  return new Promise<OutboundResponse>((resolve, reject) => {
+  return await new Promise<OutboundResponse>((resolve, reject) => {
     const req = send(
       url,
       {
