@@ -26,7 +26,10 @@ export interface DeliveryWorkerOptions {
   /** Outbox events fanned out per dispatch round (default 500). */
   dispatchBatchSize?: number;
   pollIntervalMs?: number;
-  /** How long a claimed row stays leased; longer than a batch can take (default 60 s). */
+  /**
+   * How long a claimed row stays leased (default 60 s); a row is sent only while at least
+   * `timeoutMs` of its lease remains, so the lease must be longer than the request timeout.
+   */
   leaseMs?: number;
   /** Per request: connect, send, answer (default 5 s). */
   timeoutMs?: number;
@@ -124,7 +127,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  async function deliverBatch(rows: ClaimedDelivery[]): Promise<number> {
+  async function deliverBatch(rows: ClaimedDelivery[], leaseUntil: Date): Promise<number> {
     const now = clock.now();
     const events = new Map((await repo.eventsBySeq(rows.map((r) => r.eventSeq))).map((e) => [e.seq, e]));
     const endpoints = new Map((await repo.endpointsFor(rows)).map((e) => [`${e.tenantId}/${e.id}`, e]));
@@ -133,6 +136,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await inParallel(rows, concurrency, async (row) => {
       const endpoint = endpoints.get(`${row.tenantId}/${row.endpointId}`);
       const event = events.get(row.eventSeq);
+      // A row whose lease ends before a request could finish is left alone: another worker
+      // takes it over when the lease ends (this one was stalled; sending now risks a double).
+      if (clock.now().getTime() > leaseUntil.getTime() - timeoutMs) return;
       try {
         if (!endpoint) return; // deleted meanwhile: its rows went with it
         if (!event || event.tenantId !== row.tenantId) return await failed(row, null, 'EVENT_MISSING: the outbox event is gone');
@@ -170,8 +176,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (n < dispatchBatchSize) break;
     }
     const now = clock.now();
-    const rows = await repo.claimDue(now, batchSize, new Date(now.getTime() + leaseMs), newId(), only);
-    const delivered = rows.length > 0 ? await deliverBatch(rows) : 0;
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const rows = await repo.claimDue(now, batchSize, leaseUntil, newId(), only);
+    const delivered = rows.length > 0 ? await deliverBatch(rows, leaseUntil) : 0;
     const pruned = await repo.pruneDelivered(new Date(clock.now().getTime() - retentionMs), 1000, only);
     return { dispatched, attempted: rows.length, delivered, pruned };
   }
