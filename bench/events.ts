@@ -21,7 +21,7 @@ export interface EventsBenchResult {
 }
 
 const CONCURRENCY = 16;
-const BATCH = 64;
+const BATCH = 128;
 
 /** A body the size of a typical event: {type, timestamp, data}. */
 const sampleBody = () =>

@@ -180,7 +180,7 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
   });
 
   it('prunes delivered rows after the retention window (7 days)', async () => {
-    const worker = scopedWorker(h, {}, [t]);
+    const worker = scopedWorker(h, { pruneIntervalMs: 0 }, [t]);
     const ep = await addEndpoint(h, receiver, {}, t);
     await makeUsers(h, 2, t);
     await worker.drainAll();

@@ -42,6 +42,13 @@ export function createDeliveryRepo(db: Db) {
      */
     async dispatch(now: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
       if (onlyTenants && onlyTenants.length === 0) return 0;
+      // A cheap probe first: most rounds find nothing new and need no lock.
+      const [waiting] = await db
+        .select({ seq: outboxEvents.seq })
+        .from(outboxEvents)
+        .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
+        .limit(1);
+      if (!waiting) return 0;
       return db.transaction(async (tx) => {
         await tx.execute(sql`select ${DISPATCH_LOCK}`);
         const events = await tx
@@ -130,14 +137,23 @@ export function createDeliveryRepo(db: Db) {
       return db.select().from(eventEndpoints).where(sql`(${eventEndpoints.tenantId}, ${eventEndpoints.id}) in (${list})`);
     },
 
-    /** The outcomes below are recorded only under the lease token: false when the lease passed on. */
-    async markDelivered(row: ClaimedDelivery, now: Date, status: number): Promise<boolean> {
-      const rows = await db
-        .update(eventDeliveries)
-        .set({ status: 'delivered', deliveredAt: now, leaseToken: null, lastStatus: status, lastError: null })
-        .where(leased(row, row.leaseToken))
-        .returning({ id: eventDeliveries.eventId });
-      return rows.length > 0;
+    /**
+     * The outcomes below are recorded only under the lease token (one per claimed batch):
+     * rows whose lease passed to another worker are left as they are. Returns how many were
+     * recorded: delivered rows of a batch are written in one statement.
+     */
+    async markDelivered(rows: ClaimedDelivery[], now: Date, statuses: Map<string, number>): Promise<number> {
+      if (rows.length === 0) return 0;
+      const keys = sql.join(
+        rows.map((r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid, ${statuses.get(r.eventId + r.endpointId) ?? 200}::int, ${r.leaseToken}::uuid)`),
+        sql`, `,
+      );
+      const result = await db.execute(sql`
+        update event_deliveries d set status = 'delivered', delivered_at = ${at(now)}, lease_token = null, last_status = k.status, last_error = null
+        from (values ${keys}) as k (tenant_id, endpoint_id, event_id, status, token)
+        where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id
+          and d.status = 'pending' and d.lease_token = k.token`);
+      return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
     },
 
     async markRetry(row: ClaimedDelivery, nextAttemptAt: Date, status: number | null, error: string): Promise<boolean> {

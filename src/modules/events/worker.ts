@@ -19,7 +19,7 @@ export interface DeliveryWorkerOptions {
   policy: () => OutboundPolicy;
   /** Disables an endpoint whose delivery failed for the whole retry window, with an audit row, in `db`. */
   disableEndpoint: (db: DbOrTx, tenantId: string, endpointId: string, reason: string) => Promise<void>;
-  /** Deliveries claimed per batch (default 64). */
+  /** Deliveries claimed per batch (default 128). */
   batchSize?: number;
   /** Deliveries in flight at once within a batch (default 16). */
   concurrency?: number;
@@ -34,6 +34,8 @@ export interface DeliveryWorkerOptions {
   /** Per request: connect, send, answer (default 5 s). */
   timeoutMs?: number;
   retentionMs?: number;
+  /** Pruning runs at most this often (injected clock; default 60 s). */
+  pruneIntervalMs?: number;
   retryWindowMs?: number;
   /** The jitter's source, in [0, 1). */
   random?: () => number;
@@ -86,13 +88,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { clock, secrets } = options;
   const logger = options.logger.child({ component: 'event-worker' });
   const repo = createDeliveryRepo(options.db);
-  const batchSize = options.batchSize ?? 64;
+  const batchSize = options.batchSize ?? 128;
   const concurrency = options.concurrency ?? 16;
   const dispatchBatchSize = options.dispatchBatchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const leaseMs = options.leaseMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const retentionMs = options.retentionMs ?? DELIVERY_RETENTION_MS;
+  const pruneIntervalMs = options.pruneIntervalMs ?? 60_000;
+  let lastPrune = -Infinity;
   const retryWindowMs = options.retryWindowMs ?? RETRY_WINDOW_MS;
   const random = options.random ?? Math.random;
   const wallClock = options.wallClock ?? systemClock;
@@ -132,7 +136,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const events = new Map((await repo.eventsBySeq(rows.map((r) => r.eventSeq))).map((e) => [e.seq, e]));
     const endpoints = new Map((await repo.endpointsFor(rows)).map((e) => [`${e.tenantId}/${e.id}`, e]));
     const secretsOf = new Map<string, Promise<string[]>>();
-    let delivered = 0;
+    const succeeded: ClaimedDelivery[] = [];
+    const statuses = new Map<string, number>();
     await inParallel(rows, concurrency, async (row) => {
       const endpoint = endpoints.get(`${row.tenantId}/${row.endpointId}`);
       const event = events.get(row.eventSeq);
@@ -154,8 +159,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           reason = describeOutboundError(error);
         }
         if (status !== null && status >= 200 && status < 300) {
-          if (await repo.markDelivered(row, clock.now(), status)) delivered++;
-          else logger.warn({ eventId: row.eventId, endpointId: row.endpointId }, 'event delivered, but its lease had passed to another worker');
+          succeeded.push(row);
+          statuses.set(row.eventId + row.endpointId, status);
           return;
         }
         await failed(row, status, reason);
@@ -164,6 +169,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         logger.error({ eventId: row.eventId, endpointId: row.endpointId, error: describeOutboundError(error) }, 'could not record the event delivery outcome');
       }
     });
+    // One statement for the batch's successes; if it fails, the leases bring the rows back
+    // (they are sent again: at least once).
+    if (succeeded.length === 0) return 0;
+    const delivered = await repo.markDelivered(succeeded, clock.now(), statuses);
+    if (delivered < succeeded.length) logger.warn({ count: succeeded.length - delivered }, 'events delivered, but their lease had passed to another worker');
     return delivered;
   }
 
@@ -179,7 +189,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const rows = await repo.claimDue(now, batchSize, leaseUntil, newId(), only);
     const delivered = rows.length > 0 ? await deliverBatch(rows, leaseUntil) : 0;
-    const pruned = await repo.pruneDelivered(new Date(clock.now().getTime() - retentionMs), 1000, only);
+    let pruned = 0;
+    const at = clock.now().getTime();
+    if (at - lastPrune >= pruneIntervalMs) {
+      pruned = await repo.pruneDelivered(new Date(at - retentionMs), 1000, only);
+      // A full prune leaves more to do: the next round prunes again.
+      lastPrune = pruned >= 1000 ? -Infinity : at;
+    }
     return { dispatched, attempted: rows.length, delivered, pruned };
   }
 
