@@ -3,7 +3,7 @@ import { createHarness, type Harness, type TestTenant } from '../helpers/harness
 import { addEndpoint, eventsOf, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
-import { createDeliveryRepo } from '../../src/modules/events/delivery-repo.js';
+import { createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
 
 let h: Harness;
 let receiver: Receiver;
@@ -116,6 +116,23 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     await worker.drainAll();
     const stream = await pullAll(h, t);
     expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId)).toEqual(stream.map((e) => e.id));
+  });
+
+  it('disabling an endpoint parks its pending deliveries; enabling it sends them', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 2, t);
+    receiver.mode = 'fail';
+    await worker.drainAll();
+    const [event] = await pullAll(h, t);
+    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: false, disabledReason: 'receiver maintenance' } });
+    expect((await deliveryRow(ep.id, event!.id))!.nextAttemptAt).toEqual(PARKED_UNTIL);
+    receiver.mode = 'ok';
+    h.clock.advance(RETRY_CAP_MS);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: true } });
+    expect(await worker.drainAll()).toMatchObject({ attempted: 2, delivered: 2 });
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(2);
   });
 
   it('replay re-sends delivered events with the same webhook-id, by time or by stream seq', async () => {

@@ -4,6 +4,7 @@ import { expectError, securityCases } from '../helpers/security.js';
 import { addEndpoint, makeUsers, pullAll, scopedWorker, type CreatedEndpoint } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createDeliveryRepo } from '../../src/modules/events/delivery-repo.js';
+import { loadConfig } from '../../src/config.js';
 import { checkOutboundUrl, isPublicAddress, postOutbound } from '../../src/platform/http/outbound.js';
 
 let h: Harness;
@@ -119,6 +120,12 @@ describe('SSRF: endpoint URLs must be https to a public address unless EVENTS_AL
     expect(ok.statusCode).toBe(201);
     const moved = await strict.inject({ method: 'PATCH', url: `/event-endpoints/${ok.json().id}`, headers: strict.keyHeaders(), payload: { url: 'https://[::1]:8443/x' } });
     expectError(moved, 400, 'EVENT_ENDPOINT_URL_PRIVATE_ADDRESS');
+  });
+
+  it('EVENTS_ALLOW_PRIVATE_URLS is off by default and takes only on or off', () => {
+    expect(loadConfig({}).eventsAllowPrivateUrls).toBe(false);
+    expect(loadConfig({ EVENTS_ALLOW_PRIVATE_URLS: 'on' }).eventsAllowPrivateUrls).toBe(true);
+    expect(() => loadConfig({ EVENTS_ALLOW_PRIVATE_URLS: 'yes please' })).toThrow(/EVENTS_ALLOW_PRIVATE_URLS must be on or off/);
   });
 
   it('the guard classifies addresses as the rule says', () => {

@@ -9,6 +9,9 @@ const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
 const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
 
+/** The due time of a disabled endpoint's pending rows: never, until it is enabled. */
+export const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z');
+
 export interface ReplayRange {
   from?: Date;
   to?: Date;
@@ -201,13 +204,38 @@ export function createDeliveryRepo(db: Db) {
       if (endpoint.types.length > 0) conditions.push(sql`o.type in (${sql.join(endpoint.types.map((t) => sql`${t}`), sql`, `)})`);
       const result = await tx.execute(sql`
         insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
-        select o.tenant_id, ${endpoint.id}::uuid, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
+        select o.tenant_id, ${endpoint.id}::uuid, o.id, o.seq, 'pending', 0, ${at(endpoint.enabled ? now : PARKED_UNTIL)}, ${at(now)}
         from outbox_events o
         where ${sql.join(conditions, sql` and `)}
         on conflict (tenant_id, endpoint_id, event_id) do update set
           status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at, queued_at = excluded.queued_at,
           lease_token = null, last_error = null, last_status = null, delivered_at = null`);
       return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+    },
+
+    /**
+     * A disabled endpoint's pending rows are parked (due at PARKED_UNTIL), so the claim query
+     * never walks over them; enabling the endpoint makes them due again.
+     */
+    async park(tx: DbOrTx, tenantId: string, endpointId: string): Promise<void> {
+      await tx
+        .update(eventDeliveries)
+        .set({ nextAttemptAt: PARKED_UNTIL, leaseToken: null })
+        .where(and(eq(eventDeliveries.tenantId, tenantId), eq(eventDeliveries.endpointId, endpointId), eq(eventDeliveries.status, 'pending')));
+    },
+
+    async unpark(tx: DbOrTx, tenantId: string, endpointId: string, now: Date): Promise<void> {
+      await tx
+        .update(eventDeliveries)
+        .set({ nextAttemptAt: now })
+        .where(
+          and(
+            eq(eventDeliveries.tenantId, tenantId),
+            eq(eventDeliveries.endpointId, endpointId),
+            eq(eventDeliveries.status, 'pending'),
+            eq(eventDeliveries.nextAttemptAt, PARKED_UNTIL),
+          ),
+        );
     },
 
     /** A delivery row (tests and operators' views). */

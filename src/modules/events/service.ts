@@ -118,6 +118,8 @@ export function createEventsService(deps: EventsServiceDeps) {
           Object.assign(changes, { enabled: false, disabledReason: input.disabledReason ?? 'disabled by the tenant', disabledAt: now });
         }
         const row = (await repo.updateEndpoint(tenantId, id, changes, db))!;
+        if (changes.enabled === true) await deliveries.unpark(db, tenantId, id, now);
+        if (changes.enabled === false) await deliveries.park(db, tenantId, id);
         const { disabledReason, ...rest } = input;
         await audit.record(db, tenantId, {
           type: 'event_endpoint.updated',
@@ -194,6 +196,7 @@ export function createEventsService(deps: EventsServiceDeps) {
       const now = clock.now();
       const row = await repo.updateEndpoint(tenantId, endpointId, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now }, db);
       if (!row) return;
+      await deliveries.park(db, tenantId, endpointId);
       await audit.record(db, tenantId, { type: 'event_endpoint.disabled', actorType: 'system', actorId: null, details: { endpointId, reason } });
     },
 
