@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { outboxEvents } from '../../platform/events/table.js';
 import { eventDeliveries, eventEndpoints, type EventDeliveryRow, type EventEndpointRow } from './table.js';
@@ -19,8 +19,16 @@ export interface ReplayRange {
   toSeq?: number;
 }
 
-export interface ClaimedDelivery extends EventDeliveryRow {
+/** A leased delivery row with its event (null if the outbox row is gone). */
+export interface ClaimedDelivery {
+  tenantId: string;
+  endpointId: string;
+  eventId: string;
+  eventSeq: number;
+  attempts: number;
+  queuedAt: Date;
   leaseToken: string;
+  event: { id: string; type: string; payload: Record<string, unknown>; createdAt: Date } | null;
 }
 
 const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
@@ -91,43 +99,45 @@ export function createDeliveryRepo(db: Db) {
      */
     async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
       if (onlyTenants && onlyTenants.length === 0) return [];
-      return db.transaction(async (tx) => {
-        const due = await tx
-          .select({ tenantId: eventDeliveries.tenantId, endpointId: eventDeliveries.endpointId, eventId: eventDeliveries.eventId })
-          .from(eventDeliveries)
-          .innerJoin(eventEndpoints, and(eq(eventEndpoints.tenantId, eventDeliveries.tenantId), eq(eventEndpoints.id, eventDeliveries.endpointId)))
-          .where(
-            and(
-              eq(eventDeliveries.status, 'pending'),
-              lte(eventDeliveries.nextAttemptAt, now),
-              eq(eventEndpoints.enabled, true),
-              tenantFilter(eventDeliveries.tenantId, onlyTenants),
-            ),
-          )
-          .orderBy(asc(eventDeliveries.nextAttemptAt), asc(eventDeliveries.eventSeq))
-          .limit(limit)
-          .for('update', { of: eventDeliveries, skipLocked: true });
-        if (due.length === 0) return [];
-        const keys = sql.join(
-          due.map((r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid)`),
-          sql`, `,
-        );
-        const claimed = await tx
-          .update(eventDeliveries)
-          .set({ attempts: sql`${eventDeliveries.attempts} + 1`, nextAttemptAt: leaseUntil, leaseToken: token, lastAttemptAt: now })
-          .where(sql`(${eventDeliveries.tenantId}, ${eventDeliveries.endpointId}, ${eventDeliveries.eventId}) in (${keys})`)
-          .returning();
-        return claimed.sort((a, b) => a.eventSeq - b.eventSeq) as ClaimedDelivery[];
-      });
-    },
-
-    /** The events of claimed rows (payloads), by seq. */
-    async eventsBySeq(seqs: number[]) {
-      if (seqs.length === 0) return [];
-      return db
-        .select({ seq: outboxEvents.seq, id: outboxEvents.id, tenantId: outboxEvents.tenantId, type: outboxEvents.type, payload: outboxEvents.payload, createdAt: outboxEvents.createdAt })
-        .from(outboxEvents)
-        .where(inArray(outboxEvents.seq, seqs));
+      const only = onlyTenants ? sql`and d.tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+      // One statement (one round trip): pick and lock, lease, and read the events with them.
+      const result = await db.execute(sql`
+        with due as (
+          select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq
+          from event_deliveries d
+          join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+          where d.status = 'pending' and d.next_attempt_at <= ${at(now)} and e.enabled ${only}
+          order by d.next_attempt_at, d.event_seq
+          limit ${limit}
+          for update of d skip locked
+        )
+        update event_deliveries d
+        set attempts = d.attempts + 1, next_attempt_at = ${at(leaseUntil)}, lease_token = ${token}::uuid, last_attempt_at = ${at(now)}
+        from due left join outbox_events o on o.seq = due.event_seq and o.tenant_id = due.tenant_id
+        where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
+        returning d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
+          o.type as event_type, o.payload as event_payload, o.created_at as event_created_at`);
+      const rows = (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
+      return rows
+        .map((r) => ({
+          tenantId: String(r.tenant_id),
+          endpointId: String(r.endpoint_id),
+          eventId: String(r.event_id),
+          eventSeq: Number(r.event_seq),
+          attempts: Number(r.attempts),
+          queuedAt: new Date(r.queued_at as string | Date),
+          leaseToken: token,
+          event:
+            r.event_type === null || r.event_type === undefined
+              ? null
+              : {
+                  id: String(r.event_id),
+                  type: String(r.event_type),
+                  payload: (typeof r.event_payload === 'string' ? JSON.parse(r.event_payload) : r.event_payload) as Record<string, unknown>,
+                  createdAt: new Date(r.event_created_at as string | Date),
+                },
+        }))
+        .sort((a, b) => a.eventSeq - b.eventSeq);
     },
 
     /** The endpoints of claimed rows. */

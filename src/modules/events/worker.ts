@@ -133,20 +133,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function deliverBatch(rows: ClaimedDelivery[], leaseUntil: Date): Promise<number> {
     const now = clock.now();
-    const events = new Map((await repo.eventsBySeq(rows.map((r) => r.eventSeq))).map((e) => [e.seq, e]));
     const endpoints = new Map((await repo.endpointsFor(rows)).map((e) => [`${e.tenantId}/${e.id}`, e]));
     const secretsOf = new Map<string, Promise<string[]>>();
     const succeeded: ClaimedDelivery[] = [];
     const statuses = new Map<string, number>();
     await inParallel(rows, concurrency, async (row) => {
       const endpoint = endpoints.get(`${row.tenantId}/${row.endpointId}`);
-      const event = events.get(row.eventSeq);
+      const event = row.event;
       // A row whose lease ends before a request could finish is left alone: another worker
       // takes it over when the lease ends (this one was stalled; sending now risks a double).
       if (clock.now().getTime() > leaseUntil.getTime() - timeoutMs) return;
       try {
         if (!endpoint) return; // deleted meanwhile: its rows went with it
-        if (!event || event.tenantId !== row.tenantId) return await failed(row, null, 'EVENT_MISSING: the outbox event is gone');
+        if (!event) return await failed(row, null, 'EVENT_MISSING: the outbox event is gone');
         const key = `${endpoint.tenantId}/${endpoint.id}`;
         if (!secretsOf.has(key)) secretsOf.set(key, signingSecrets(endpoint, now));
         const signed = signEvent(event, await secretsOf.get(key)!, wallClock.now());
