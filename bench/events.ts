@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { outboxEvents } from '../src/platform/events/table.js';
+import { sql } from 'drizzle-orm';
 import { newId } from '../src/platform/clock.js';
 import type { EventsServices } from '../src/modules/events/module.js';
 import { startServer } from './processes.js';
@@ -84,14 +85,23 @@ export async function eventsPhase(
         }));
         await container.database.db.insert(outboxEvents).values(rows);
       }
-      const worker = events.createWorker({ tenantIds: () => [tenant.tenantId], batchSize: BATCH, concurrency: CONCURRENCY });
+      // The worker as the service runs it: start() (its pipelines on their timers) until the
+      // database says every delivery is done.
+      const worker = events.createWorker({ tenantIds: () => [tenant.tenantId], batchSize: BATCH, concurrency: CONCURRENCY, pollIntervalMs: 50 });
+      const deliveredCount = async () => {
+        const result = await container.database.db.execute(
+          sql`select count(*)::int as n from event_deliveries where tenant_id = ${tenant.tenantId}::uuid and status = 'delivered'`,
+        );
+        return Number((result as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
+      };
       const started = Date.now();
-      let delivered = 0;
-      while (delivered < eventCount) {
-        const round = await worker.drainOnce();
-        delivered += round.delivered;
-        if (round.attempted === 0 && round.dispatched === 0) throw new Error(`the worker stopped after ${delivered} of ${eventCount} events`);
+      worker.start();
+      const deadline = started + 600_000;
+      while ((await deliveredCount()) < eventCount) {
+        if (Date.now() > deadline) throw new Error('event delivery did not finish in 10 minutes');
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      await worker.stop();
       const elapsed = (Date.now() - started) / 1000;
       const eventsPerSec = eventCount / elapsed;
       log(`  events delivered: ${eventCount} in ${elapsed.toFixed(1)} s: ${eventsPerSec.toFixed(0)}/s`);
@@ -109,7 +119,7 @@ export function eventsTable(r: EventsBenchResult): string {
   return [
     '| event delivery to a local receiver | per second | ratio to ceiling |',
     '|---|---:|---:|',
-    `| events delivered by the worker (${n0(r.events)} events, 1 endpoint; dispatch, leased batches of ${r.batchSize}, ${r.concurrency} in flight, signed, SSRF-guarded agent) | ${n0(r.eventsPerSec)} | ${((r.eventsPerSec / r.ceilingPerSec) * 100).toFixed(0)}% |`,
+    `| events delivered by the worker (${n0(r.events)} events, 1 endpoint; dispatch, 2 pipelines of leased batches of ${r.batchSize}, ${r.concurrency} in flight each, signed, SSRF-guarded agent) | ${n0(r.eventsPerSec)} | ${((r.eventsPerSec / r.ceilingPerSec) * 100).toFixed(0)}% |`,
     `| ceiling: bare HTTP POST loop to the same receiver (${r.concurrency} in flight, keep-alive) | ${n0(r.ceilingPerSec)} | — |`,
   ].join('\n');
 }

@@ -26,6 +26,8 @@ export interface DeliveryWorkerOptions {
   /** Outbox events fanned out per dispatch round (default 500). */
   dispatchBatchSize?: number;
   pollIntervalMs?: number;
+  /** Rounds start() runs side by side (default 2). */
+  pipelines?: number;
   /**
    * How long a claimed row stays leased (default 60 s); a row is sent only while at least
    * `timeoutMs` of its lease remains, so the lease must be longer than the request timeout.
@@ -92,6 +94,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const concurrency = options.concurrency ?? 16;
   const dispatchBatchSize = options.dispatchBatchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const pipelines = Math.max(1, options.pipelines ?? 2);
   const leaseMs = options.leaseMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const retentionMs = options.retentionMs ?? DELIVERY_RETENTION_MS;
@@ -101,7 +104,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const random = options.random ?? Math.random;
   const wallClock = options.wallClock ?? systemClock;
 
-  let timer: NodeJS.Timeout | undefined;
   let running = false;
   let tail: Promise<unknown> = Promise.resolve();
 
@@ -205,31 +207,40 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return next;
   }
 
+  // start(): `pipelines` loops, each claiming its own batch (SKIP LOCKED keeps them apart),
+  // so one batch's database round trips overlap another's requests.
+  const timers = new Set<NodeJS.Timeout>();
+  const loops = new Set<Promise<unknown>>();
+
   function schedule(delayMs: number): void {
     if (!running) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      drainOnce().then(
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const loop = round().then(
         (result) => schedule(result.attempted >= batchSize ? 0 : pollIntervalMs),
         (error: unknown) => {
           logger.error({ error: describeOutboundError(error) }, 'event outbox poll failed');
           schedule(pollIntervalMs);
         },
       );
+      loops.add(loop);
+      void loop.finally(() => loops.delete(loop));
     }, delayMs);
     timer.unref();
+    timers.add(timer);
   }
 
   return {
     start() {
       if (running) return;
       running = true;
-      schedule(0);
+      for (let i = 0; i < pipelines; i++) schedule(i * Math.floor(pollIntervalMs / pipelines));
     },
     async stop() {
       running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...loops]);
       await tail;
     },
     drainOnce,
