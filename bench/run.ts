@@ -24,6 +24,7 @@ import {
   type SeededTenant,
 } from './seed.js';
 import { readSettings, type BenchSettings } from './settings.js';
+import { eventsPhase, eventsTable } from './events.js';
 
 /** Accounts the login load rotates through. */
 const LOGIN_ACCOUNTS = 64;
@@ -215,6 +216,10 @@ async function main(): Promise<void> {
   const ceilingsBefore = run('ceilings') ? await ceilingPhase(s, db, data, backend, 'before') : undefined;
   const service = await servicePhase(s, db, data, backend, run);
   const ceilingsAfter = run('ceilings') ? await ceilingPhase(s, db, data, backend, 'after') : undefined;
+  // Event delivery to a local receiver beside a bare POST loop to it (BENCH_EVENTS events).
+  const events = run('events')
+    ? await eventsPhase(baseEnv(s, db), s.ceilingPort + 1, Number(process.env.BENCH_EVENTS || 10_000), s.durationSec, log)
+    : undefined;
   const ceilingRuns = [ceilingsBefore, ceilingsAfter].filter((c) => c !== undefined);
   const pkRps = ceilingRuns.length ? ceilingRuns.reduce((sum, c) => sum + c.pk.rps, 0) / ceilingRuns.length : undefined;
   // Plain libuv verifies beside the pool's, to show what the pool itself costs or gains.
@@ -236,6 +241,8 @@ async function main(): Promise<void> {
     table([...service.rows, ...ceilingRuns.flatMap((c) => c.rows), ...service.argon2Around.map(argon2Row), ...(plain ? [argon2Row(plain)] : [])]),
     '',
     service.burst ? burstTable(service.burst) : '',
+    '',
+    events ? eventsTable(events) : '',
     '',
     `Service peak RSS over the whole run (VmHWM): ${service.peakRssMb.toFixed(0)} MiB. Error log lines: ${service.errors.count}.`,
     '',

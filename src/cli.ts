@@ -8,6 +8,10 @@ import { entitiesCommands, ENTITIES_USAGE } from './modules/entities/cli-command
 import type { LocalBlobStore } from './providers/storage/local/store.js';
 import { createStorage } from './providers/storage/select.js';
 import { sweepOrphans } from './providers/storage/sweep.js';
+import { SYSTEM_ACTOR } from './platform/audit/actor.js';
+import { EVENT_TYPES } from './modules/events/event-types.js';
+import type { EventsServices } from './modules/events/module.js';
+import type { EventsService } from './modules/events/service.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -34,6 +38,14 @@ ${ENTITIES_USAGE}
   storage gc [--older-than HOURS] [--dry-run]       remove stored blobs older than HOURS (default
                                                     24, at least 1) that no module's rows reference;
                                                     prints the modules consulted (checkedBy)
+  event-endpoint add --tenant ID --url URL [--types a,b]
+                                                    add an event endpoint (its signing secret is
+                                                    printed once); no --types = every type
+  event-endpoint list --tenant ID                   the tenant's event endpoints
+  event-endpoint remove --tenant ID --id ID         remove an endpoint and its queued deliveries
+  events replay --tenant ID --endpoint ID --from ISO [--to ISO]
+                                                    queue the events of a time range for the
+                                                    endpoint again (same webhook-ids)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -71,6 +83,15 @@ function olderThanHours(options: Options): number {
   const hours = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
   return hours;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type EventTypeName = (typeof EVENT_TYPES)[number];
+
+function eventsOf(c: Container): EventsService {
+  const module = c.modules.find((m) => m.name === 'events');
+  if (!module) throw new Error('the events module is not loaded');
+  return (module.services as EventsServices).events;
 }
 
 const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
@@ -149,6 +170,36 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const tempRemoved = 'removeStaleTemp' in store ? await (store as LocalBlobStore).removeStaleTemp(new Date(Date.now() - hours * 3_600_000)) : 0;
     return { store: store.kind, olderThanHours: hours, ...result, tempRemoved };
   },
+  'event-endpoint add': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const types = o.types ? o.types.split(',').map((t) => t.trim()).filter(Boolean) : undefined;
+    if (types?.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) throw new UsageError(`--types must be among ${EVENT_TYPES.join(', ')}`);
+    const created = await eventsOf(c).create(tenantId, { url: need(o, 'url'), types: types as EventTypeName[] | undefined }, SYSTEM_ACTOR);
+    return { tenantId, ...created };
+  },
+  'event-endpoint list': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await eventsOf(c).list(tenantId, { limit: 100, offset: 0 })) };
+  },
+  'event-endpoint remove': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const id = need(o, 'id');
+    if (!UUID_RE.test(id)) throw new UsageError('--id must be an endpoint id (a UUID)');
+    await eventsOf(c).remove(tenantId, id, SYSTEM_ACTOR);
+    return { tenantId, id, removed: true };
+  },
+  'events replay': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const endpointId = need(o, 'endpoint');
+    if (!UUID_RE.test(endpointId)) throw new UsageError('--endpoint must be an endpoint id (a UUID)');
+    const iso = (name: string, value: string) => {
+      if (Number.isNaN(Date.parse(value))) throw new UsageError(`--${name} must be an ISO 8601 time`);
+      return new Date(value).toISOString();
+    };
+    const from = iso('from', need(o, 'from'));
+    const to = o.to ? iso('to', o.to) : undefined;
+    return { tenantId, endpointId, ...(await eventsOf(c).replay(tenantId, endpointId, { from, to }, SYSTEM_ACTOR)) };
+  },
   migrate: async () => ({ migrated: true }),
   ...entitiesCommands,
 };
@@ -183,6 +234,11 @@ async function main(argv: string[]): Promise<void> {
       status: { type: 'string' },
       'older-than': { type: 'string' },
       'dry-run': { type: 'boolean' },
+      types: { type: 'string' },
+      id: { type: 'string' },
+      endpoint: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

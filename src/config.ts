@@ -40,6 +40,11 @@ export interface Config {
   xrplUrl: string | undefined;
   /** XRPL_FAUCET_URL: a test network's faucet (POST {destination, xrpAmount}); the stand-in has its own. */
   xrplFaucetUrl: string | undefined;
+  /**
+   * EVENTS_ALLOW_PRIVATE_URLS=on: event endpoints may use http and private or loopback
+   * addresses (tests and development). Off by default: https to public addresses only.
+   */
+  eventsAllowPrivateUrls: boolean;
 }
 
 export interface S3Config {
@@ -145,7 +150,9 @@ export function loadConfig(env: Env = process.env): Config {
   const xrplFaucetRaw = optional(env, 'XRPL_FAUCET_URL');
   const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl };
+  const eventsAllowPrivateUrls = onOff(env, 'EVENTS_ALLOW_PRIVATE_URLS', false);
+
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl, eventsAllowPrivateUrls };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -159,6 +166,7 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 export function servedSandboxes(config: Pick<Config, 'idvSandbox'>): string[] {
   return config.idvSandbox ? ['idv-a', 'idv-b'] : [];
 }
+
 /** EVM_RPC_URL (http/https) needs EVM_CHAIN_ID; without a URL the local chain uses EVM_CHAIN_ID or 31337. */
 function parseEvm(env: Env): Config['evm'] {
   const rpcRaw = optional(env, 'EVM_RPC_URL');

@@ -7,6 +7,7 @@ import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
+import { createEventsModule } from './modules/events/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
 import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
@@ -59,6 +60,7 @@ export async function createContainer(options: ContainerOptions) {
     identity,
     createEntitiesModule(platform, services),
     createWalletsModule(platform, services),
+    createEventsModule(platform, services),
   ];
 
   const { tenants: tenantsService } = tenants.services;

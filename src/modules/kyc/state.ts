@@ -50,6 +50,6 @@ export function isKycStatus(value: string): value is KycStatus {
 }
 
 /** The outbox event of a transition into `to`: kyc.approved, kyc.declined, ... */
-export function eventFor(to: KycStatus): string {
+export function eventFor(to: KycStatus): `kyc.${KycStatus}` {
   return `kyc.${to}`;
 }

@@ -15,3 +15,4 @@ export * from '../../modules/entities/table.js';
 export * from '../../providers/business-profile/business-profile-a/sandbox/table.js';
 export * from '../idempotency/table.js';
 export * from '../../modules/wallets/table.js';
+export * from '../../modules/events/table.js';

@@ -2,31 +2,47 @@ import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
 import { outboxEvents } from './table.js';
 
-export type EventType =
-  | 'user.created'
-  | 'user.updated'
-  | 'user.email_verified'
-  | 'kyc.approved'
-  | 'kyc.declined'
-  | 'accreditation.decided'
-  | 'wallet.registered'
-  | 'transfer.submitted'
-  | 'entity.created'
-  | 'entity.updated'
-  | 'entity.member_added'
-  | 'entity.member_removed'
-  | 'entity.permission_granted'
-  | 'entity.permission_revoked'
-  | 'entity.payment_method_added'
-  | 'entity.payment_method_updated'
-  | 'entity.business_profile_submitted'
-  | 'entity.business_profile_updated';
+/**
+ * Every event type the service writes to the outbox, as one closed list: endpoint filters
+ * choose from it, and appendEvent accepts nothing else.
+ */
+export const EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.email_verified',
+  'kyc.created',
+  'kyc.updated',
+  'kyc.started',
+  'kyc.submitted',
+  'kyc.review',
+  'kyc.approved',
+  'kyc.declined',
+  'kyc.resubmission_requested',
+  'kyc.expired',
+  'kyc.abandoned',
+  'accreditation.submitted',
+  'accreditation.decided',
+  'wallet.registered',
+  'transfer.submitted',
+  'entity.created',
+  'entity.updated',
+  'entity.member_added',
+  'entity.member_removed',
+  'entity.permission_granted',
+  'entity.permission_revoked',
+  'entity.payment_method_added',
+  'entity.payment_method_updated',
+  'entity.business_profile_submitted',
+  'entity.business_profile_updated',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Appends an event to the outbox; call it inside the transaction that makes the change. */
 export async function appendEvent(
   tx: DbOrTx,
   tenantId: string,
-  type: EventType | (string & {}),
+  type: EventType,
   payload: Record<string, unknown>,
 ): Promise<void> {
   await tx.insert(outboxEvents).values({ id: newId(), tenantId, type, payload });

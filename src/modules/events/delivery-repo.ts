@@ -1,0 +1,259 @@
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { outboxEvents } from '../../platform/events/table.js';
+import { eventDeliveries, eventEndpoints, type EventDeliveryRow, type EventEndpointRow } from './table.js';
+
+/** Serializes dispatch across instances (stream positions become visible in order). */
+/** A timestamp parameter of hand-written SQL (the same on pg and PGlite). */
+const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
+const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
+
+/** The due time of a disabled endpoint's pending rows: never, until it is enabled. */
+export const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z');
+
+export interface ReplayRange {
+  from?: Date;
+  to?: Date;
+  fromSeq?: number;
+  toSeq?: number;
+}
+
+/** A leased delivery row with its event (null if the outbox row is gone). */
+export interface ClaimedDelivery {
+  tenantId: string;
+  endpointId: string;
+  eventId: string;
+  eventSeq: number;
+  attempts: number;
+  queuedAt: Date;
+  leaseToken: string;
+  event: { id: string; type: string; payload: Record<string, unknown>; createdAt: Date } | null;
+}
+
+const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
+  only ? inArray(column, [...only]) : undefined;
+
+/**
+ * The delivery worker's queries. Dispatch, claim and prune run across tenants by nature (one
+ * queue for the service; `onlyTenants` narrows them for test harnesses sharing a database);
+ * every other query names the tenant and the row.
+ */
+export function createDeliveryRepo(db: Db) {
+  const keyOf = (row: Pick<EventDeliveryRow, 'tenantId' | 'endpointId' | 'eventId'>) =>
+    and(eq(eventDeliveries.tenantId, row.tenantId), eq(eventDeliveries.endpointId, row.endpointId), eq(eventDeliveries.eventId, row.eventId));
+  const leased = (row: Pick<EventDeliveryRow, 'tenantId' | 'endpointId' | 'eventId'>, token: string) =>
+    and(keyOf(row), eq(eventDeliveries.status, 'pending'), eq(eventDeliveries.leaseToken, token));
+
+  return {
+    /**
+     * Fans undispatched outbox events out into one pending delivery per matching enabled
+     * endpoint, marks them dispatched and gives them their stream positions, in seq order.
+     * One dispatcher at a time (advisory lock); returns the number of events dispatched.
+     */
+    async dispatch(now: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
+      if (onlyTenants && onlyTenants.length === 0) return 0;
+      // A cheap probe first: most rounds find nothing new and need no lock.
+      const [waiting] = await db
+        .select({ seq: outboxEvents.seq })
+        .from(outboxEvents)
+        .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
+        .limit(1);
+      if (!waiting) return 0;
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select ${DISPATCH_LOCK}`);
+        const events = await tx
+          .select({ seq: outboxEvents.seq })
+          .from(outboxEvents)
+          .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
+          .orderBy(asc(outboxEvents.seq))
+          .limit(limit)
+          .for('update', { skipLocked: true });
+        if (events.length === 0) return 0;
+        const seqs = sql.join(
+          events.map((e) => sql`${e.seq}`),
+          sql`, `,
+        );
+        await tx.execute(sql`
+          insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+          select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
+          from outbox_events o
+          join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
+            and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+          where o.seq in (${seqs})
+          on conflict do nothing`);
+        await tx.execute(sql`
+          update outbox_events o set delivered_at = ${at(now)}, position = p.pos
+          from (select s.seq, nextval('outbox_events_position_seq') as pos
+                from (select seq from outbox_events where seq in (${seqs}) order by seq) s) p
+          where o.seq = p.seq`);
+        return events.length;
+      });
+    },
+
+    /**
+     * Claims up to `limit` due deliveries of enabled endpoints: locks them FOR UPDATE SKIP
+     * LOCKED (rows another instance holds are skipped, never waited for), counts the attempt,
+     * and leases them until `leaseUntil` under `token`. A worker that dies mid-delivery leaves
+     * its rows to come back when the lease ends.
+     */
+    async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
+      if (onlyTenants && onlyTenants.length === 0) return [];
+      const only = onlyTenants ? sql`and d.tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+      // One statement (one round trip): pick and lock, lease, and read the events with them.
+      const result = await db.execute(sql`
+        with due as (
+          select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq
+          from event_deliveries d
+          join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+          where d.status = 'pending' and d.next_attempt_at <= ${at(now)} and e.enabled ${only}
+          order by d.next_attempt_at, d.event_seq
+          limit ${limit}
+          for update of d skip locked
+        )
+        update event_deliveries d
+        set attempts = d.attempts + 1, next_attempt_at = ${at(leaseUntil)}, lease_token = ${token}::uuid, last_attempt_at = ${at(now)}
+        from due left join outbox_events o on o.seq = due.event_seq and o.tenant_id = due.tenant_id
+        where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
+        returning d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
+          o.type as event_type, o.payload as event_payload, o.created_at as event_created_at`);
+      const rows = (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
+      return rows
+        .map((r) => ({
+          tenantId: String(r.tenant_id),
+          endpointId: String(r.endpoint_id),
+          eventId: String(r.event_id),
+          eventSeq: Number(r.event_seq),
+          attempts: Number(r.attempts),
+          queuedAt: new Date(r.queued_at as string | Date),
+          leaseToken: token,
+          event:
+            r.event_type === null || r.event_type === undefined
+              ? null
+              : {
+                  id: String(r.event_id),
+                  type: String(r.event_type),
+                  payload: (typeof r.event_payload === 'string' ? JSON.parse(r.event_payload) : r.event_payload) as Record<string, unknown>,
+                  createdAt: new Date(r.event_created_at as string | Date),
+                },
+        }))
+        .sort((a, b) => a.eventSeq - b.eventSeq);
+    },
+
+    /** The endpoints of claimed rows. */
+    async endpointsFor(keys: Array<{ tenantId: string; endpointId: string }>): Promise<EventEndpointRow[]> {
+      if (keys.length === 0) return [];
+      const list = sql.join(
+        keys.map((k) => sql`(${k.tenantId}::uuid, ${k.endpointId}::uuid)`),
+        sql`, `,
+      );
+      return db.select().from(eventEndpoints).where(sql`(${eventEndpoints.tenantId}, ${eventEndpoints.id}) in (${list})`);
+    },
+
+    /**
+     * The outcomes below are recorded only under the lease token (one per claimed batch):
+     * rows whose lease passed to another worker are left as they are. Returns how many were
+     * recorded: delivered rows of a batch are written in one statement.
+     */
+    async markDelivered(rows: ClaimedDelivery[], now: Date, statuses: Map<string, number>): Promise<number> {
+      if (rows.length === 0) return 0;
+      const keys = sql.join(
+        rows.map((r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid, ${statuses.get(r.eventId + r.endpointId) ?? 200}::int, ${r.leaseToken}::uuid)`),
+        sql`, `,
+      );
+      const result = await db.execute(sql`
+        update event_deliveries d set status = 'delivered', delivered_at = ${at(now)}, lease_token = null, last_status = k.status, last_error = null
+        from (values ${keys}) as k (tenant_id, endpoint_id, event_id, status, token)
+        where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id
+          and d.status = 'pending' and d.lease_token = k.token`);
+      return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+    },
+
+    async markRetry(row: ClaimedDelivery, nextAttemptAt: Date, status: number | null, error: string): Promise<boolean> {
+      const rows = await db
+        .update(eventDeliveries)
+        .set({ nextAttemptAt, leaseToken: null, lastStatus: status, lastError: error })
+        .where(leased(row, row.leaseToken))
+        .returning({ id: eventDeliveries.eventId });
+      return rows.length > 0;
+    },
+
+    /** Gives up on a row; in the caller's transaction with the endpoint's disabling. */
+    async markFailed(tx: DbOrTx, row: ClaimedDelivery, status: number | null, error: string): Promise<boolean> {
+      const rows = await tx
+        .update(eventDeliveries)
+        .set({ status: 'failed', leaseToken: null, lastStatus: status, lastError: error })
+        .where(leased(row, row.leaseToken))
+        .returning({ id: eventDeliveries.eventId });
+      return rows.length > 0;
+    },
+
+    /** Deletes up to `limit` rows delivered before `before`; returns how many. */
+    async pruneDelivered(before: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
+      if (onlyTenants && onlyTenants.length === 0) return 0;
+      const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+      const result = await db.execute(sql`
+        delete from event_deliveries where (tenant_id, endpoint_id, event_id) in (
+          select tenant_id, endpoint_id, event_id from event_deliveries
+          where status = 'delivered' and delivered_at < ${at(before)} ${only}
+          limit ${limit})`);
+      return Number((result as { rowCount?: number | null; affectedRows?: number }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+    },
+
+    /**
+     * Queues the tenant's events in the range (matching the endpoint's filter) for delivery to
+     * the endpoint again, due now, with a fresh retry window. Existing rows are reset (their
+     * webhook-id is the event id, so it stays the same); pruned ones are inserted again.
+     */
+    async replay(tx: DbOrTx, tenantId: string, endpoint: EventEndpointRow, range: ReplayRange, now: Date): Promise<number> {
+      const conditions: SQL[] = [sql`o.tenant_id = ${tenantId}::uuid`];
+      if (range.from) conditions.push(sql`o.created_at >= ${at(range.from)}`);
+      if (range.to) conditions.push(sql`o.created_at <= ${at(range.to)}`);
+      if (range.fromSeq !== undefined) conditions.push(sql`o.position >= ${range.fromSeq}`);
+      if (range.toSeq !== undefined) conditions.push(sql`o.position <= ${range.toSeq}`);
+      if (endpoint.types.length > 0) conditions.push(sql`o.type in (${sql.join(endpoint.types.map((t) => sql`${t}`), sql`, `)})`);
+      const result = await tx.execute(sql`
+        insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+        select o.tenant_id, ${endpoint.id}::uuid, o.id, o.seq, 'pending', 0, ${at(endpoint.enabled ? now : PARKED_UNTIL)}, ${at(now)}
+        from outbox_events o
+        where ${sql.join(conditions, sql` and `)}
+        on conflict (tenant_id, endpoint_id, event_id) do update set
+          status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at, queued_at = excluded.queued_at,
+          lease_token = null, last_error = null, last_status = null, delivered_at = null`);
+      return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+    },
+
+    /**
+     * A disabled endpoint's pending rows are parked (due at PARKED_UNTIL), so the claim query
+     * never walks over them; enabling the endpoint makes them due again.
+     */
+    async park(tx: DbOrTx, tenantId: string, endpointId: string): Promise<void> {
+      await tx
+        .update(eventDeliveries)
+        .set({ nextAttemptAt: PARKED_UNTIL, leaseToken: null })
+        .where(and(eq(eventDeliveries.tenantId, tenantId), eq(eventDeliveries.endpointId, endpointId), eq(eventDeliveries.status, 'pending')));
+    },
+
+    async unpark(tx: DbOrTx, tenantId: string, endpointId: string, now: Date): Promise<void> {
+      await tx
+        .update(eventDeliveries)
+        .set({ nextAttemptAt: now })
+        .where(
+          and(
+            eq(eventDeliveries.tenantId, tenantId),
+            eq(eventDeliveries.endpointId, endpointId),
+            eq(eventDeliveries.status, 'pending'),
+            eq(eventDeliveries.nextAttemptAt, PARKED_UNTIL),
+          ),
+        );
+    },
+
+    /** A delivery row (tests and operators' views). */
+    async find(tenantId: string, endpointId: string, eventId: string): Promise<EventDeliveryRow | undefined> {
+      const [row] = await db.select().from(eventDeliveries).where(keyOf({ tenantId, endpointId, eventId })).limit(1);
+      return row;
+    },
+  };
+}
+
+export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>;

@@ -1,0 +1,123 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { actorOf } from '../../platform/audit/actor.js';
+import { errorResponses, IdParam } from '../../platform/http/schemas.js';
+import {
+  CreatedEventEndpoint,
+  CreateEventEndpointBody,
+  EndpointListQuery,
+  EventEndpoint,
+  EventEndpointList,
+  EventPage,
+  EventsQuery,
+  ReplayBody,
+  ReplayResult,
+  RotatedSecret,
+  UpdateEventEndpointBody,
+} from './schemas.js';
+import type { EventsService } from './service.js';
+
+const admin = { auth: { apiKey: true, bearer: 'admin' } } as const;
+
+export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { events } = deps;
+  const tags = ['Events'];
+
+  r.post(
+    '/event-endpoints',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Add an event endpoint; the answer holds its signing secret, shown only here',
+        body: CreateEventEndpointBody,
+        response: { 201: CreatedEventEndpoint, ...errorResponses(403, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await events.create(request.tenant.id, request.body, actorOf(request.principal))),
+  );
+
+  r.get(
+    '/event-endpoints',
+    {
+      config: admin,
+      schema: { tags, summary: "The tenant's event endpoints, oldest first", querystring: EndpointListQuery, response: { 200: EventEndpointList, ...errorResponses(403) } },
+    },
+    async (request) => events.list(request.tenant.id, request.query),
+  );
+
+  r.get(
+    '/event-endpoints/:id',
+    { config: admin, schema: { tags, summary: 'One event endpoint', params: IdParam, response: { 200: EventEndpoint, ...errorResponses(403, 404) } } },
+    async (request) => events.get(request.tenant.id, request.params.id),
+  );
+
+  r.patch(
+    '/event-endpoints/:id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Change the URL, the type filter or the description; enable, or disable with a reason',
+        params: IdParam,
+        body: UpdateEventEndpointBody,
+        response: { 200: EventEndpoint, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => events.update(request.tenant.id, request.params.id, request.body, actorOf(request.principal)),
+  );
+
+  r.delete(
+    '/event-endpoints/:id',
+    { config: admin, schema: { tags, summary: 'Remove an endpoint and its queued deliveries', params: IdParam, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(403, 404) } } },
+    async (request, reply) => {
+      await events.remove(request.tenant.id, request.params.id, actorOf(request.principal));
+      return reply.status(204).send(null);
+    },
+  );
+
+  r.post(
+    '/event-endpoints/:id/rotate-secret',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'A new signing secret (shown only here); the previous one also signs for 24 hours',
+        params: IdParam,
+        response: { 200: RotatedSecret, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => events.rotateSecret(request.tenant.id, request.params.id, actorOf(request.principal)),
+  );
+
+  r.post(
+    '/event-endpoints/:id/replay',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Queue a range of events (by time or by stream seq) for this endpoint again, with their original webhook-ids',
+        params: IdParam,
+        body: ReplayBody,
+        response: { 202: ReplayResult, ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await events.replay(request.tenant.id, request.params.id, request.body, actorOf(request.principal))),
+  );
+
+  r.get(
+    '/events',
+    {
+      config: { auth: { apiKey: true } },
+      schema: {
+        tags,
+        summary: "The tenant's events, oldest first, after a cursor (for consumers that pull instead of receiving webhooks)",
+        querystring: EventsQuery,
+        response: { 200: EventPage, ...errorResponses(403) },
+      },
+    },
+    async (request) => events.pull(request.tenant.id, request.query.after, request.query.limit),
+  );
+}

@@ -1,0 +1,260 @@
+import type { Logger } from 'pino';
+import { newId, systemClock, type Clock } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto/secrets.js';
+import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { describeOutboundError, postOutbound, type OutboundPolicy } from '../../platform/http/outbound.js';
+import { createDeliveryRepo, type ClaimedDelivery } from './delivery-repo.js';
+import { RETRY_WINDOW_MS, retryDelayMs } from './schedule.js';
+import { secretContext, signEvent } from './signing.js';
+import type { EventEndpointRow } from './table.js';
+
+export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  logger: Logger;
+  /** Read at every delivery (EVENTS_ALLOW_PRIVATE_URLS). */
+  policy: () => OutboundPolicy;
+  /** Disables an endpoint whose delivery failed for the whole retry window, with an audit row, in `db`. */
+  disableEndpoint: (db: DbOrTx, tenantId: string, endpointId: string, reason: string) => Promise<void>;
+  /** Deliveries claimed per batch (default 128). */
+  batchSize?: number;
+  /** Deliveries in flight at once within a batch (default 16). */
+  concurrency?: number;
+  /** Outbox events fanned out per dispatch round (default 500). */
+  dispatchBatchSize?: number;
+  pollIntervalMs?: number;
+  /** Rounds start() runs side by side (default 2). */
+  pipelines?: number;
+  /**
+   * How long a claimed row stays leased (default 60 s); a row is sent only while at least
+   * `timeoutMs` of its lease remains, so the lease must be longer than the request timeout.
+   */
+  leaseMs?: number;
+  /** Per request: connect, send, answer (default 5 s). */
+  timeoutMs?: number;
+  retentionMs?: number;
+  /** Pruning runs at most this often (injected clock; default 60 s). */
+  pruneIntervalMs?: number;
+  retryWindowMs?: number;
+  /** The jitter's source, in [0, 1). */
+  random?: () => number;
+  /**
+   * The time written into `webhook-timestamp`. Receivers check it against their own clocks
+   * (5 minutes of tolerance), so it is the real time even when schedule decisions follow an
+   * injected clock.
+   */
+  wallClock?: Clock;
+  /** Deliver only the events of these tenants (test harnesses sharing a database). */
+  tenantIds?: () => readonly string[];
+}
+
+export interface DrainResult {
+  dispatched: number;
+  attempted: number;
+  delivered: number;
+  pruned: number;
+}
+
+export interface DeliveryWorker {
+  /** Polls every `pollIntervalMs` (default 500 ms) on an unref'd timer. */
+  start(): void;
+  /** Stops polling and waits for the batch in flight. */
+  stop(): Promise<void>;
+  /** One round: dispatch new events, deliver one batch of due deliveries, prune old ones. */
+  drainOnce(): Promise<DrainResult>;
+  /** Rounds until nothing is due (tests): the sum of their results. */
+  drainAll(maxRounds?: number): Promise<DrainResult>;
+}
+
+/** Runs `work` over `items` with at most `limit` at once. */
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * Delivers the outbox to the tenants' endpoints as Standard Webhooks, at least once:
+ * dispatch fans each new event out into a delivery row per matching endpoint; a batch of due
+ * rows is claimed under a lease (several instances share the work, FOR UPDATE SKIP LOCKED);
+ * 2xx is delivered, anything else is retried on the backoff schedule until the retry window
+ * closes, when the row fails and its endpoint is disabled. Delivered rows are pruned after
+ * the retention window. Logs ids and outcomes, never payloads or secrets.
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { clock, secrets } = options;
+  const logger = options.logger.child({ component: 'event-worker' });
+  const repo = createDeliveryRepo(options.db);
+  const batchSize = options.batchSize ?? 128;
+  const concurrency = options.concurrency ?? 16;
+  const dispatchBatchSize = options.dispatchBatchSize ?? 500;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const pipelines = Math.max(1, options.pipelines ?? 2);
+  const leaseMs = options.leaseMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const retentionMs = options.retentionMs ?? DELIVERY_RETENTION_MS;
+  const pruneIntervalMs = options.pruneIntervalMs ?? 60_000;
+  let lastPrune = -Infinity;
+  const retryWindowMs = options.retryWindowMs ?? RETRY_WINDOW_MS;
+  const random = options.random ?? Math.random;
+  const wallClock = options.wallClock ?? systemClock;
+
+  let running = false;
+  let tail: Promise<unknown> = Promise.resolve();
+
+  async function signingSecrets(endpoint: EventEndpointRow, now: Date): Promise<string[]> {
+    const context = secretContext(endpoint.tenantId, endpoint.id);
+    const list = [await secrets.decrypt(endpoint.secretSealed, context)];
+    if (endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
+      list.push(await secrets.decrypt(endpoint.previousSecretSealed, context));
+    }
+    return list;
+  }
+
+  async function failed(row: ClaimedDelivery, status: number | null, reason: string): Promise<void> {
+    const now = clock.now();
+    const ids = { tenantId: row.tenantId, endpointId: row.endpointId, eventId: row.eventId, attempts: row.attempts, error: reason };
+    if (now.getTime() - row.queuedAt.getTime() >= retryWindowMs) {
+      await options.db.transaction(async (tx) => {
+        if (!(await repo.markFailed(tx, row, status, reason))) return;
+        await options.disableEndpoint(tx, row.tenantId, row.endpointId, `delivery failed for ${Math.round(retryWindowMs / 3_600_000)} hours: ${reason}`.slice(0, 256));
+      });
+      logger.error(ids, 'event delivery failed for the whole retry window; endpoint disabled');
+      return;
+    }
+    const nextAttemptAt = new Date(now.getTime() + retryDelayMs(row.attempts, random));
+    if (await repo.markRetry(row, nextAttemptAt, status, reason)) {
+      logger.warn({ ...ids, nextAttemptAt: nextAttemptAt.toISOString() }, 'event delivery failed; will retry');
+    }
+  }
+
+  async function deliverBatch(rows: ClaimedDelivery[], leaseUntil: Date): Promise<number> {
+    const now = clock.now();
+    const endpoints = new Map((await repo.endpointsFor(rows)).map((e) => [`${e.tenantId}/${e.id}`, e]));
+    const secretsOf = new Map<string, Promise<string[]>>();
+    const succeeded: ClaimedDelivery[] = [];
+    const statuses = new Map<string, number>();
+    await inParallel(rows, concurrency, async (row) => {
+      const endpoint = endpoints.get(`${row.tenantId}/${row.endpointId}`);
+      const event = row.event;
+      // A row whose lease ends before a request could finish is left alone: another worker
+      // takes it over when the lease ends (this one was stalled; sending now risks a double).
+      if (clock.now().getTime() > leaseUntil.getTime() - timeoutMs) return;
+      try {
+        if (!endpoint) return; // deleted meanwhile: its rows went with it
+        if (!event) return await failed(row, null, 'EVENT_MISSING: the outbox event is gone');
+        const key = `${endpoint.tenantId}/${endpoint.id}`;
+        if (!secretsOf.has(key)) secretsOf.set(key, signingSecrets(endpoint, now));
+        const signed = signEvent(event, await secretsOf.get(key)!, wallClock.now());
+        let status: number | null = null;
+        let reason: string;
+        try {
+          status = (await postOutbound(endpoint.url, { ...signed, timeoutMs }, options.policy())).status;
+          reason = `HTTP ${status}`;
+        } catch (error) {
+          reason = describeOutboundError(error);
+        }
+        if (status !== null && status >= 200 && status < 300) {
+          succeeded.push(row);
+          statuses.set(row.eventId + row.endpointId, status);
+          return;
+        }
+        await failed(row, status, reason);
+      } catch (error) {
+        // The lease brings the row back; nothing is lost.
+        logger.error({ eventId: row.eventId, endpointId: row.endpointId, error: describeOutboundError(error) }, 'could not record the event delivery outcome');
+      }
+    });
+    // One statement for the batch's successes; if it fails, the leases bring the rows back
+    // (they are sent again: at least once).
+    if (succeeded.length === 0) return 0;
+    const delivered = await repo.markDelivered(succeeded, clock.now(), statuses);
+    if (delivered < succeeded.length) logger.warn({ count: succeeded.length - delivered }, 'events delivered, but their lease had passed to another worker');
+    return delivered;
+  }
+
+  async function round(): Promise<DrainResult> {
+    const only = options.tenantIds?.();
+    let dispatched = 0;
+    for (let i = 0; i < 20; i++) {
+      const n = await repo.dispatch(clock.now(), dispatchBatchSize, only);
+      dispatched += n;
+      if (n < dispatchBatchSize) break;
+    }
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const rows = await repo.claimDue(now, batchSize, leaseUntil, newId(), only);
+    const delivered = rows.length > 0 ? await deliverBatch(rows, leaseUntil) : 0;
+    let pruned = 0;
+    const at = clock.now().getTime();
+    if (at - lastPrune >= pruneIntervalMs) {
+      pruned = await repo.pruneDelivered(new Date(at - retentionMs), 1000, only);
+      // A full prune leaves more to do: the next round prunes again.
+      lastPrune = pruned >= 1000 ? -Infinity : at;
+    }
+    return { dispatched, attempted: rows.length, delivered, pruned };
+  }
+
+  function drainOnce(): Promise<DrainResult> {
+    // One round at a time per worker, whether started by the timer or by a test.
+    const next = tail.then(round);
+    tail = next.catch(() => undefined);
+    return next;
+  }
+
+  // start(): `pipelines` loops, each claiming its own batch (SKIP LOCKED keeps them apart),
+  // so one batch's database round trips overlap another's requests.
+  const timers = new Set<NodeJS.Timeout>();
+  const loops = new Set<Promise<unknown>>();
+
+  function schedule(delayMs: number): void {
+    if (!running) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const loop = round().then(
+        (result) => schedule(result.attempted >= batchSize ? 0 : pollIntervalMs),
+        (error: unknown) => {
+          logger.error({ error: describeOutboundError(error) }, 'event outbox poll failed');
+          schedule(pollIntervalMs);
+        },
+      );
+      loops.add(loop);
+      void loop.finally(() => loops.delete(loop));
+    }, delayMs);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      for (let i = 0; i < pipelines; i++) schedule(i * Math.floor(pollIntervalMs / pipelines));
+    },
+    async stop() {
+      running = false;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...loops]);
+      await tail;
+    },
+    drainOnce,
+    async drainAll(maxRounds = 100) {
+      const total: DrainResult = { dispatched: 0, attempted: 0, delivered: 0, pruned: 0 };
+      for (let i = 0; i < maxRounds; i++) {
+        const r = await drainOnce();
+        total.dispatched += r.dispatched;
+        total.attempted += r.attempted;
+        total.delivered += r.delivered;
+        total.pruned += r.pruned;
+        if (r.attempted === 0) break;
+      }
+      return total;
+    },
+  };
+}

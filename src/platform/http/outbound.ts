@@ -1,0 +1,161 @@
+import { lookup } from 'node:dns/promises';
+import { request as httpRequest, type Agent } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+
+/**
+ * The one guard for requests the service makes to addresses a tenant chose (event endpoints,
+ * document fetches): server-side request forgery must not reach the service's own network.
+ *
+ * Production rule: `https` only, and every address the host resolves to must be public
+ * unicast. Refused: loopback, private (RFC 1918), link-local (and with it the cloud metadata
+ * address 169.254.169.254), CGNAT 100.64/10, unspecified, broadcast, multicast, reserved,
+ * IPv6 ULA fc00::/7, link-local fe80::/10, IPv4-mapped ::ffff:0:0/96, NAT64, 6to4, Teredo.
+ * The address is checked again when the socket connects (request-filtering-agent), so a name
+ * that resolved to a public address at validation and to 127.0.0.1 later (DNS rebinding) is
+ * refused at delivery.
+ *
+ * `allowPrivate` (EVENTS_ALLOW_PRIVATE_URLS=on, tests and development only) admits `http`
+ * and private addresses; the unspecified address (0.0.0.0, ::) stays refused.
+ */
+export interface OutboundPolicy {
+  allowPrivate: boolean;
+}
+
+export type OutboundRefusal = 'URL_INVALID' | 'URL_SCHEME' | 'URL_CREDENTIALS' | 'URL_UNRESOLVABLE' | 'URL_PRIVATE_ADDRESS';
+
+export class OutboundRefusedError extends Error {
+  constructor(
+    readonly reason: OutboundRefusal,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+/** Whether an IP address is public unicast (the only kind the production rule admits). */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.parse(address).range() === 'unicast';
+}
+
+function isUnspecified(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.parse(address).range() === 'unspecified';
+}
+
+/** Checks scheme and shape without touching the network (the delivery-time half). */
+export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundRefusedError('URL_INVALID', 'The URL is not an absolute URL');
+  }
+  const schemes = policy.allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw new OutboundRefusedError('URL_SCHEME', policy.allowPrivate ? 'The URL must use http or https' : 'The URL must use https');
+  }
+  if (url.username || url.password) throw new OutboundRefusedError('URL_CREDENTIALS', 'The URL must not carry credentials');
+  if (!url.hostname) throw new OutboundRefusedError('URL_INVALID', 'The URL has no host');
+  return url;
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * Validates a URL a tenant submits: shape and scheme, then resolves the host and refuses it
+ * if any of its addresses is not public (under the production rule). A name that does not
+ * resolve is refused too: an endpoint nobody can reach is a mistake to report now.
+ */
+export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Promise<URL> {
+  const url = parseOutboundUrl(raw, policy);
+  const host = hostOf(url);
+  let addresses: string[];
+  if (isIP(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      throw new OutboundRefusedError('URL_UNRESOLVABLE', `The host ${host} does not resolve`);
+    }
+  }
+  if (addresses.length === 0) throw new OutboundRefusedError('URL_UNRESOLVABLE', `The host ${host} does not resolve`);
+  for (const address of addresses) {
+    const refused = policy.allowPrivate ? isUnspecified(address) : !isPublicAddress(address);
+    if (refused) throw new OutboundRefusedError('URL_PRIVATE_ADDRESS', `The host ${host} resolves to a non-public address`);
+  }
+  return url;
+}
+
+// Keep-alive agents that check every address at connect time; one pair per policy.
+const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 30_000 };
+const strictAgents = {
+  http: new RequestFilteringHttpAgent({ ...agentOptions, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
+  https: new RequestFilteringHttpsAgent({ ...agentOptions, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
+};
+const privateAgents = {
+  http: new RequestFilteringHttpAgent({ ...agentOptions, allowPrivateIPAddress: true, allowMetaIPAddress: false }),
+  https: new RequestFilteringHttpsAgent({ ...agentOptions, allowPrivateIPAddress: true, allowMetaIPAddress: false }),
+};
+
+export interface OutboundPost {
+  headers: Record<string, string>;
+  body: string;
+  /** Whole-exchange deadline: connect, send, response headers and body. */
+  timeoutMs: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * POSTs under the policy: the URL is checked again (scheme), the address at connect time.
+ * Redirects are not followed (a 3xx is the answer). The response body is read and dropped
+ * (at most 64 KiB, then the connection is cut). Rejects on refusal, network error or timeout.
+ */
+export async function postOutbound(raw: string, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
+  const url = parseOutboundUrl(raw, policy);
+  const agents = policy.allowPrivate ? privateAgents : strictAgents;
+  const isHttps = url.protocol === 'https:';
+  const send = isHttps ? httpsRequest : httpRequest;
+  const agent: Agent = isHttps ? agents.https : agents.http;
+  return await new Promise<OutboundResponse>((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        signal: AbortSignal.timeout(request.timeoutMs),
+      },
+      (res) => {
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        res.on('close', () => resolve({ status: res.statusCode ?? 0 }));
+        res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
+    req.on('error', (error) => reject(error));
+    req.end(request.body);
+  });
+}
+
+/** A short, secret-free description of a failed exchange for rows and logs. */
+export function describeOutboundError(error: unknown): string {
+  if (error instanceof OutboundRefusedError) return `${error.reason}: ${error.message}`;
+  const e = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'TIMEOUT: no answer in time';
+  const message = typeof e.message === 'string' ? e.message.split(/\r?\n/)[0]!.slice(0, 200) : 'unknown error';
+  if (/is not allowed\. Because/.test(message)) return `URL_PRIVATE_ADDRESS: ${message}`;
+  return `${typeof e.code === 'string' ? `${e.code}: ` : ''}${message}`;
+}

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
+import { addEndpoint, eventsOf, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
+import { createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
+
+let h: Harness;
+let receiver: Receiver;
+let t: TestTenant;
+beforeAll(async () => {
+  h = await createHarness({ env: { EVENTS_ALLOW_PRIVATE_URLS: 'on' } });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await h.close();
+});
+// Each case on a fresh tenant with its own worker: nothing of one case reaches another.
+beforeEach(async () => {
+  t = await h.newTenant();
+  receiver.mode = 'ok';
+});
+const deliveryRow = (endpointId: string, eventId: string) => createDeliveryRepo(h.database.db).find(t.tenantId, endpointId, eventId);
+const getEndpoint = async (id: string) => (await h.inject({ method: 'GET', url: `/event-endpoints/${id}`, headers: h.keyHeaders(t) })).json();
+
+describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
+  it('delivers every event to every matching endpoint, verified by the standardwebhooks library', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const all = await addEndpoint(h, receiver, {}, t);
+    const onlyUpdates = await addEndpoint(h, receiver, { types: ['user.updated'] }, t);
+    const users = await makeUsers(h, 3, t);
+    const patched = await h.inject({ method: 'PATCH', url: `/users/${users[0]}`, headers: h.keyHeaders(t), payload: { fullName: 'Ada Lovelace' } });
+    expect(patched.statusCode).toBe(200);
+
+    const result = await worker.drainAll();
+    expect(result).toMatchObject({ dispatched: 4, attempted: 5, delivered: 5 });
+    expect(receiver.rejected).toEqual([]);
+    const atAll = receiver.acceptedAt(all.path);
+    expect(atAll.map((e) => e.type)).toEqual(['user.created', 'user.created', 'user.created', 'user.updated']);
+    expect(receiver.acceptedAt(onlyUpdates.path).map((e) => e.type)).toEqual(['user.updated']);
+
+    // webhook-id is the event id; the body is {type, timestamp, data}.
+    const stream = await pullAll(h, t);
+    expect(atAll.map((e) => e.webhookId)).toEqual(stream.map((e) => e.id));
+    expect(atAll[0]!.body).toEqual({ type: 'user.created', timestamp: stream[0]!.timestamp, data: stream[0]!.data });
+    expect(Math.abs(Number(atAll[0]!.timestamp) - Date.now() / 1000)).toBeLessThan(60);
+    expect(receiver.acceptedAt(onlyUpdates.path)[0]!.webhookId).toBe(stream[3]!.id);
+
+    // Nothing is delivered twice.
+    expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+    expect(receiver.acceptedAt(all.path)).toHaveLength(4);
+  });
+
+  it('retries a failing endpoint on the backoff schedule (injected clock), with the same webhook-id, until it answers 2xx', async () => {
+    // Jitter fixed at 0.5: waits of 5 s, 10 s, 20 s after the 1st, 2nd and 3rd failures.
+    const worker = scopedWorker(h, { random: () => 0.5 }, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 1, t);
+    receiver.mode = 'fail';
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 1, delivered: 0 });
+    const [event] = await pullAll(h, t);
+    let row = await deliveryRow(ep.id, event!.id);
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 500, lastError: 'HTTP 500' });
+    expect(row!.nextAttemptAt.getTime()).toBe(h.clock.now().getTime() + 5_000);
+
+    h.clock.advance(4_999);
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 0 });
+    h.clock.advance(1);
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 1 });
+    row = await deliveryRow(ep.id, event!.id);
+    expect(row!.nextAttemptAt.getTime()).toBe(h.clock.now().getTime() + 10_000);
+    h.clock.advance(10_000);
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 1 });
+    expect((await deliveryRow(ep.id, event!.id))!.nextAttemptAt.getTime()).toBe(h.clock.now().getTime() + 20_000);
+
+    receiver.mode = 'ok';
+    h.clock.advance(20_000);
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect((await deliveryRow(ep.id, event!.id))).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 204 });
+    const ids = receiver.attempts.filter((a) => a.path === ep.path).map((a) => a.webhookId);
+    expect(ids).toEqual([event!.id, event!.id, event!.id, event!.id]);
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(1);
+  });
+
+  it('disables the endpoint with an audit row after about three days of failure; enable + replay delivers under the same webhook-id', async () => {
+    const worker = scopedWorker(h, { random: () => 0.999 }, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 1, t);
+    receiver.mode = 'fail';
+    const start = h.clock.now().getTime();
+    let attempts = 0;
+    while ((await getEndpoint(ep.id)).enabled) {
+      attempts += (await worker.drainOnce()).attempted;
+      h.clock.advance(RETRY_CAP_MS);
+      if (attempts > 100) throw new Error('never disabled');
+    }
+    expect(h.clock.now().getTime() - start).toBeGreaterThanOrEqual(RETRY_WINDOW_MS);
+    expect(attempts).toBeGreaterThan(10);
+    const endpoint = await getEndpoint(ep.id);
+    expect(endpoint).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/^delivery failed for 72 hours: HTTP 500/) });
+    const [event] = await pullAll(h, t);
+    expect(await deliveryRow(ep.id, event!.id)).toMatchObject({ status: 'failed' });
+    const audit = await h.inject({ method: 'GET', url: '/audit-events?type=event_endpoint.disabled', headers: h.keyHeaders(t) });
+    expect(audit.json().data).toEqual([expect.objectContaining({ type: 'event_endpoint.disabled', actorType: 'system', details: expect.objectContaining({ endpointId: ep.id }) })]);
+
+    // While disabled nothing is sent, new events are not queued for it.
+    await makeUsers(h, 1, t);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+
+    receiver.mode = 'ok';
+    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: true } });
+    const replay = await h.inject({ method: 'POST', url: `/event-endpoints/${ep.id}/replay`, headers: h.keyHeaders(t), payload: { from: new Date(start - 60_000).toISOString() } });
+    expect(replay.statusCode).toBe(202);
+    expect(replay.json()).toEqual({ queued: 2 });
+    await worker.drainAll();
+    const stream = await pullAll(h, t);
+    expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId)).toEqual(stream.map((e) => e.id));
+  });
+
+  it('disabling an endpoint parks its pending deliveries; enabling it sends them', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 2, t);
+    receiver.mode = 'fail';
+    await worker.drainAll();
+    const [event] = await pullAll(h, t);
+    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: false, disabledReason: 'receiver maintenance' } });
+    expect((await deliveryRow(ep.id, event!.id))!.nextAttemptAt).toEqual(PARKED_UNTIL);
+    receiver.mode = 'ok';
+    h.clock.advance(RETRY_CAP_MS);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: true } });
+    expect(await worker.drainAll()).toMatchObject({ attempted: 2, delivered: 2 });
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(2);
+  });
+
+  it('replay re-sends delivered events with the same webhook-id, by time or by stream seq', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 3, t);
+    await worker.drainAll();
+    const stream = await pullAll(h, t);
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(3);
+
+    const bySeq = await h.inject({ method: 'POST', url: `/event-endpoints/${ep.id}/replay`, headers: h.keyHeaders(t), payload: { fromSeq: stream[1]!.seq, toSeq: stream[1]!.seq } });
+    expect(bySeq.json()).toEqual({ queued: 1 });
+    await worker.drainAll();
+    expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId)).toEqual([...stream.map((e) => e.id), stream[1]!.id]);
+
+    const byTime = await h.inject({
+      method: 'POST',
+      url: `/event-endpoints/${ep.id}/replay`,
+      headers: h.keyHeaders(t),
+      payload: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(byTime.json()).toEqual({ queued: 3 });
+    await worker.drainAll();
+    expect(receiver.acceptedAt(ep.path).slice(4).map((e) => e.webhookId)).toEqual(stream.map((e) => e.id));
+    // A replay for an endpoint with a filter queues only matching events.
+    const filtered = await addEndpoint(h, receiver, { types: ['user.updated'] }, t);
+    const none = await h.inject({ method: 'POST', url: `/event-endpoints/${filtered.id}/replay`, headers: h.keyHeaders(t), payload: { fromSeq: 0 } });
+    expect(none.json()).toEqual({ queued: 0 });
+  });
+
+  it('a receiver down for a while receives everything once it is back', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await receiver.down();
+    try {
+      await makeUsers(h, 5, t);
+      for (let i = 0; i < 6; i++) {
+        await worker.drainAll();
+        h.clock.advance(10 * 60_000);
+      }
+    } finally {
+      await receiver.up();
+    }
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(0);
+    const [first] = await pullAll(h, t);
+    expect((await deliveryRow(ep.id, first!.id))!.lastError).toMatch(/ECONNREFUSED/);
+    h.clock.advance(RETRY_CAP_MS);
+    await worker.drainAll();
+    const stream = await pullAll(h, t);
+    expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId).sort()).toEqual(stream.map((e) => e.id).sort());
+  });
+
+  it('a receiver that does not answer in time is retried (timeout)', async () => {
+    const worker = scopedWorker(h, { timeoutMs: 300 }, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 1, t);
+    receiver.mode = 'hang';
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 1, delivered: 0 });
+    receiver.cutHanging();
+    const [event] = await pullAll(h, t);
+    expect(await deliveryRow(ep.id, event!.id)).toMatchObject({ status: 'pending', lastError: 'TIMEOUT: no answer in time', lastStatus: null });
+  });
+
+  it('prunes delivered rows after the retention window (7 days)', async () => {
+    const worker = scopedWorker(h, { pruneIntervalMs: 0 }, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 2, t);
+    await worker.drainAll();
+    const [event] = await pullAll(h, t);
+    h.clock.advance(7 * 24 * 3_600_000 - 1_000);
+    expect((await worker.drainOnce()).pruned).toBe(0);
+    h.clock.advance(2_000);
+    expect((await worker.drainOnce()).pruned).toBe(2);
+    expect(await deliveryRow(ep.id, event!.id)).toBeUndefined();
+  });
+
+  it('start() delivers on its own timer; stop() finishes the batch in flight', async () => {
+    const worker = scopedWorker(h, { pollIntervalMs: 20 }, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 3, t);
+    worker.start();
+    const deadline = Date.now() + 15_000;
+    while (receiver.acceptedAt(ep.path).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await worker.stop();
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(3);
+    // Stopped: nothing more is sent.
+    await makeUsers(h, 1, t);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(3);
+    expect(eventsOf(h).worker).toBeDefined();
+  });
+});
