@@ -50,6 +50,7 @@ import { createKycWebhooks } from './modules/kyc/webhooks.js';
 import { createIdvHttpAdapter } from './providers/idv/http.js';
 import type { IdvPort } from './providers/idv/port.js';
 import { createOidcClient, type OidcPort } from './providers/idp/oidc.js';
+import { createBankLinkModule } from './modules/bank-link/module.js';
 import { createBackgroundRunner } from './platform/module/background.js';
 import { createDomainHooks } from './platform/module/hooks.js';
 import type { BastionModule, Platform } from './platform/module/module.js';
@@ -216,6 +217,8 @@ export async function createContainer(options: ContainerOptions) {
     callbackUrl: idpCallbackUrl,
     logger,
   });
+
+  modules.push(createBankLinkModule(platform, { audit }));
 
   return {
     config,

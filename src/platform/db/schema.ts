@@ -11,3 +11,5 @@ export * from '../../modules/kyc/table.js';
 export * from '../../modules/identity/table.js';
 export * from '../../modules/accreditations/table.js';
 export * from '../../modules/auth/idp/table.js';
+export * from '../../modules/bank-link/table.js';
+export * from '../../providers/bank-link/plaid/sandbox/table.js';

@@ -10,7 +10,11 @@ export type EventType =
   | 'kyc.declined'
   | 'accreditation.decided'
   | 'wallet.registered'
-  | 'transfer.submitted';
+  | 'transfer.submitted'
+  | 'bank_link.item_linked'
+  | 'bank_link.item_removed'
+  | 'bank_link.item_updated'
+  | 'bank_link.originator_updated';
 
 /** Appends an event to the outbox; call it inside the transaction that makes the change. */
 export async function appendEvent(
