@@ -6,12 +6,12 @@ import { bankLinkItems } from '../../src/modules/bank-link/table.js';
 import { auditEvents } from '../../src/modules/audit/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
-import { APP_RETURN, bankLink, linkItem, pathOf, sandboxSetup, walkLinkPage } from '../helpers/bank-link.js';
+import { APP_RETURN, bankLink, linkItem, pathOf, sandboxBase, sandboxSetup, walkLinkPage } from '../helpers/bank-link.js';
 
 let h: Harness;
 let userId: string;
 let user: Record<string, string>;
-let creds: { clientId: string; secret: string; baseUrl: string };
+let creds: { clientId: string; secret: string };
 
 beforeAll(async () => {
   h = await createHarness({ listen: true });
@@ -81,7 +81,7 @@ describe('user journey', () => {
     expect(res.json()).toEqual({ itemId: item.itemId, removed: true });
     const list = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
     expect(list.json().data.map((i: { itemId: string }) => i.itemId)).not.toContain(item.itemId);
-    const api = new PlaidApi(new Configuration({ basePath: creds.baseUrl }));
+    const api = new PlaidApi(new Configuration({ basePath: sandboxBase(h) }));
     const gone = await api.accountsGet({ client_id: creds.clientId, secret: creds.secret, access_token: accessToken }).catch((e: { response: { data: unknown } }) => e.response);
     expect(gone.data).toMatchObject({ error_code: 'INVALID_ACCESS_TOKEN' });
     expect((await outbox(h, undefined, 'bank_link.item_removed')).at(-1)?.payload).toMatchObject({ itemId: item.itemId, userId });
@@ -169,7 +169,7 @@ describe('sandbox originators and the tenant originator', () => {
 describe('provider webhooks', () => {
   it('an item that needs a new login is marked and announced once, however often the webhook comes', async () => {
     const item = await linkItem(h, user);
-    const api = new PlaidApi(new Configuration({ basePath: creds.baseUrl }));
+    const api = new PlaidApi(new Configuration({ basePath: sandboxBase(h) }));
     await api.sandboxItemResetLogin({ client_id: creds.clientId, secret: creds.secret, access_token: await accessTokenOf(item.itemId) });
     await h.container.platform.background.drain();
     const list = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });

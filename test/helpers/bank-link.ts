@@ -9,12 +9,15 @@ export function bankLink(h: Harness): BankLinkServices {
   return module.services as BankLinkServices;
 }
 
-/** The tenant's sandbox credentials and settings, with the test return URL allowed. */
-export async function sandboxSetup(h: Harness, tenant: TestTenant = h.tenant) {
+/** The tenant's sandbox credentials (clientId, secret), with the test return URL allowed. */
+export async function sandboxSetup(h: Harness, tenant: TestTenant = h.tenant): Promise<{ clientId: string; secret: string }> {
   await bankLink(h).settings.setRedirectAllow(tenant.tenantId, [APP_RETURN]);
   const view = await bankLink(h).settings.view(tenant.tenantId);
-  return { clientId: view.clientId, secret: view.sandboxSecret!, baseUrl: view.baseUrl };
+  return { clientId: view.clientId, secret: view.sandboxSecret! };
 }
+
+/** Where the built-in sandbox answers (the official client's basePath). */
+export const sandboxBase = (h: Harness): string => bankLink(h).sandbox.baseUrl();
 
 /** The path and query of a URL on the test server (for inject). */
 export const pathOf = (url: string): string => {

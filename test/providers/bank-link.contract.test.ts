@@ -1,7 +1,7 @@
 import { Configuration, CountryCode, PlaidApi, Products } from 'plaid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { bankLink, sandboxSetup } from '../helpers/bank-link.js';
+import { bankLink, sandboxBase, sandboxSetup } from '../helpers/bank-link.js';
 
 /**
  * The built-in sandbox driven over real HTTP by the unmodified official client, for every
@@ -16,7 +16,7 @@ beforeAll(async () => {
   h = await createHarness({ listen: true });
   const setup = await sandboxSetup(h);
   creds = { client_id: setup.clientId, secret: setup.secret };
-  api = new PlaidApi(new Configuration({ basePath: setup.baseUrl }));
+  api = new PlaidApi(new Configuration({ basePath: sandboxBase(h) }));
 });
 afterAll(async () => h.close());
 
