@@ -132,7 +132,8 @@ export function createBankLinkSettings(deps: {
         environment: row.environment,
         baseUrl: endpoint.baseUrl,
         clientId: row.clientId,
-        ...(sandbox ? { sandboxSecret: endpoint.secret } : { secret: '********' }),
+        /** The built-in sandbox's test secret; a real provider's secret is never shown. */
+        sandboxSecret: sandbox ? endpoint.secret : null,
         redirectAllow: row.redirectAllow,
         originatorClientId: row.originatorClientId,
         webhookUrl: deps.webhookUrl(tenantId),
