@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
+import type { BankLinkServices } from './modules/bank-link/module.js';
+import { SettingsInputError } from './modules/bank-link/settings.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -26,6 +28,17 @@ const USAGE = `Usage: bastion <command> [options]
   idp show --tenant ID                              the provider settings (secret masked) and the
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
+  bank-link configure --tenant ID --base-url URL --client-id ID --secret-file PATH [--environment sandbox|production]
+                                                    point a tenant at a bank-link provider environment
+                                                    (the secret is read from a file and stored sealed)
+  bank-link sandbox --tenant ID                     back to the built-in sandbox (new test credentials)
+  bank-link redirect-allow --tenant ID --redirect-allow URL...
+                                                    the URLs the Link page may return to (each admits
+                                                    its path and the paths below it)
+  bank-link originator --tenant ID --originator-id ID
+                                                    name the tenant's own originator
+  bank-link show --tenant ID                        the settings (a real secret is never shown; the
+                                                    built-in sandbox's test credentials are)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -56,6 +69,22 @@ async function existingTenant(c: Container, o: Options): Promise<string> {
   const tenantId = need(o, 'tenant');
   if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
   return tenantId;
+}
+
+function bankLinkSettings(c: Container) {
+  const module = c.modules.find((m) => m.name === 'bank-link');
+  if (!module) throw new Error('the bank-link module is not registered');
+  return (module.services as BankLinkServices).settings;
+}
+
+/** Settings input problems are usage errors. */
+async function settingsInput<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SettingsInputError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
@@ -125,6 +154,37 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const tenantId = await existingTenant(c, o);
     return { tenantId, removed: await c.idpConfig.remove(tenantId) };
   },
+  'bank-link configure': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const environment = o.environment ?? 'sandbox';
+    if (environment !== 'sandbox' && environment !== 'production') throw new UsageError('--environment must be sandbox or production');
+    const secret = readFileSync(need(o, 'secret-file'), 'utf8').trim();
+    const baseUrl = need(o, 'base-url');
+    await settingsInput(() => bankLinkSettings(c).configure(tenantId, { baseUrl, environment, clientId: need(o, 'client-id'), secret }));
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  'bank-link sandbox': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    await bankLinkSettings(c).configure(tenantId, { baseUrl: null });
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  'bank-link redirect-allow': async (c, o, lists) => {
+    const tenantId = await existingTenant(c, o);
+    if (lists.redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
+    const redirectAllow = await settingsInput(() => bankLinkSettings(c).setRedirectAllow(tenantId, lists.redirectAllow));
+    return { tenantId, redirectAllow };
+  },
+  'bank-link originator': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const originatorId = need(o, 'originator-id');
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(originatorId)) throw new UsageError('--originator-id is not an originator client id');
+    await bankLinkSettings(c).setOwnOriginator(tenantId, originatorId);
+    return { tenantId, originatorClientId: originatorId };
+  },
+  'bank-link show': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
   migrate: async () => ({ migrated: true }),
 };
 
@@ -153,6 +213,8 @@ async function main(argv: string[]): Promise<void> {
       'client-secret-file': { type: 'string' },
       'redirect-allow': { type: 'string', multiple: true },
       scopes: { type: 'string' },
+      environment: { type: 'string' },
+      'originator-id': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -164,7 +226,7 @@ async function main(argv: string[]): Promise<void> {
   }
   // `--redirect-allow A B C`: the words after the command are further URLs of that list.
   const rest = positionals.slice(name.split(' ').length);
-  if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
+  if (rest.length > 0 && name !== 'idp set' && name !== 'bank-link redirect-allow') throw new UsageError(`unexpected argument ${rest[0]}`);
   const { 'redirect-allow': redirectAllow = [], ...single } = values;
   const config = loadConfig();
   const container = await createContainer({ config });
