@@ -195,16 +195,20 @@ describe('sandbox originators', () => {
 describe('Link page', () => {
   it('refuses wrong sandbox credentials, and an unknown or finished session', async () => {
     const res = await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q(APP_RETURN)}`, headers: user });
-    const page = new URL(res.json().linkUrl as string).pathname;
+    const linkUrl = new URL(res.json().linkUrl as string);
+    const page = `${linkUrl.pathname}${linkUrl.search}`;
+    const token = linkUrl.searchParams.get('token')!;
     const form = { headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-    const bad = await h.inject({ method: 'POST', url: `${page}/login`, ...form, payload: 'institution_id=ins_109508&username=user_good&password=wrong' });
+    const bad = await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/login', ...form, payload: `token=${token}&institution_id=ins_109508&username=user_good&password=wrong` });
     expect(bad.statusCode).toBe(401);
     expect(bad.body).toContain('credentials were not correct');
-    const skip = await h.inject({ method: 'POST', url: `${page}/accounts`, ...form, payload: 'account=checking' });
+    const skip = await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/accounts', ...form, payload: `token=${token}&account=checking` });
     expect(skip.statusCode).toBe(400);
     await walkLinkPage(h, res.json().linkUrl);
     expect((await h.inject({ method: 'GET', url: page })).statusCode).toBe(410);
-    expect((await h.inject({ method: 'GET', url: '/sandbox/bank-link/link/link-sandbox-00000000-0000-0000-0000-000000000000' })).statusCode).toBe(404);
+    expect((await h.inject({ method: 'GET', url: '/sandbox/bank-link/link?token=link-sandbox-00000000-0000-0000-0000-000000000000' })).statusCode).toBe(404);
+    expect((await h.inject({ method: 'GET', url: '/sandbox/bank-link/link' })).statusCode).toBe(404);
+    expect((await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/login', ...form, payload: 'token=%3Cscript%3E' })).statusCode).toBe(404);
   });
 });
 

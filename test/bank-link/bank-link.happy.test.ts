@@ -31,7 +31,7 @@ describe('user journey', () => {
     const res = await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${encodeURIComponent(`${APP_RETURN}/done?x=1`)}`, headers: user });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ linkToken: expect.stringMatching(/^link-sandbox-/), expiration: expect.any(String), linkUrl: expect.stringContaining('/sandbox/bank-link/link/') });
+    expect(body).toEqual({ linkToken: expect.stringMatching(/^link-sandbox-/), expiration: expect.any(String), linkUrl: expect.stringContaining('/sandbox/bank-link/link?token=link-sandbox-') });
     const page = await h.inject({ method: 'GET', url: pathOf(body.linkUrl) });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('First Platypus Bank');
@@ -91,6 +91,8 @@ describe('user journey', () => {
     await linkItem(h, user);
     expect(h.logs.text()).not.toContain('access-sandbox');
     expect(h.logs.text()).not.toContain(creds.secret);
+    // Link tokens travel in queries and forms, which the logs redact.
+    expect(h.logs.text()).not.toContain('link-sandbox-');
   });
 });
 
@@ -141,13 +143,14 @@ describe('sandbox originators and the tenant originator', () => {
 
     const kyb = await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${id}/kyb`, headers: h.keyHeaders(t), payload: { clientId: c.clientId, secret: c.secret, redirectUri: `${APP_RETURN}/kyb` } });
     expect(kyb.statusCode).toBe(201);
-    expect(kyb.json()).toEqual({ originatorId: id, onboardingUrl: expect.stringContaining('/sandbox/bank-link/onboarding/') });
+    expect(kyb.json()).toEqual({ originatorId: id, onboardingUrl: expect.stringContaining('/sandbox/bank-link/onboarding?token=') });
 
     // The questionnaire page: submit the answers, then the sandbox reviewer approves.
     const url = pathOf(kyb.json().onboardingUrl);
-    const form = (body: string) => ({ payload: body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const token = encodeURIComponent(new URL(kyb.json().onboardingUrl as string).searchParams.get('token')!);
+    const form = (body: string) => ({ payload: `token=${token}&${body}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect((await h.inject({ method: 'GET', url })).body).toContain('not_submitted');
-    const submitted = await h.inject({ method: 'POST', url, ...form('legal_name=Acme+Funding+LLC&ein=12-3456789&website=https%3A%2F%2Facme.example&address=1+Main+St') });
+    const submitted = await h.inject({ method: 'POST', url: '/sandbox/bank-link/onboarding', ...form('legal_name=Acme+Funding+LLC&ein=12-3456789&website=https%3A%2F%2Facme.example&address=1+Main+St') });
     expect(submitted.statusCode).toBe(200);
     expect(submitted.body).toContain('submitted');
     await h.container.platform.background.drain();
@@ -155,7 +158,7 @@ describe('sandbox originators and the tenant originator', () => {
     expect(afterSubmit.json()).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'submitted' });
     expect((await outbox(h, t, 'bank_link.originator_updated')).map((e) => e.payload)).toEqual([{ originatorId: id, diligenceStatus: 'submitted' }]);
 
-    const review = await h.inject({ method: 'POST', url: `${url}/review`, ...form('decision=approve') });
+    const review = await h.inject({ method: 'POST', url: '/sandbox/bank-link/onboarding/review', ...form('decision=approve') });
     expect(review.statusCode).toBe(303);
     expect(review.headers.location).toBe(`${APP_RETURN}/kyb`);
     await h.container.platform.background.drain();

@@ -49,7 +49,7 @@ describe('nothing leaks', () => {
     expect(h.logs.text()).not.toContain(creds.secret);
   });
   it('the sandbox pages and API carry no-store and a strict CSP', async () => {
-    const res = await h.inject({ method: 'GET', url: '/sandbox/bank-link/link/link-sandbox-00000000-0000-0000-0000-000000000000' });
+    const res = await h.inject({ method: 'GET', url: '/sandbox/bank-link/link?token=link-sandbox-00000000-0000-0000-0000-000000000000' });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(String(res.headers['content-security-policy'])).toContain("default-src 'none'");
   });

@@ -28,6 +28,7 @@ export const pathOf = (url: string): string => {
 /** Walks the hosted Link page as a browser would (bank, sign-in, accounts); returns the public token. */
 export async function walkLinkPage(h: Harness, linkUrl: string, accounts: string[] = ['checking', 'savings']): Promise<string> {
   const page = pathOf(linkUrl);
+  const token = new URL(linkUrl).searchParams.get('token')!;
   const form = (fields: Record<string, string | string[]>) => {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) params.append(k, one);
@@ -35,13 +36,13 @@ export async function walkLinkPage(h: Harness, linkUrl: string, accounts: string
   };
   const open = await h.inject({ method: 'GET', url: page });
   if (open.statusCode !== 200) throw new Error(`Link page answered ${open.statusCode}`);
-  const login = await h.inject({ method: 'POST', url: `${page}/login`, ...form({ institution_id: 'ins_109508', username: 'user_good', password: 'pass_good' }) });
+  const login = await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/login', ...form({ token, institution_id: 'ins_109508', username: 'user_good', password: 'pass_good' }) });
   if (login.statusCode !== 200) throw new Error(`sign-in answered ${login.statusCode}`);
-  const done = await h.inject({ method: 'POST', url: `${page}/accounts`, ...form({ account: accounts }) });
+  const done = await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/accounts', ...form({ token, account: accounts }) });
   if (done.statusCode !== 303) throw new Error(`accounts answered ${done.statusCode}: ${done.body.slice(0, 200)}`);
-  const token = new URL(String(done.headers.location)).searchParams.get('public_token');
-  if (!token) throw new Error('no public token in the redirect');
-  return token;
+  const publicToken = new URL(String(done.headers.location)).searchParams.get('public_token');
+  if (!publicToken) throw new Error('no public token in the redirect');
+  return publicToken;
 }
 
 /** A user's linked item through the routes: link token, Link page, exchange. */

@@ -33,7 +33,7 @@ describe('bank-link sandbox speaks the provider protocol (official plaid client)
     });
     expect(data.link_token).toMatch(/^link-sandbox-/);
     expect(new Date(data.expiration).getTime()).toBeGreaterThan(h.clock.now().getTime());
-    expect(data.hosted_link_url).toMatch(new RegExp(`^${h.baseUrl}/sandbox/bank-link/link/link-sandbox-`));
+    expect(data.hosted_link_url).toMatch(new RegExp(`^${h.baseUrl}/sandbox/bank-link/link\\?token=link-sandbox-`));
     expect(data.request_id).toEqual(expect.any(String));
   });
 
@@ -95,7 +95,7 @@ describe('bank-link sandbox speaks the provider protocol (official plaid client)
     const { data: got } = await api.transferOriginatorGet({ ...creds, originator_client_id: a.originator_client_id });
     expect(got.originator).toEqual({ client_id: a.originator_client_id, company_name: 'Acme Funding LLC', transfer_diligence_status: 'not_submitted' });
     const { data: q } = await api.transferQuestionnaireCreate({ ...creds, originator_client_id: a.originator_client_id, redirect_uri: 'https://app.example/kyb' });
-    expect(q.onboarding_url).toMatch(new RegExp(`^${h.baseUrl}/sandbox/bank-link/onboarding/`));
+    expect(q.onboarding_url).toMatch(new RegExp(`^${h.baseUrl}/sandbox/bank-link/onboarding\\?token=`));
     const unknown = await api.transferOriginatorGet({ ...creds, originator_client_id: 'f'.repeat(24) }).catch(plaidError);
     expect(unknown.data).toMatchObject({ error_code: 'ORIGINATOR_NOT_FOUND' });
   });

@@ -87,7 +87,7 @@ export function itemEndpoints(app: FastifyInstance, context: SandboxContext): vo
     return {
       link_token: token,
       expiration: expiresAt.toISOString(),
-      ...(body.hosted_link !== undefined ? { hosted_link_url: `${context.baseUrl()}/link/${token}` } : {}),
+      ...(body.hosted_link !== undefined ? { hosted_link_url: `${context.baseUrl()}/link?token=${encodeURIComponent(token)}` } : {}),
     };
   });
 

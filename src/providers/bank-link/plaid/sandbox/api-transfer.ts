@@ -64,7 +64,7 @@ export function transferEndpoints(app: FastifyInstance, context: SandboxContext)
       createdAt: now(),
       expiresAt: new Date(now().getTime() + QUESTIONNAIRE_TTL_MS),
     });
-    return { onboarding_url: `${context.baseUrl()}/onboarding/${token}` };
+    return { onboarding_url: `${context.baseUrl()}/onboarding?token=${encodeURIComponent(token)}` };
   });
 
   endpoint(app, context, '/webhook_verification_key/get', { required: ['key_id'] }, async (_clientId, body) => {

@@ -35,6 +35,8 @@ export const button = (label: string, name?: string, value?: string) =>
 export const field = (label: string, name: string, type = 'text', value = '') =>
   `<p><label>${escapeHtml(label)}<br><input name="${escapeHtml(name)}" type="${type}" value="${escapeHtml(value)}" style="width:100%;padding:.4rem" autocomplete="off"></label></p>`;
 
+export const hidden = (name: string, value: string) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
+
 export const errorText = (message?: string) => (message ? `<p role="alert" style="color:#b00020">${escapeHtml(message)}</p>` : '');
 
 /** Form fields of an urlencoded body; a repeated field keeps every value. */

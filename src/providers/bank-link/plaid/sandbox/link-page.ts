@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken, newToken, newItemId, SANDBOX_PREFIX, type SandboxContext } from './context.js';
 import { accountsFor, PUBLIC_TOKEN_TTL_MS } from './api-items.js';
 import { bankById, SANDBOX_PASSWORD, SANDBOX_USERNAME, TEST_ACCOUNTS, TEST_BANKS } from './fixtures.js';
-import { button, errorText, escapeHtml, field, formValues, page } from './html.js';
+import { button, errorText, escapeHtml, field, formValues, hidden, page } from './html.js';
 import type { SandboxLinkTokenRow } from './table.js';
 
 const LINK_TOKEN_RE = /^link-sandbox-[0-9a-f-]{36}$/;
@@ -17,10 +17,12 @@ export function linkPages(app: FastifyInstance, context: SandboxContext): void {
   const config = { tenancy: false } as const;
   const schema = { hide: true } as const;
   const now = () => options.clock.now();
-  const base = `${SANDBOX_PREFIX}/link/:token`;
+  const base = `${SANDBOX_PREFIX}/link`;
 
+  /** The link token travels in the query (GET) or a hidden field (POST), never in a path: logs redact it. */
   async function session(request: FastifyRequest, reply: FastifyReply): Promise<{ token: string; row: SandboxLinkTokenRow } | undefined> {
-    const token = (request.params as { token: string }).token;
+    const query = (request.query as { token?: unknown }).token;
+    const token = request.method === 'GET' ? (typeof query === 'string' ? query : '') : (formValues(request.body).get('token') ?? '');
     const row = LINK_TOKEN_RE.test(token) ? await store.findLinkToken(hashToken(token)) : undefined;
     if (!row || row.expiresAt <= now()) {
       await page(reply, 404, 'Link session not found', '<p>This link session does not exist or has expired. Start again from the app.</p>');
@@ -41,7 +43,7 @@ export function linkPages(app: FastifyInstance, context: SandboxContext): void {
       reply,
       status,
       `Connect a bank account to ${row.clientName}`,
-      `${errorText(error)}<form method="post" action="${SANDBOX_PREFIX}/link/${token}/login"><fieldset><legend>Select your bank</legend>${banks}</fieldset>` +
+      `${errorText(error)}<form method="post" action="${base}/login">${hidden('token', token)}<fieldset><legend>Select your bank</legend>${banks}</fieldset>` +
         `${field('Username', 'username')}${field('Password', 'password', 'password')}` +
         `<p style="color:#666;font-size:.85rem">Sandbox credentials: <code>${SANDBOX_USERNAME}</code> / <code>${SANDBOX_PASSWORD}</code></p>${button('Sign in')}</form>`,
     );
@@ -56,7 +58,7 @@ export function linkPages(app: FastifyInstance, context: SandboxContext): void {
       reply,
       status,
       `Choose accounts at ${bank?.name ?? 'your bank'}`,
-      `${errorText(error)}<form method="post" action="${SANDBOX_PREFIX}/link/${token}/accounts">${boxes}${button('Continue')}</form>`,
+      `${errorText(error)}<form method="post" action="${base}/accounts">${hidden('token', token)}${boxes}${button('Continue')}</form>`,
       row.completionRedirectUri,
     );
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken, SANDBOX_PREFIX, type SandboxContext } from './context.js';
 import { originatorWebhook } from './api-transfer.js';
-import { button, errorText, escapeHtml, field, formValues, page } from './html.js';
+import { button, errorText, escapeHtml, field, formValues, hidden, page } from './html.js';
 import type { SandboxOriginatorRow } from './table.js';
 
 const QUESTIONS = [
@@ -24,11 +24,13 @@ export function onboardingPages(app: FastifyInstance, context: SandboxContext): 
   const config = { tenancy: false } as const;
   const schema = { hide: true } as const;
   const now = () => options.clock.now();
-  const base = `${SANDBOX_PREFIX}/onboarding/:token`;
+  const base = `${SANDBOX_PREFIX}/onboarding`;
 
+  /** The token travels in the query (GET) or a hidden field (POST), never in a path: logs redact it. */
   async function open(request: FastifyRequest, reply: FastifyReply) {
-    const token = (request.params as { token: string }).token;
-    const q = token.length <= 100 ? await store.findQuestionnaire(hashToken(token)) : undefined;
+    const query = (request.query as { token?: unknown }).token;
+    const token = request.method === 'GET' ? (typeof query === 'string' ? query : '') : (formValues(request.body).get('token') ?? '');
+    const q = token.length > 0 && token.length <= 100 ? await store.findQuestionnaire(hashToken(token)) : undefined;
     const originator = q && q.expiresAt > now() ? await store.findOriginator(q.clientId, q.originatorClientId) : undefined;
     if (!q || !originator) {
       await page(reply, 404, 'Questionnaire not found', '<p>This onboarding link does not exist or has expired.</p>');
@@ -41,8 +43,8 @@ export function onboardingPages(app: FastifyInstance, context: SandboxContext): 
     const open = originator.diligenceStatus === 'not_submitted' || originator.diligenceStatus === 'more_information_required';
     const state = `<p>Diligence status: <strong id="diligence-status">${escapeHtml(originator.diligenceStatus)}</strong></p>`;
     const body = open
-      ? `<form method="post" action="${SANDBOX_PREFIX}/onboarding/${token}">${QUESTIONS.map((q) => field(q.label, q.name)).join('')}${button('Submit questionnaire')}</form>`
-      : `<form method="post" action="${SANDBOX_PREFIX}/onboarding/${token}/review"><p>Sandbox review:</p>` +
+      ? `<form method="post" action="${SANDBOX_PREFIX}/onboarding">${hidden('token', token)}${QUESTIONS.map((q) => field(q.label, q.name)).join('')}${button('Submit questionnaire')}</form>`
+      : `<form method="post" action="${SANDBOX_PREFIX}/onboarding/review">${hidden('token', token)}<p>Sandbox review:</p>` +
         `${button('Approve', 'decision', 'approve')}${button('Deny', 'decision', 'deny')}${button('Request more information', 'decision', 'more_info')}${button('Put under review', 'decision', 'review')}</form>` +
         `<p><a href="${escapeHtml(redirectUri)}">Return to the platform</a></p>`;
     return page(reply, status, `KYB questionnaire: ${originator.companyName}`, `${errorText(error)}${state}${body}`, redirectUri);
