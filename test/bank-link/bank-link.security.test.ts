@@ -54,3 +54,34 @@ describe('nothing leaks', () => {
     expect(String(res.headers['content-security-policy'])).toContain("default-src 'none'");
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents every bank-link route with its security and errors, and stays valid', async () => {
+    const { compileErrors, validate } = await import('@readme/openapi-parser');
+    const doc = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const result = await validate(structuredClone(doc));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/bank-link'));
+    expect(paths.sort()).toEqual([
+      '/bank-link-sandbox/originators',
+      '/bank-link-sandbox/originators/{id}',
+      '/bank-link-sandbox/originators/{id}/kyb',
+      '/bank-link/items',
+      '/bank-link/items/{itemId}',
+      '/bank-link/link-token',
+      '/bank-link/public-token',
+      '/bank-link/tenant/link-token',
+      '/bank-link/tenant/originator',
+      '/bank-link/webhooks/{tenantId}',
+    ]);
+    for (const path of paths) {
+      for (const op of Object.values(doc.paths[path]) as Array<{ security?: unknown[]; responses: Record<string, unknown> }>) {
+        expect(op.security?.length).toBeGreaterThan(0);
+        expect(op.responses).toHaveProperty('400');
+        expect(op.responses).toHaveProperty('401');
+      }
+    }
+    expect(doc.paths['/bank-link/tenant/originator'].get.security).toEqual([{ tenant: [], apiKey: [] }]);
+    expect(Object.keys(doc.paths).some((p) => p.startsWith('/sandbox/bank-link'))).toBe(false);
+  });
+});

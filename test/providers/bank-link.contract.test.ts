@@ -100,6 +100,15 @@ describe('bank-link sandbox speaks the provider protocol (official plaid client)
     expect(unknown.data).toMatchObject({ error_code: 'ORIGINATOR_NOT_FOUND' });
   });
 
+  it('concurrent originator creates all succeed and list in creation order', async () => {
+    const t = await h.newTenant();
+    const c = await sandboxSetup(h, t);
+    const own = { client_id: c.clientId, secret: c.secret };
+    const created = await Promise.all(Array.from({ length: 6 }, (_, i) => api.transferOriginatorCreate({ ...own, company_name: `Parallel ${i}` })));
+    const { data } = await api.transferOriginatorList({ ...own, count: 25, offset: 0 });
+    expect(data.originators.map((o) => o.client_id).sort()).toEqual(created.map((r) => r.data.originator_client_id).sort());
+  });
+
   it('webhook_verification_key/get answers the ES256 public key of a signature, unknown ids refused', async () => {
     const jwt = await bankLink(h).sandbox.signer.sign('{}');
     const kid = JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()).kid as string;

@@ -33,8 +33,9 @@ export async function bankLinkWebhookRoutes(app: FastifyInstance, deps: { webhoo
       config: { tenancy: false },
       schema: {
         tags: ['Bank-account linking'],
-        summary: 'Provider webhooks: an ES256 JWT in Plaid-Verification over the SHA-256 of the body (docs/providers.md)',
-        security: [],
+        summary: 'Provider webhooks: an ES256 JWT in the Plaid-Verification header over the SHA-256 of the body (docs/providers.md)',
+        // Signed by the provider (not the shared-secret HMAC): see the summary and docs/providers.md.
+        security: [{ webhookSignature: [] }],
         params: WebhookTenantParam,
         body: WebhookPayload,
         response: { 200: WebhookAck, ...errorResponses() },

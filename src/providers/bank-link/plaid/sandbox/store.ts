@@ -67,7 +67,9 @@ export function createSandboxStore(db: DbOrTx) {
       return row;
     },
 
+    /** Numbers the client's originators in order: the client row is locked while the next number is taken. */
     async insertOriginator(row: Omit<SandboxOriginatorRow, 'seq'>, tx: DbOrTx = db): Promise<SandboxOriginatorRow> {
+      await tx.select({ id: bankLinkSandboxClients.clientId }).from(bankLinkSandboxClients).where(eq(bankLinkSandboxClients.clientId, row.clientId)).for('update');
       const [last] = await tx.select({ seq: max(bankLinkSandboxOriginators.seq) }).from(bankLinkSandboxOriginators).where(eq(bankLinkSandboxOriginators.clientId, row.clientId));
       const [created] = await tx.insert(bankLinkSandboxOriginators).values({ ...row, seq: (last?.seq ?? 0) + 1 }).returning();
       return created!;
