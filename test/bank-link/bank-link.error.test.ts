@@ -293,3 +293,22 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
     await unchanged();
   });
 });
+
+describe('webhook handling when the provider is down', () => {
+  it('an originator webhook answers 502 (the provider retries) when the status cannot be read back; nothing changes', async () => {
+    const { createBankLinkRepo } = await import('../../src/modules/bank-link/repo.js');
+    const { createBankLinkWebhooks } = await import('../../src/modules/bank-link/webhooks.js');
+    const { createPlaidAdapter } = await import('../../src/providers/bank-link/plaid/http.js');
+    const { BankLinkProviderError } = await import('../../src/providers/bank-link/port.js');
+    const t = await h.newTenant();
+    const c = await sandboxSetup(h, t);
+    const created = await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { ...c, companyName: 'Down Co' } });
+    const id = created.json().id as string;
+    const real = createPlaidAdapter();
+    const down = { ...real, getOriginator: async () => Promise.reject(new BankLinkProviderError(0, 'API_ERROR', 'UNREACHABLE', 'down')) };
+    const webhooks = createBankLinkWebhooks({ repo: createBankLinkRepo(h.database.db), tx: h.container.platform.tx, clock: h.clock, port: down, settings: bankLink(h).settings });
+    const body = { webhook_type: 'TRANSFER', webhook_code: 'ORIGINATOR_DILIGENCE_STATUS_UPDATED', originator_client_id: id };
+    await expect(webhooks.handle(t.tenantId, body)).rejects.toMatchObject({ statusCode: 502, code: 'BANK_LINK_PROVIDER_UNAVAILABLE' });
+    expect(await outbox(h, t, 'bank_link.originator_updated')).toHaveLength(0);
+  });
+});

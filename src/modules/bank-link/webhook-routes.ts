@@ -38,7 +38,7 @@ export async function bankLinkWebhookRoutes(app: FastifyInstance, deps: { webhoo
         security: [{ webhookSignature: [] }],
         params: WebhookTenantParam,
         body: WebhookPayload,
-        response: { 200: WebhookAck, ...errorResponses() },
+        response: { 200: WebhookAck, ...errorResponses(502) },
       },
       preValidation: async (request) => {
         const tenantId = String((request.params as { tenantId?: unknown }).tenantId ?? '').toLowerCase();

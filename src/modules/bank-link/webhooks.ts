@@ -4,7 +4,8 @@ import { safeEqual, sha256Hex } from '../../platform/crypto/hash.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { WEBHOOK_MAX_AGE_SECONDS, type BankLinkPort, type WebhookKey } from '../../providers/bank-link/port.js';
-import { BankLinkErrors } from './errors.js';
+import { AppError } from '../../platform/http/errors.js';
+import { BankLinkErrors, viaProvider } from './errors.js';
 import type { BankLinkRepo } from './repo.js';
 import type { BankLinkSettingsService } from './settings.js';
 import type { BankLinkItemStatus } from './table.js';
@@ -123,7 +124,12 @@ export function createBankLinkWebhooks(deps: { repo: BankLinkRepo; tx: RunInTx; 
         const resolved = await settings.existing(tenantId);
         if (!known || !resolved) return;
         // The webhook is a hint: the status is read back from the provider.
-        const detail = await port.getOriginator(resolved.endpoint, id);
+        // Unreachable: 502, and the provider delivers the webhook again later. Unknown there: nothing to do.
+        const detail = await viaProvider(() => port.getOriginator(resolved.endpoint, id)).catch((error: unknown) => {
+          if (error instanceof AppError && error.statusCode === 404) return undefined;
+          throw error;
+        });
+        if (!detail) return;
         await tx(async (db) => {
           const current = await repo.findOriginator(tenantId, id, db);
           if (!current || current.diligenceStatus === detail.diligenceStatus) return;
