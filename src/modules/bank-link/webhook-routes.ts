@@ -6,6 +6,13 @@ import { VERIFICATION_HEADER } from '../../providers/bank-link/port.js';
 import { WebhookAck, WebhookTenantParam } from './schemas.js';
 import type { BankLinkWebhooks, WebhookBody } from './webhooks.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact bytes of a provider webhook (its signature covers their hash). */
+    rawBody?: Buffer;
+  }
+}
+
 const WebhookPayload = Type.Object(
   { webhook_type: Type.String({ minLength: 1, maxLength: 100 }), webhook_code: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: true },
