@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bankLinkItems } from '../../src/modules/bank-link/table.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
@@ -258,6 +258,31 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
     expectError(await post(unknownKid, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
     const hs = await new SignJWT({ request_body_sha256: 'x' }).setProtectedHeader({ alg: 'HS256', kid: kidOf(genuine) }).setIssuedAt().sign(new Uint8Array(32));
     expectError(await post(hs, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    await unchanged();
+  });
+  it('keys are fetched once per key id (cached), and an unknown key id is not asked about again for a minute', async () => {
+    const lookups = vi.spyOn(signer(), 'publicKey');
+    try {
+      const { SignJWT, generateKeyPair } = await import('jose');
+      const { privateKey } = await generateKeyPair('ES256');
+      const kid = `unknown-${randomUUID()}`;
+      const forged = await new SignJWT({ request_body_sha256: 'x' }).setProtectedHeader({ alg: 'ES256', kid }).setIssuedAt(Math.floor(h.clock.now().getTime() / 1000)).sign(privateKey);
+      for (let i = 0; i < 3; i++) expectError(await post(forged, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+      expect(lookups.mock.calls.filter(([k]) => k === kid)).toHaveLength(1);
+      h.clock.advance(61_000);
+      user = h.bearerHeaders(await h.tokenFor(userId));
+      expectError(await post(forged, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+      expect(lookups.mock.calls.filter(([k]) => k === kid)).toHaveLength(2);
+      // The genuine key: already cached by earlier webhooks, not fetched again.
+      const genuineKid = kidOf(await signer().sign('{}'));
+      const before = lookups.mock.calls.filter(([k]) => k === genuineKid).length;
+      const raw = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'NOTHING', item_id: providerItemId });
+      expect((await post(await signer().sign(raw), raw)).statusCode).toBe(200);
+      expect((await post(await signer().sign(raw), raw)).statusCode).toBe(200);
+      expect(lookups.mock.calls.filter(([k]) => k === genuineKid).length).toBe(before);
+    } finally {
+      lookups.mockRestore();
+    }
     await unchanged();
   });
   it('401 when the body hash does not match (a genuine signature of another body)', async () => {

@@ -13,6 +13,8 @@ import type { BankLinkItemStatus } from './table.js';
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
 
 const KEY_CACHE_MAX = 1000;
+/** A key id the provider did not know is not asked about again for this long (no amplification). */
+const MISS_TTL_MS = 60_000;
 /** A webhook dated this far in the future is refused too (clock skew allowance). */
 const FUTURE_SKEW_SECONDS = 60;
 
@@ -53,6 +55,7 @@ function itemChange(body: WebhookBody): { status?: BankLinkItemStatus; errorCode
 export function createBankLinkWebhooks(deps: { repo: BankLinkRepo; tx: RunInTx; clock: Clock; port: BankLinkPort; settings: BankLinkSettingsService }) {
   const { repo, tx, clock, port, settings } = deps;
   const keys = new Map<string, { key: VerifyKey; expiredAt: number | null }>();
+  const misses = new Map<string, number>();
 
   async function keyFor(tenantId: string, kid: string) {
     const resolved = await settings.existing(tenantId);
@@ -61,10 +64,14 @@ export function createBankLinkWebhooks(deps: { repo: BankLinkRepo; tx: RunInTx; 
     const cacheKey = `${endpoint.baseUrl}|${endpoint.clientId}|${kid}`;
     let cached = keys.get(cacheKey);
     if (!cached) {
+      const missedAt = misses.get(cacheKey);
+      if (missedAt !== undefined && clock.now().getTime() - missedAt < MISS_TTL_MS) throw BankLinkErrors.webhookUnauthorized('unknown key id');
       let jwk: WebhookKey;
       try {
         jwk = await port.getWebhookVerificationKey(endpoint, kid);
       } catch {
+        if (misses.size >= KEY_CACHE_MAX) misses.delete(misses.keys().next().value!);
+        misses.set(cacheKey, clock.now().getTime());
         throw BankLinkErrors.webhookUnauthorized('unknown key id');
       }
       if (jwk.alg !== 'ES256' || jwk.kty !== 'EC' || jwk.crv !== 'P-256') throw BankLinkErrors.webhookUnauthorized('unexpected key type');
