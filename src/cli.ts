@@ -12,6 +12,8 @@ import { SYSTEM_ACTOR } from './platform/audit/actor.js';
 import { EVENT_TYPES } from './modules/events/event-types.js';
 import type { EventsServices } from './modules/events/module.js';
 import type { EventsService } from './modules/events/service.js';
+import type { BankLinkServices } from './modules/bank-link/module.js';
+import { SettingsInputError } from './modules/bank-link/settings.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -46,6 +48,17 @@ ${ENTITIES_USAGE}
   events replay --tenant ID --endpoint ID --from ISO [--to ISO]
                                                     queue the events of a time range for the
                                                     endpoint again (same webhook-ids)
+  bank-link configure --tenant ID --base-url URL --client-id ID --secret-file PATH [--environment sandbox|production]
+                                                    point a tenant at a bank-link provider environment
+                                                    (the secret is read from a file and stored sealed)
+  bank-link sandbox --tenant ID                     back to the built-in sandbox (new test credentials)
+  bank-link redirect-allow --tenant ID --redirect-allow URL...
+                                                    the URLs the Link page may return to (each admits
+                                                    its path and the paths below it)
+  bank-link originator --tenant ID --originator-id ID
+                                                    name the tenant's own originator
+  bank-link show --tenant ID                        the settings (a real secret is never shown; the
+                                                    built-in sandbox's test credentials are)
   migrate                                           apply database migrations and exit
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
@@ -92,6 +105,22 @@ function eventsOf(c: Container): EventsService {
   const module = c.modules.find((m) => m.name === 'events');
   if (!module) throw new Error('the events module is not loaded');
   return (module.services as EventsServices).events;
+}
+
+function bankLinkSettings(c: Container) {
+  const module = c.modules.find((m) => m.name === 'bank-link');
+  if (!module) throw new Error('the bank-link module is not registered');
+  return (module.services as BankLinkServices).settings;
+}
+
+/** Settings input problems are usage errors. */
+async function settingsInput<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SettingsInputError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
@@ -200,6 +229,37 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const to = o.to ? iso('to', o.to) : undefined;
     return { tenantId, endpointId, ...(await eventsOf(c).replay(tenantId, endpointId, { from, to }, SYSTEM_ACTOR)) };
   },
+  'bank-link configure': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const environment = o.environment ?? 'sandbox';
+    if (environment !== 'sandbox' && environment !== 'production') throw new UsageError('--environment must be sandbox or production');
+    const secret = readFileSync(need(o, 'secret-file'), 'utf8').trim();
+    const baseUrl = need(o, 'base-url');
+    await settingsInput(() => bankLinkSettings(c).configure(tenantId, { baseUrl, environment, clientId: need(o, 'client-id'), secret }));
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  'bank-link sandbox': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    await bankLinkSettings(c).configure(tenantId, { baseUrl: null });
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  'bank-link redirect-allow': async (c, o, lists) => {
+    const tenantId = await existingTenant(c, o);
+    if (lists.redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
+    const redirectAllow = await settingsInput(() => bankLinkSettings(c).setRedirectAllow(tenantId, lists.redirectAllow));
+    return { tenantId, redirectAllow };
+  },
+  'bank-link originator': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const originatorId = need(o, 'originator-id');
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(originatorId)) throw new UsageError('--originator-id is not an originator client id');
+    await bankLinkSettings(c).setOwnOriginator(tenantId, originatorId);
+    return { tenantId, originatorClientId: originatorId };
+  },
+  'bank-link show': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
   migrate: async () => ({ migrated: true }),
   ...entitiesCommands,
 };
@@ -239,6 +299,8 @@ async function main(argv: string[]): Promise<void> {
       endpoint: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      environment: { type: 'string' },
+      'originator-id': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -250,7 +312,7 @@ async function main(argv: string[]): Promise<void> {
   }
   // `--redirect-allow A B C`: the words after the command are further URLs of that list.
   const rest = positionals.slice(name.split(' ').length);
-  if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
+  if (rest.length > 0 && name !== 'idp set' && name !== 'bank-link redirect-allow') throw new UsageError(`unexpected argument ${rest[0]}`);
   const { 'redirect-allow': redirectAllow = [], ...single } = values;
   // Bad arguments fail before the database is opened.
   if (name === 'storage gc') olderThanHours(single as Options);

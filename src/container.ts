@@ -6,6 +6,7 @@ import type { IdvPort } from './providers/idv/port.js';
 import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
+import { createBankLinkModule } from './modules/bank-link/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
 import { createEventsModule } from './modules/events/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
@@ -61,6 +62,7 @@ export async function createContainer(options: ContainerOptions) {
     createEntitiesModule(platform, services),
     createWalletsModule(platform, services),
     createEventsModule(platform, services),
+    createBankLinkModule(platform, services),
   ];
 
   const { tenants: tenantsService } = tenants.services;

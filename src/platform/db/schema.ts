@@ -16,3 +16,5 @@ export * from '../../providers/business-profile/business-profile-a/sandbox/table
 export * from '../idempotency/table.js';
 export * from '../../modules/wallets/table.js';
 export * from '../../modules/events/table.js';
+export * from '../../modules/bank-link/table.js';
+export * from '../../providers/bank-link/plaid/sandbox/table.js';

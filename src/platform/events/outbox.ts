@@ -34,6 +34,10 @@ export const EVENT_TYPES = [
   'entity.payment_method_updated',
   'entity.business_profile_submitted',
   'entity.business_profile_updated',
+  'bank_link.item_linked',
+  'bank_link.item_removed',
+  'bank_link.item_updated',
+  'bank_link.originator_updated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,0 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { actorOf } from '../../platform/audit/actor.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import { ownerOf } from './routes.js';
+import { CreateOriginatorBody, KybBody, KybResponse, Originator, OriginatorIdParam, OriginatorList, OriginatorListQuery } from './schemas.js';
+import type { OriginatorsService } from './originators.js';
+
+/** The sandbox originators (API key; 404 unless the tenant's bank-link environment is the sandbox). */
+export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators: OriginatorsService }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { originators } = deps;
+  const tags = ['Bank-account linking: sandbox originators'];
+  const config = { auth: { apiKey: true } } as const;
+
+  r.post(
+    '/bank-link-sandbox/originators',
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Create an originator (body: the tenant's sandbox credentials and the company name)",
+        body: CreateOriginatorBody,
+        response: { 201: Originator, ...errorResponses(403, 404, 502) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await originators.create(request.tenant.id, request.body, actorOf(request.principal))),
+  );
+
+  r.get(
+    '/bank-link-sandbox/originators',
+    {
+      config,
+      schema: { tags, summary: 'The originators, in creation order (count 1-25 and offset required)', querystring: OriginatorListQuery, response: { 200: OriginatorList, ...errorResponses(403, 404, 502) } },
+    },
+    async (request) => originators.list(request.tenant.id, request.query),
+  );
+
+  r.post(
+    '/bank-link-sandbox/originators/:id/kyb',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Start the KYB questionnaire of an originator: answers its onboarding URL',
+        params: OriginatorIdParam,
+        body: KybBody,
+        response: { 201: KybResponse, ...errorResponses(403, 404, 502) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await originators.startKyb(request.tenant.id, request.params.id, request.body, actorOf(request.principal), ownerOf(request).appUrl)),
+  );
+
+  r.get(
+    '/bank-link-sandbox/originators/:id',
+    { config, schema: { tags, summary: 'An originator and its diligence status', params: OriginatorIdParam, response: { 200: Originator, ...errorResponses(403, 404, 502) } } },
+    async (request) => originators.get(request.tenant.id, request.params.id),
+  );
+}

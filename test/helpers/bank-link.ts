@@ -1,0 +1,56 @@
+import type { BankLinkServices } from '../../src/modules/bank-link/module.js';
+import type { Harness, TestTenant } from './harness.js';
+
+export const APP_RETURN = 'https://app.example/bank';
+
+export function bankLink(h: Harness): BankLinkServices {
+  const module = h.container.modules.find((m) => m.name === 'bank-link');
+  if (!module) throw new Error('the bank-link module is not registered');
+  return module.services as BankLinkServices;
+}
+
+/** The tenant's sandbox credentials (clientId, secret), with the test return URL allowed. */
+export async function sandboxSetup(h: Harness, tenant: TestTenant = h.tenant): Promise<{ clientId: string; secret: string }> {
+  await bankLink(h).settings.setRedirectAllow(tenant.tenantId, [APP_RETURN]);
+  const view = await bankLink(h).settings.view(tenant.tenantId);
+  return { clientId: view.clientId, secret: view.sandboxSecret! };
+}
+
+/** Where the built-in sandbox answers (the official client's basePath). */
+export const sandboxBase = (h: Harness): string => bankLink(h).sandbox.baseUrl();
+
+/** The path and query of a URL on the test server (for inject). */
+export const pathOf = (url: string): string => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
+/** Walks the hosted Link page as a browser would (bank, sign-in, accounts); returns the public token. */
+export async function walkLinkPage(h: Harness, linkUrl: string, accounts: string[] = ['checking', 'savings']): Promise<string> {
+  const page = pathOf(linkUrl);
+  const token = new URL(linkUrl).searchParams.get('token')!;
+  const form = (fields: Record<string, string | string[]>) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) params.append(k, one);
+    return { payload: params.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  };
+  const open = await h.inject({ method: 'GET', url: page });
+  if (open.statusCode !== 200) throw new Error(`Link page answered ${open.statusCode}`);
+  const login = await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/login', ...form({ token, institution_id: 'ins_109508', username: 'user_good', password: 'pass_good' }) });
+  if (login.statusCode !== 200) throw new Error(`sign-in answered ${login.statusCode}`);
+  const done = await h.inject({ method: 'POST', url: '/sandbox/bank-link/link/accounts', ...form({ token, account: accounts }) });
+  if (done.statusCode !== 303) throw new Error(`accounts answered ${done.statusCode}: ${done.body.slice(0, 200)}`);
+  const publicToken = new URL(String(done.headers.location)).searchParams.get('public_token');
+  if (!publicToken) throw new Error('no public token in the redirect');
+  return publicToken;
+}
+
+/** A user's linked item through the routes: link token, Link page, exchange. */
+export async function linkItem(h: Harness, headers: Record<string, string>, accounts?: string[]) {
+  const res = await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${encodeURIComponent(`${APP_RETURN}/done`)}`, headers });
+  if (res.statusCode !== 200) throw new Error(`link-token answered ${res.statusCode}: ${res.body}`);
+  const publicToken = await walkLinkPage(h, res.json().linkUrl, accounts);
+  const exchanged = await h.inject({ method: 'POST', url: '/bank-link/public-token', headers, payload: { publicToken } });
+  if (exchanged.statusCode !== 201) throw new Error(`exchange answered ${exchanged.statusCode}: ${exchanged.body}`);
+  return exchanged.json() as { itemId: string; accounts: Array<{ mask: string }> };
+}
