@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchRedirect, normalizeAllowEntry } from '../../src/modules/auth/idp/redirect-allow.js';
+import { matchRedirect, normalizeAllowEntry } from '../../src/platform/http/redirect-allow.js';
 import { CLIENT_URL, createIdpHarness, fragmentOf, type IdpHarness } from '../helpers/idp.js';
 import { expectError, routeCases } from '../helpers/security.js';
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { safeEqual } from '../../platform/crypto/hash.js';
 import type { BankLinkPort } from '../../providers/bank-link/port.js';
 import type { AuditService } from '../audit/service.js';
-import { matchRedirect } from '../auth/idp/redirect-allow.js';
+import { matchRedirect } from '../../platform/http/redirect-allow.js';
 import { BankLinkErrors, viaProvider } from './errors.js';
 import type { BankLinkRepo } from './repo.js';
 import type { CreateOriginatorInput, KybInput, OriginatorDto } from './schemas.js';

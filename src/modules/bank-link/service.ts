@@ -5,7 +5,7 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { BankLinkProviderError, type BankLinkPort } from '../../providers/bank-link/port.js';
 import type { AuditService } from '../audit/service.js';
-import { matchRedirect } from '../auth/idp/redirect-allow.js';
+import { matchRedirect } from '../../platform/http/redirect-allow.js';
 import { BankLinkErrors, fromProviderError, viaProvider } from './errors.js';
 import type { BankLinkRepo } from './repo.js';
 import type { BankLinkItemDto, LinkTokenDto, OriginatorDto } from './schemas.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { BankLinkEndpoint } from '../../providers/bank-link/port.js';
-import { normalizeAllowEntry } from '../auth/idp/redirect-allow.js';
+import { normalizeAllowEntry } from '../../platform/http/redirect-allow.js';
 import type { BankLinkRepo } from './repo.js';
 import type { BankLinkSettingsRow } from './table.js';
 

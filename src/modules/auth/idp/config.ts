@@ -2,7 +2,7 @@ import type { Clock } from '../../../platform/clock.js';
 import type { SecretBox } from '../../../platform/crypto/secrets.js';
 import type { OidcClientSettings } from '../../../providers/idp/oidc.js';
 import { IdpErrors } from './errors.js';
-import { isLoopbackHost, normalizeAllowEntry } from './redirect-allow.js';
+import { isLoopbackHost, normalizeAllowEntry } from '../../../platform/http/redirect-allow.js';
 import type { IdpRepo } from './repo.js';
 import type { IdpConfigRow } from './table.js';
 

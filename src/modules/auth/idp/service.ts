@@ -15,7 +15,7 @@ import type { SecondFactorStarter } from '../service.js';
 import type { SecurityEventSink, SessionMeta, SessionService } from '../sessions.js';
 import type { IdpConfigService, IdpTenantSettings } from './config.js';
 import { IdpErrors, IdpLoginError } from './errors.js';
-import { matchRedirect } from './redirect-allow.js';
+import { matchRedirect } from '../../../platform/http/redirect-allow.js';
 import type { IdpRepo } from './repo.js';
 import type { IdpLoginStateRow } from './table.js';
 

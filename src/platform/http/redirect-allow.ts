@@ -6,7 +6,7 @@
  * cannot smuggle a different target past the comparison.
  */
 
-import { isLoopbackHost } from '../../../platform/http/hosts.js';
+import { isLoopbackHost } from './hosts.js';
 
 export { isLoopbackHost };
 
