@@ -168,8 +168,8 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
     ]) {
       expectError(await postEoa(h, token, payload), 400, 'VALIDATION_FAILED');
     }
-    // A number is read as its string, which is no SIWE message.
-    expectError(await postEoa(h, token, { message: 42, signature: '0x' + 'ab'.repeat(65) }), 400, 'SIWE_MESSAGE_INVALID');
+    // JSON bodies are never coerced: a number where a string belongs is a validation error.
+    expectError(await postEoa(h, token, { message: 42, signature: '0x' + 'ab'.repeat(65) }), 400, 'VALIDATION_FAILED');
     const malformedJson = await h.inject({ method: 'POST', url: '/evm-eoas', headers: { ...h.bearerHeaders(token), 'content-type': 'application/json' }, payload: '{"message":' });
     expectError(malformedJson, 400, 'MALFORMED_JSON');
     await expectNothingStored(userId);
