@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { and, desc, isNull, ne } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { Db } from '../../platform/db/client.js';
-import { signingKeys, type SigningKeyRow } from './table.js';
+import { createKeysRepo } from './keys-repo.js';
+import type { SigningKeyRow } from './table.js';
 
 /** A retired key stays published this long: token lifetime plus the reload interval and a margin. */
 const PUBLISH_AFTER_RETIRE_MS = 20 * 60_000;
@@ -44,7 +44,8 @@ function newKeyPair(): { kid: string; publicJwk: PublicJwk; privatePem: string }
  * than a token's lifetime verifies and is published in the JWKS.
  */
 export function createKeyRing(deps: { db: Db; secrets: SecretBox; clock: Clock }) {
-  const { db, secrets, clock } = deps;
+  const { secrets, clock } = deps;
+  const repo = createKeysRepo(deps.db);
   let keys = new Map<string, LoadedKey>();
   let lastReload = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -64,7 +65,7 @@ export function createKeyRing(deps: { db: Db; secrets: SecretBox; clock: Clock }
   }
 
   async function reload(): Promise<void> {
-    const rows = await db.select().from(signingKeys).orderBy(desc(signingKeys.createdAt));
+    const rows = await repo.listNewestFirst();
     const next = new Map<string, LoadedKey>();
     for (const row of rows) {
       const known = keys.get(row.kid);
@@ -76,7 +77,7 @@ export function createKeyRing(deps: { db: Db; secrets: SecretBox; clock: Clock }
 
   async function insertKey(): Promise<string> {
     const pair = newKeyPair();
-    await db.insert(signingKeys).values({
+    await repo.insert({
       kid: pair.kid,
       publicJwk: pair.publicJwk as unknown as Record<string, string>,
       privateKeySealed: secrets.encrypt(pair.privatePem, `signing-key:${pair.kid}`),
@@ -137,13 +138,9 @@ export function createKeyRing(deps: { db: Db; secrets: SecretBox; clock: Clock }
     /** Adds a new signing key and retires the previous ones (they keep verifying until their tokens expire). */
     async rotate(): Promise<{ kid: string; retired: string[] }> {
       const kid = await insertKey();
-      const retired = await db
-        .update(signingKeys)
-        .set({ retiredAt: clock.now() })
-        .where(and(isNull(signingKeys.retiredAt), ne(signingKeys.kid, kid)))
-        .returning({ kid: signingKeys.kid });
+      const retired = await repo.retireAllBut(kid, clock.now());
       await reload();
-      return { kid, retired: retired.map((r) => r.kid) };
+      return { kid, retired };
     },
   };
 }
