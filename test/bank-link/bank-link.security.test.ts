@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../helpers/harness.js';
-import { securityCases } from '../helpers/security.js';
+import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
+import { routeCases } from '../helpers/security.js';
 import { APP_RETURN, linkItem, sandboxSetup } from '../helpers/bank-link.js';
 
 let h: Harness;
@@ -23,22 +23,67 @@ afterAll(async () => h.close());
 const both = { apiKey: true, bearer: 'user' } as const;
 const keyOnly = { apiKey: true } as const;
 
-describe('GET /bank-link/link-token', () => securityCases(() => h, { method: 'GET', url: () => `/bank-link/link-token?redirectUrl=${redirect}`, accepts: both }));
-describe('POST /bank-link/public-token', () =>
-  securityCases(() => h, { method: 'POST', url: () => '/bank-link/public-token', payload: () => ({ publicToken: 'public-sandbox-x' }), accepts: both }));
-describe('GET /bank-link/items', () => securityCases(() => h, { method: 'GET', url: () => '/bank-link/items', accepts: both }));
-describe('DELETE /bank-link/items/{itemId}', () => securityCases(() => h, { method: 'DELETE', url: () => `/bank-link/items/${itemId}`, accepts: both }));
-describe('GET /bank-link/tenant/originator', () => securityCases(() => h, { method: 'GET', url: () => '/bank-link/tenant/originator', accepts: keyOnly }));
-describe('GET /bank-link/tenant/link-token', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/bank-link/tenant/link-token?redirectUrl=${redirect}`, accepts: keyOnly }));
-describe('POST /bank-link-sandbox/originators', () =>
-  securityCases(() => h, { method: 'POST', url: () => '/bank-link-sandbox/originators', payload: () => ({ ...creds, companyName: 'x' }), accepts: keyOnly }));
-describe('GET /bank-link-sandbox/originators', () =>
-  securityCases(() => h, { method: 'GET', url: () => '/bank-link-sandbox/originators?count=5&offset=0', accepts: keyOnly }));
-describe('POST /bank-link-sandbox/originators/{id}/kyb', () =>
-  securityCases(() => h, { method: 'POST', url: () => `/bank-link-sandbox/originators/${originatorId}/kyb`, payload: () => ({ ...creds, redirectUri: APP_RETURN }), accepts: keyOnly }));
-describe('GET /bank-link-sandbox/originators/{id}', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/bank-link-sandbox/originators/${originatorId}`, accepts: keyOnly }));
+/** Another tenant on the sandbox, with its credentials and the test return URL allowed. */
+async function otherSandboxTenant(): Promise<{ tenant: TestTenant; creds: { clientId: string; secret: string } }> {
+  const tenant = await h.newTenant();
+  return { tenant, creds: await sandboxSetup(h, tenant) };
+}
+
+/**
+ * Another tenant's own funding item (linked with its API key, so no user owns it: only the
+ * tenant scope keeps the harness tenant's API key away from it); afterwards it must still be listed.
+ */
+let foreignItem: { tenant: TestTenant; itemId: string } | undefined;
+async function otherTenantsItem(): Promise<string> {
+  const { tenant } = await otherSandboxTenant();
+  foreignItem = { tenant, itemId: (await linkItem(h, h.keyHeaders(tenant))).itemId };
+  return foreignItem.itemId;
+}
+async function foreignItemUnchanged(): Promise<void> {
+  const list = await h.inject({ method: 'GET', url: '/bank-link/items', headers: h.keyHeaders(foreignItem!.tenant) });
+  expect(list.json().data).toEqual([expect.objectContaining({ itemId: foreignItem!.itemId, status: 'active' })]);
+}
+
+/** An originator of another tenant; afterwards it must read back as created. */
+let foreignOriginator: { tenant: TestTenant; id: string } | undefined;
+async function otherTenantsOriginator(): Promise<string> {
+  const { tenant, creds: c } = await otherSandboxTenant();
+  const created = await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(tenant), payload: { ...c, companyName: 'Foreign Co' } });
+  expect(created.statusCode).toBe(201);
+  foreignOriginator = { tenant, id: created.json().id };
+  return foreignOriginator.id;
+}
+async function foreignOriginatorUnchanged(): Promise<void> {
+  const { tenant, id } = foreignOriginator!;
+  const res = await h.inject({ method: 'GET', url: `/bank-link-sandbox/originators/${id}`, headers: h.keyHeaders(tenant) });
+  expect(res.json()).toEqual({ id, companyName: 'Foreign Co', diligenceStatus: 'not_submitted' });
+}
+
+routeCases(() => h, 'GET /bank-link/link-token', { url: () => `/bank-link/link-token?redirectUrl=${redirect}`, accepts: both });
+routeCases(() => h, 'POST /bank-link/public-token', { url: () => '/bank-link/public-token', payload: () => ({ publicToken: 'public-sandbox-x' }), accepts: both });
+routeCases(() => h, 'GET /bank-link/items', { url: () => '/bank-link/items', accepts: both });
+routeCases(() => h, 'DELETE /bank-link/items/{itemId}', {
+  url: () => `/bank-link/items/${itemId}`,
+  accepts: both,
+  foreign: async () => `/bank-link/items/${await otherTenantsItem()}`,
+  unchanged: foreignItemUnchanged,
+});
+routeCases(() => h, 'GET /bank-link/tenant/originator', { url: () => '/bank-link/tenant/originator', accepts: keyOnly });
+routeCases(() => h, 'GET /bank-link/tenant/link-token', { url: () => `/bank-link/tenant/link-token?redirectUrl=${redirect}`, accepts: keyOnly });
+routeCases(() => h, 'POST /bank-link-sandbox/originators', { url: () => '/bank-link-sandbox/originators', payload: () => ({ ...creds, companyName: 'x' }), accepts: keyOnly });
+routeCases(() => h, 'GET /bank-link-sandbox/originators', { url: () => '/bank-link-sandbox/originators?count=5&offset=0', accepts: keyOnly });
+routeCases(() => h, 'POST /bank-link-sandbox/originators/{id}/kyb', {
+  url: () => `/bank-link-sandbox/originators/${originatorId}/kyb`,
+  payload: () => ({ ...creds, redirectUri: APP_RETURN }),
+  accepts: keyOnly,
+  foreign: async () => `/bank-link-sandbox/originators/${await otherTenantsOriginator()}/kyb`,
+  unchanged: foreignOriginatorUnchanged,
+});
+routeCases(() => h, 'GET /bank-link-sandbox/originators/{id}', {
+  url: () => `/bank-link-sandbox/originators/${originatorId}`,
+  accepts: keyOnly,
+  foreign: async () => `/bank-link-sandbox/originators/${await otherTenantsOriginator()}`,
+});
 
 describe('nothing leaks', () => {
   it('the item survived every refused DELETE, and no answer or log line carries an access token or the secret', async () => {

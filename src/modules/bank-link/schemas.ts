@@ -77,7 +77,8 @@ export const OriginatorListQuery = Type.Object(
 
 export const OriginatorList = Type.Object({ count: Type.Integer(), offset: Type.Integer(), data: Type.Array(Originator) });
 
-export const OriginatorIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
+/** An originator client id (24 characters at the provider); the bound stays under the router's 100-character segment limit (414 above it), so the schema, not the router, answers a 400 for a longer one. */
+export const OriginatorIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 
 export const WebhookAck = Type.Object({ received: Type.Literal(true) });
 export const WebhookTenantParam = Type.Object({ tenantId: Type.String({ format: 'uuid' }) });
