@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
-import { expectError, securityCases } from '../helpers/security.js';
+import { expectError, routeCases } from '../helpers/security.js';
 import { addEndpoint, makeUsers, pullAll, scopedWorker, type CreatedEndpoint } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { createDeliveryRepo } from '../../src/modules/events/delivery-repo.js';
@@ -20,17 +20,59 @@ afterAll(async () => {
   await h.close();
 });
 
-describe('event endpoint routes: tenant and credential', () => {
-  const admin = { apiKey: true, bearer: 'admin' } as const;
-  securityCases(() => h, { method: 'POST', url: () => '/event-endpoints', payload: () => ({ url: receiver.url('/s') }), accepts: admin });
-  securityCases(() => h, { method: 'GET', url: () => '/event-endpoints', accepts: admin });
-  securityCases(() => h, { method: 'GET', url: () => `/event-endpoints/${ep.id}`, accepts: admin });
-  securityCases(() => h, { method: 'PATCH', url: () => `/event-endpoints/${ep.id}`, payload: () => ({ enabled: false }), accepts: admin });
-  securityCases(() => h, { method: 'DELETE', url: () => `/event-endpoints/${ep.id}`, accepts: admin });
-  securityCases(() => h, { method: 'POST', url: () => `/event-endpoints/${ep.id}/rotate-secret`, accepts: admin });
-  securityCases(() => h, { method: 'POST', url: () => `/event-endpoints/${ep.id}/replay`, payload: () => ({ fromSeq: 0 }), accepts: admin });
-  securityCases(() => h, { method: 'GET', url: () => '/events', accepts: { apiKey: true } });
+const admin = { apiKey: true, bearer: 'admin' } as const;
 
+/**
+ * An endpoint of another tenant, created through its API key; afterwards it must read back as
+ * created, and that tenant's audit log must hold nothing but its creation.
+ */
+let foreignEp: { tenant: TestTenant; endpoint: Record<string, unknown> } | undefined;
+async function otherTenantsEndpoint(): Promise<string> {
+  const tenant = await h.newTenant();
+  const res = await h.inject({ method: 'POST', url: '/event-endpoints', headers: h.keyHeaders(tenant), payload: { url: receiver.url('/foreign') } });
+  expect(res.statusCode, res.body).toBe(201);
+  const { secret: _secret, ...endpoint } = res.json() as Record<string, unknown>;
+  foreignEp = { tenant, endpoint };
+  return endpoint.id as string;
+}
+async function foreignEndpointUnchanged(): Promise<void> {
+  const { tenant, endpoint } = foreignEp!;
+  const res = await h.inject({ method: 'GET', url: `/event-endpoints/${endpoint.id as string}`, headers: h.keyHeaders(tenant) });
+  expect(res.statusCode).toBe(200);
+  expect(res.json()).toEqual(endpoint);
+  const audit = await h.inject({ method: 'GET', url: '/audit-events?limit=100', headers: h.keyHeaders(tenant) });
+  const types = (audit.json() as { data: Array<{ type: string }> }).data.map((e) => e.type).filter((t) => t.startsWith('event_endpoint.'));
+  expect(types).toEqual(['event_endpoint.created']);
+}
+const foreignCase = (path: (id: string) => string) => ({
+  foreign: async () => path(await otherTenantsEndpoint()),
+  unchanged: foreignEndpointUnchanged,
+});
+
+routeCases(() => h, 'POST /event-endpoints', { url: () => '/event-endpoints', payload: () => ({ url: receiver.url('/s') }), accepts: admin });
+routeCases(() => h, 'GET /event-endpoints', { url: () => '/event-endpoints', accepts: admin });
+routeCases(() => h, 'GET /event-endpoints/{id}', { url: () => `/event-endpoints/${ep.id}`, accepts: admin, foreign: async () => `/event-endpoints/${await otherTenantsEndpoint()}` });
+routeCases(() => h, 'PATCH /event-endpoints/{id}', {
+  url: () => `/event-endpoints/${ep.id}`,
+  payload: () => ({ enabled: false }),
+  accepts: admin,
+  ...foreignCase((id) => `/event-endpoints/${id}`),
+});
+routeCases(() => h, 'DELETE /event-endpoints/{id}', { url: () => `/event-endpoints/${ep.id}`, accepts: admin, ...foreignCase((id) => `/event-endpoints/${id}`) });
+routeCases(() => h, 'POST /event-endpoints/{id}/rotate-secret', {
+  url: () => `/event-endpoints/${ep.id}/rotate-secret`,
+  accepts: admin,
+  ...foreignCase((id) => `/event-endpoints/${id}/rotate-secret`),
+});
+routeCases(() => h, 'POST /event-endpoints/{id}/replay', {
+  url: () => `/event-endpoints/${ep.id}/replay`,
+  payload: () => ({ fromSeq: 0 }),
+  accepts: admin,
+  ...foreignCase((id) => `/event-endpoints/${id}/replay`),
+});
+routeCases(() => h, 'GET /events', { url: () => '/events', accepts: { apiKey: true } });
+
+describe('event endpoint routes: tenant and credential', () => {
   it('the endpoint is untouched by all of the above', async () => {
     const res = await h.inject({ method: 'GET', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders() });
     expect(res.json()).toMatchObject({ id: ep.id, enabled: true, url: receiver.url(ep.path) });

@@ -1,7 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { expectError, securityCases } from '../helpers/security.js';
+import { expectError, routeCases } from '../helpers/security.js';
 import { signIn } from './siwe.js';
 
 let h: Harness;
@@ -14,11 +14,9 @@ afterAll(async () => h.close());
 
 const body = () => ({ message: 'example.com wants you to sign in with your Ethereum account', signature: `0x${'ab'.repeat(65)}` });
 
-describe('GET /evm-eoas/challenge', () =>
-  securityCases(() => h, { method: 'GET', url: () => '/evm-eoas/challenge', accepts: { bearer: 'user' } }));
-describe('POST /evm-eoas', () => securityCases(() => h, { method: 'POST', url: () => '/evm-eoas', payload: body, accepts: { bearer: 'user' } }));
-describe('GET /evm-eoas', () =>
-  securityCases(() => h, { method: 'GET', url: () => `/evm-eoas?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } }));
+routeCases(() => h, 'GET /evm-eoas/challenge', { url: () => '/evm-eoas/challenge', accepts: { bearer: 'user' } });
+routeCases(() => h, 'POST /evm-eoas', { url: () => '/evm-eoas', payload: body, accepts: { bearer: 'user' } });
+routeCases(() => h, 'GET /evm-eoas', { url: () => `/evm-eoas?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } });
 
 describe('another tenant', () => {
   it("404 for another tenant's user, and its wallets stay unseen", async () => {
