@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer, type Container } from './container.js';
+import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
 import { AppError } from './platform/http/errors.js';
+import { listMail, showMail } from './platform/mail/read-files.js';
 
 const USAGE = `Usage: bastion <command> [options]
 
@@ -27,10 +30,13 @@ const USAGE = `Usage: bastion <command> [options]
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
   migrate                                           apply database migrations and exit
+  mail list                                         the mail written to DATA_DIR/mail (no SMTP_URL)
+  mail show ID                                      one of them as text: headers decoded, links whole
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
-With the embedded database, stop the service first: one process opens DATA_DIR at a time.
-Prints JSON on stdout; errors as JSON on stderr with a non-zero exit code.`;
+With the embedded database, one process opens DATA_DIR at a time: while the service runs, a
+command is refused (exit 1, naming the service's pid); the mail commands need no database.
+Prints JSON on stdout (mail: text); errors as JSON on stderr with a non-zero exit code.`;
 
 class UsageError extends Error {}
 
@@ -50,6 +56,17 @@ function idvProvider(options: Options): 'idv-a' | 'idv-b' {
   const provider = need(options, 'provider');
   if (provider !== 'idv-a' && provider !== 'idv-b') throw new UsageError('--provider must be idv-a or idv-b');
   return provider;
+}
+
+/** A secret read from a file; an unreadable file is a usage error naming the option and the file. */
+function readSecretFile(option: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
+    throw new UsageError(`--${option} ${path} cannot be read: ${why}`);
+  }
 }
 
 async function existingTenant(c: Container, o: Options): Promise<string> {
@@ -95,7 +112,7 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
     const provider = idvProvider(o);
     const baseUrl = need(o, 'base-url');
     if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('--base-url must be an http(s) URL');
-    const webhookSecret = readFileSync(need(o, 'secret-file'), 'utf8').trim();
+    const webhookSecret = readSecretFile('secret-file', need(o, 'secret-file'));
     if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
     if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
     await c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret });
@@ -111,7 +128,7 @@ const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promi
   'idp set': async (c, o, lists) => {
     const tenantId = await existingTenant(c, o);
     const secretFile = o['client-secret-file'];
-    const clientSecret = secretFile ? readFileSync(secretFile, 'utf8').trim() : need(o, 'client-secret');
+    const clientSecret = secretFile ? readSecretFile('client-secret-file', secretFile) : need(o, 'client-secret');
     const redirectAllow = lists.redirectAllow;
     if (redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
     const view = await c.idpConfig.set(tenantId, { issuer: need(o, 'issuer'), clientId: need(o, 'client-id'), clientSecret, scopes: o.scopes, redirectAllow });
@@ -157,29 +174,61 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   const name = positionals[0] === 'migrate' ? 'migrate' : positionals.slice(0, 2).join(' ');
-  const run = commands[name];
-  if (values.help || !run) {
+  if (values.help) {
     process.stdout.write(USAGE + '\n');
-    process.exit(values.help ? 0 : 2);
+    process.exit(0);
+  }
+  if (name === 'mail list' || name === 'mail show') {
+    await mailCommand(name, positionals.slice(2));
+    return;
+  }
+  const run = commands[name];
+  if (!run) {
+    const said = positionals.length === 0 ? 'no command given' : `unknown command "${positionals.join(' ')}"`;
+    process.stderr.write(`${said}\n\n${USAGE}\n`);
+    process.exit(2);
   }
   // `--redirect-allow A B C`: the words after the command are further URLs of that list.
   const rest = positionals.slice(name.split(' ').length);
   if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
   const { 'redirect-allow': redirectAllow = [], ...single } = values;
   const config = loadConfig();
-  const container = await createContainer({ config });
+  // The embedded database: refuse while the service (or another command) has it open.
+  const release = config.databaseUrl ? () => undefined : claimDataDir(config.dataDir, 'cli');
   try {
-    const result = await run(container, single as Options, { redirectAllow: [...redirectAllow, ...rest] });
-    process.stdout.write(JSON.stringify(result) + '\n');
+    const container = await createContainer({ config });
+    try {
+      const result = await run(container, single as Options, { redirectAllow: [...redirectAllow, ...rest] });
+      process.stdout.write(JSON.stringify(result) + '\n');
+    } finally {
+      await container.close();
+    }
   } finally {
-    await container.close();
+    release();
   }
+}
+
+/** `mail list` and `mail show ID`: the embedded transport's files, read as a person would. */
+async function mailCommand(name: 'mail list' | 'mail show', args: string[]): Promise<void> {
+  const dir = join(loadConfig().dataDir, 'mail');
+  if (name === 'mail list') {
+    if (args.length > 0) throw new UsageError(`unexpected argument ${args[0]}`);
+    const all = await listMail(dir);
+    if (all.length === 0) process.stdout.write(`no mail in ${dir}\n`);
+    for (const mail of all) process.stdout.write(`${mail.id}  ${mail.to}  ${mail.subject}\n`);
+    return;
+  }
+  if (args.length !== 1) throw new UsageError('mail show needs one message id (from mail list)');
+  const text = await showMail(dir, args[0]!);
+  if (text === undefined) throw new AppError(404, 'MAIL_NOT_FOUND', `no single message ${args[0]} in ${dir}`);
+  process.stdout.write(text);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) fail(2, 'usage', error.message);
   if (error instanceof ConfigError) fail(1, 'config', error.message);
   if (error instanceof AppError) fail(1, error.code, error.message);
+  if (error instanceof DataDirBusyError) fail(1, 'data_dir_busy', error.message);
   if (error instanceof TypeError && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
     fail(2, 'usage', error.message);
   }

@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { servedSandboxes, type Config } from './config.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { ensureDemoTenant } from './modules/tenants/demo.js';
+import { claimDataDir } from './platform/db/data-dir-lock.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -22,6 +23,8 @@ export async function runService(
   logger: Logger,
   options: Omit<ContainerOptions, 'config' | 'logger'> = {},
 ): Promise<RunningService> {
+  // The embedded database admits one process: refuse to start while another holds DATA_DIR.
+  const releaseDataDir = config.databaseUrl ? () => undefined : claimDataDir(config.dataDir, 'service');
   const container = await createContainer({ ...options, config, logger });
 
   if (!config.databaseUrl) {
@@ -55,6 +58,7 @@ export async function runService(
       .close()
       .then(() => container.close())
       .then(() => {
+        releaseDataDir();
         logger.info('stopped');
         process.exit(0);
       })
