@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { createContainer, type Container } from './container.js';
+import { commands, readSecretFile, UsageError, type Options } from './cli-commands.js';
+import { createContainer } from './container.js';
+import { sendControlRequest } from './control-socket.js';
 import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
 import { AppError } from './platform/http/errors.js';
 import { listMail, showMail } from './platform/mail/read-files.js';
@@ -34,116 +35,10 @@ const USAGE = `Usage: bastion <command> [options]
   mail show ID                                      one of them as text: headers decoded, links whole
 
 Reads the same environment as the service (DATABASE_URL, DATA_DIR, MASTER_KEY, ...).
-With the embedded database, one process opens DATA_DIR at a time: while the service runs, a
-command is refused (exit 1, naming the service's pid); the mail commands need no database.
+With the embedded database, one process opens DATA_DIR at a time: while the service runs, the
+command is sent to it (DATA_DIR/bastion.sock) and runs there; while another command runs, it
+is refused (exit 1, naming that process). The mail commands need no database.
 Prints JSON on stdout (mail: text); errors as JSON on stderr with a non-zero exit code.`;
-
-class UsageError extends Error {}
-
-type Options = Record<string, string | undefined>;
-/** Options given more than once, and the words after `--redirect-allow`. */
-interface Lists {
-  redirectAllow: string[];
-}
-
-function need(options: Options, name: string): string {
-  const value = options[name];
-  if (!value) throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function idvProvider(options: Options): 'idv-a' | 'idv-b' {
-  const provider = need(options, 'provider');
-  if (provider !== 'idv-a' && provider !== 'idv-b') throw new UsageError('--provider must be idv-a or idv-b');
-  return provider;
-}
-
-/** A secret read from a file; an unreadable file is a usage error naming the option and the file. */
-function readSecretFile(option: string, path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
-    throw new UsageError(`--${option} ${path} cannot be read: ${why}`);
-  }
-}
-
-async function existingTenant(c: Container, o: Options): Promise<string> {
-  const tenantId = need(o, 'tenant');
-  if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-  return tenantId;
-}
-
-const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
-  'tenant create': async (c, o) => {
-    const created = await c.tenants.createTenant(need(o, 'name'));
-    return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
-  },
-  'api-key create': async (c, o) => {
-    const tenantId = need(o, 'tenant');
-    const key = await c.tenants.createApiKey(tenantId, o.name);
-    return { tenantId, keyId: key.keyId, apiKey: key.apiKey };
-  },
-  'api-key revoke': async (c, o) => {
-    const tenantId = need(o, 'tenant');
-    const keyId = need(o, 'key-id');
-    await c.tenants.revokeApiKey(tenantId, keyId);
-    return { tenantId, keyId, revoked: true };
-  },
-  'user role': async (c, o) => {
-    const tenantId = need(o, 'tenant');
-    const role = need(o, 'role');
-    if (role !== 'admin' && role !== 'user') throw new UsageError('--role must be admin or user');
-    const user = await c.users.findRowByEmail(tenantId, need(o, 'email'));
-    if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found');
-    const updated = await c.users.setFields(tenantId, user.id, { role });
-    return { tenantId, userId: updated.id, email: updated.email, role: updated.role };
-  },
-  'keys rotate': async (c) => c.keys.rotate(),
-  'tenant set-app-url': async (c, o) => {
-    const tenantId = need(o, 'tenant');
-    const url = need(o, 'url');
-    await c.tenants.setAppUrl(tenantId, url);
-    return { tenantId, appUrl: url };
-  },
-  'idv configure': async (c, o) => {
-    const tenantId = need(o, 'tenant');
-    const provider = idvProvider(o);
-    const baseUrl = need(o, 'base-url');
-    if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('--base-url must be an http(s) URL');
-    const webhookSecret = readSecretFile('secret-file', need(o, 'secret-file'));
-    if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
-    if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-    await c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret });
-    return { tenantId, provider, baseUrl, configured: true };
-  },
-  'idv sandbox': async (c, o) => {
-    const tenantId = need(o, 'tenant');
-    const provider = idvProvider(o);
-    if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-    await c.idvConfig.configure(tenantId, provider, null);
-    return { tenantId, provider, sandbox: true };
-  },
-  'idp set': async (c, o, lists) => {
-    const tenantId = await existingTenant(c, o);
-    const secretFile = o['client-secret-file'];
-    const clientSecret = secretFile ? readSecretFile('client-secret-file', secretFile) : need(o, 'client-secret');
-    const redirectAllow = lists.redirectAllow;
-    if (redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
-    const view = await c.idpConfig.set(tenantId, { issuer: need(o, 'issuer'), clientId: need(o, 'client-id'), clientSecret, scopes: o.scopes, redirectAllow });
-    return { tenantId, ...view };
-  },
-  'idp show': async (c, o) => {
-    const tenantId = await existingTenant(c, o);
-    return { tenantId, ...(await c.idpConfig.view(tenantId)) };
-  },
-  'idp remove': async (c, o) => {
-    const tenantId = await existingTenant(c, o);
-    return { tenantId, removed: await c.idpConfig.remove(tenantId) };
-  },
-  migrate: async () => ({ migrated: true }),
-};
 
 function fail(code: number, error: string, message: string): never {
   process.stderr.write(JSON.stringify({ error, message }) + '\n');
@@ -192,13 +87,33 @@ async function main(argv: string[]): Promise<void> {
   const rest = positionals.slice(name.split(' ').length);
   if (rest.length > 0 && name !== 'idp set') throw new UsageError(`unexpected argument ${rest[0]}`);
   const { 'redirect-allow': redirectAllow = [], ...single } = values;
+  const options = single as Options;
+  // Secret files are read here, by the operator: the command may run in the service.
+  for (const option of ['secret-file', 'client-secret-file']) {
+    const path = options[option];
+    if (path) options[`${option}-content`] = readSecretFile(option, path);
+  }
+  const lists = { redirectAllow: [...redirectAllow, ...rest] };
   const config = loadConfig();
-  // The embedded database: refuse while the service (or another command) has it open.
-  const release = config.databaseUrl ? () => undefined : claimDataDir(config.dataDir, 'cli');
+  // The embedded database admits one process: while the service holds it, the service runs
+  // the command (control socket); while another command holds it, refuse.
+  let release: () => void = () => undefined;
+  if (!config.databaseUrl) {
+    try {
+      release = claimDataDir(config.dataDir, 'cli');
+    } catch (error) {
+      if (!(error instanceof DataDirBusyError) || error.holder.role !== 'service') throw error;
+      const answer = await sendControlRequest(config.dataDir, { command: name, options, lists });
+      if (!answer) throw error;
+      if (!answer.ok) fail(answer.exitCode, answer.error, answer.message);
+      process.stdout.write(JSON.stringify(answer.result) + '\n');
+      return;
+    }
+  }
   try {
     const container = await createContainer({ config });
     try {
-      const result = await run(container, single as Options, { redirectAllow: [...redirectAllow, ...rest] });
+      const result = await run(container, options, lists);
       process.stdout.write(JSON.stringify(result) + '\n');
     } finally {
       await container.close();

@@ -5,6 +5,7 @@ import { servedSandboxes, type Config } from './config.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { ensureDemoTenant } from './modules/tenants/demo.js';
 import { claimDataDir } from './platform/db/data-dir-lock.js';
+import { startControlSocket } from './control-socket.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -34,6 +35,8 @@ export async function runService(
 
   const app = await buildApp(container, logger);
   await app.listen({ port: config.port, host: config.host });
+  // The operator CLI runs its commands here while the service holds the embedded database.
+  const closeControl = config.databaseUrl ? async () => undefined : await startControlSocket(config.dataDir, container, logger);
   const sandboxes = servedSandboxes(config);
   if (sandboxes.length > 0 && config.production) {
     logger.warn({ sandboxes }, 'SANDBOXES=on in production: the built-in provider sandboxes are served, and a user of a tenant left on them can approve their own verification');
@@ -54,8 +57,8 @@ export async function runService(
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    app
-      .close()
+    closeControl()
+      .then(() => app.close())
       .then(() => container.close())
       .then(() => {
         releaseDataDir();

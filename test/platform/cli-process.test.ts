@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,19 +31,25 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms = 120_000): P
 }
 
 describe('the CLI while the service runs on the embedded database', () => {
-  it('is refused, naming the service process; after a stop it works and the service sees its write; mail reads decoded', async () => {
+  // Without the socket (a service of an older version, or one that failed to open it) the CLI
+  // refuses, naming the service: data-dir-lock.test.ts.
+  it('runs through the service (socket 0600); a second service is refused; after a stop the CLI works alone; mail reads decoded', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-cli-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     const env = { DATA_DIR: dataDir, PORT: String(port) };
     const first = service(env);
     await waitFor(() => first.output().includes('Server listening'));
+    expect(statSync(join(dataDir, 'bastion.sock')).mode & 0o777).toBe(0o600);
 
-    const refused = await cli(env, 'tenant', 'create', '--name', 'while-running');
-    expect(refused.code).toBe(1);
-    expect(refused.stdout).toBe('');
-    const error = JSON.parse(refused.stderr) as { error: string; message: string };
-    expect(error.error).toBe('data_dir_busy');
-    expect(error.message).toContain(`the Bastion service (pid ${first.child.pid}`);
+    // The command runs in the service: the tenant exists at once and after a restart.
+    const during = await cli(env, 'tenant', 'create', '--name', 'while-running');
+    expect(during.code, during.stderr).toBe(0);
+    const live = JSON.parse(during.stdout) as { tenantId: string; apiKey: string };
+    const seen = await fetch(`http://127.0.0.1:${port}/users`, { headers: { 'x-tenant-id': live.tenantId, 'x-api-key': live.apiKey } });
+    expect(seen.status).toBe(200);
+    const usage = await cli(env, 'api-key', 'create');
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stderr)).toEqual({ error: 'usage', message: '--tenant is required' });
 
     // A second service on the same DATA_DIR is refused too.
     const second = service({ ...env, PORT: String(port + 1) });
@@ -53,6 +59,7 @@ describe('the CLI while the service runs on the embedded database', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     expect(existsSync(join(dataDir, 'bastion.lock'))).toBe(false);
+    expect(existsSync(join(dataDir, 'bastion.sock'))).toBe(false);
 
     const created = await cli(env, 'tenant', 'create', '--name', 'after-stop');
     expect(created.code, created.stderr).toBe(0);
@@ -62,8 +69,10 @@ describe('the CLI while the service runs on the embedded database', () => {
     try {
       await waitFor(() => again.output().includes('Server listening'));
       const base = `http://127.0.0.1:${port}`;
-      const users = await fetch(`${base}/users`, { headers: { 'x-tenant-id': tenant.tenantId, 'x-api-key': tenant.apiKey } });
-      expect(users.status).toBe(200);
+      for (const t of [tenant, live]) {
+        const users = await fetch(`${base}/users`, { headers: { 'x-tenant-id': t.tenantId, 'x-api-key': t.apiKey } });
+        expect(users.status).toBe(200);
+      }
 
       // A mail written while the service runs is read by the CLI (no database needed).
       const signUp = await fetch(`${base}/auth/email`, {
