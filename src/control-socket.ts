@@ -64,11 +64,18 @@ export async function startControlSocket(dataDir: string, container: Container, 
     });
     socket.on('error', () => socket.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => resolve());
-  });
-  chmodSync(path, 0o600);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+    chmodSync(path, 0o600);
+  } catch (error) {
+    // E.g. a DATA_DIR path too long for a socket name: the service runs, the CLI is refused.
+    logger.warn({ err: error, path }, 'no control socket: CLI commands are refused while the service runs');
+    server.close();
+    return async () => undefined;
+  }
   return () =>
     new Promise<void>((resolve) => {
       server.close(() => {
