@@ -4,6 +4,8 @@ import { buildApp } from './app.js';
 import { servedSandboxes, type Config } from './config.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
 import { ensureDemoTenant } from './modules/tenants/demo.js';
+import { claimDataDir } from './platform/db/data-dir-lock.js';
+import { startControlSocket } from './control-socket.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -22,6 +24,8 @@ export async function runService(
   logger: Logger,
   options: Omit<ContainerOptions, 'config' | 'logger'> = {},
 ): Promise<RunningService> {
+  // The embedded database admits one process: refuse to start while another holds DATA_DIR.
+  const releaseDataDir = config.databaseUrl ? () => undefined : claimDataDir(config.dataDir, 'service');
   const container = await createContainer({ ...options, config, logger });
 
   if (!config.databaseUrl) {
@@ -31,6 +35,8 @@ export async function runService(
 
   const app = await buildApp(container, logger);
   await app.listen({ port: config.port, host: config.host });
+  // The operator CLI runs its commands here while the service holds the embedded database.
+  const closeControl = config.databaseUrl ? async () => undefined : await startControlSocket(config.dataDir, container, logger);
   const sandboxes = servedSandboxes(config);
   if (sandboxes.length > 0 && config.production) {
     logger.warn({ sandboxes }, 'SANDBOXES=on in production: the built-in provider sandboxes are served, and a user of a tenant left on them can approve their own verification');
@@ -51,10 +57,11 @@ export async function runService(
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    app
-      .close()
+    closeControl()
+      .then(() => app.close())
       .then(() => container.close())
       .then(() => {
+        releaseDataDir();
         logger.info('stopped');
         process.exit(0);
       })

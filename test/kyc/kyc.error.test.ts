@@ -118,7 +118,6 @@ describe('validation', () => {
       ['GET', '/kyc', undefined, 'userId is required'],
       ['GET', '/kyc/kycs?status=done', undefined, 'querystring.status'],
       ['GET', '/kyc/kycs?limit=101', undefined, 'querystring.limit'],
-      ['PUT', `/kyc/reject/${kycId}`, {}, 'reason is required'],
       ['PUT', `/kyc/request-resubmission/${kycId}`, { reason: '' }, 'body.reason'],
       ['PUT', `/kyc/approve/${kycId}`, { status: 'approved' }, 'body.status is not allowed'],
       ['PATCH', `/kyc/${kycId}`, {}, 'body'],

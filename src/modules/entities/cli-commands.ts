@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { AppError } from '../../platform/http/errors.js';
 import type { BastionModule } from '../../platform/module/module.js';
 import { REVIEW_STATUSES, type ReviewStatus } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
@@ -42,8 +41,11 @@ export const entitiesCommands: Record<string, (c: CliContainer, o: Options) => P
     const { tenantId, s } = await services(c, o);
     const baseUrl = need(o, 'base-url');
     if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw usage('--base-url must be an http(s) URL');
-    const apiKey = readFileSync(need(o, 'api-key-file'), 'utf8').trim();
-    const webhookSecret = readFileSync(need(o, 'secret-file'), 'utf8').trim();
+    // The CLI reads the files (the command may run in the service, over its control socket).
+    need(o, 'api-key-file');
+    need(o, 'secret-file');
+    const apiKey = need(o, 'api-key-file-content');
+    const webhookSecret = need(o, 'secret-file-content');
     if (apiKey.length < 8) throw usage('the API key file must hold the key');
     if (webhookSecret.length < 16) throw usage('the secret file must hold at least 16 characters');
     await s.businessProfileConfig.configure(tenantId, { baseUrl, apiKey, webhookSecret });

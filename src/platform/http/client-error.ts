@@ -25,14 +25,18 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const answer = answerFor(error.code);
   this.log.debug({ parserCode: error.code, statusCode: answer.statusCode }, 'client error');
-  if (socket.writable) {
-    const body = JSON.stringify({ statusCode: answer.statusCode, error: httpStatusText(answer.statusCode), message: answer.message, code: answer.code });
-    socket.end(
-      `HTTP/1.1 ${answer.statusCode} ${httpStatusText(answer.statusCode)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
   }
-  socket.destroy(error);
+  const body = JSON.stringify({ statusCode: answer.statusCode, error: httpStatusText(answer.statusCode), message: answer.message, code: answer.code });
+  // end() flushes the answer, then closes; the parser cannot continue on this connection. A
+  // client that never reads it does not keep the socket: it is destroyed after 5 seconds.
+  socket.setTimeout(5000, () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${answer.statusCode} ${httpStatusText(answer.statusCode)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 const FRAMEWORK_ANSWERS: Record<string, { statusCode: number; code: string; message: string }> = {

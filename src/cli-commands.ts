@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import type { Container } from './container.js';
+import { AppError } from './platform/http/errors.js';
+import { entitiesCommands } from './modules/entities/cli-commands.js';
+import type { LocalBlobStore } from './providers/storage/local/store.js';
+import { createStorage } from './providers/storage/select.js';
+import { sweepOrphans } from './providers/storage/sweep.js';
+import { SYSTEM_ACTOR } from './platform/audit/actor.js';
+import { EVENT_TYPES } from './modules/events/event-types.js';
+import type { EventsServices } from './modules/events/module.js';
+import type { EventsService } from './modules/events/service.js';
+import type { BankLinkServices } from './modules/bank-link/module.js';
+import { SettingsInputError } from './modules/bank-link/settings.js';
+
+/**
+ * The operator commands, run by the CLI in its own process (PostgreSQL, or the embedded
+ * database when no service holds it) or by the running service for a CLI on its control
+ * socket (control-socket.ts). Options arrive parsed; secret files are read by the CLI.
+ */
+export class UsageError extends Error {}
+
+export type Options = Record<string, string | undefined>;
+/** Options given more than once, and the words after `--redirect-allow`. */
+export interface Lists {
+  redirectAllow: string[];
+}
+
+function need(options: Options, name: string): string {
+  const value = options[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function idvProvider(options: Options): 'idv-a' | 'idv-b' {
+  const provider = need(options, 'provider');
+  if (provider !== 'idv-a' && provider !== 'idv-b') throw new UsageError('--provider must be idv-a or idv-b');
+  return provider;
+}
+
+/** A secret read from a file; an unreadable file is a usage error naming the option and the file. */
+export function readSecretFile(option: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
+    throw new UsageError(`--${option} ${path} cannot be read: ${why}`);
+  }
+}
+
+async function existingTenant(c: Container, o: Options): Promise<string> {
+  const tenantId = need(o, 'tenant');
+  if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
+  return tenantId;
+}
+
+export function olderThanHours(options: Options): number {
+  const raw = options['older-than'] ?? '24';
+  const hours = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
+  return hours;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type EventTypeName = (typeof EVENT_TYPES)[number];
+
+function eventsOf(c: Container): EventsService {
+  const module = c.modules.find((m) => m.name === 'events');
+  if (!module) throw new Error('the events module is not loaded');
+  return (module.services as EventsServices).events;
+}
+
+function bankLinkSettings(c: Container) {
+  const module = c.modules.find((m) => m.name === 'bank-link');
+  if (!module) throw new Error('the bank-link module is not registered');
+  return (module.services as BankLinkServices).settings;
+}
+
+/** Settings input problems are usage errors. */
+async function settingsInput<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SettingsInputError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
+  'tenant create': async (c, o) => {
+    const created = await c.tenants.createTenant(need(o, 'name'));
+    return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
+  },
+  'api-key create': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const key = await c.tenants.createApiKey(tenantId, o.name);
+    return { tenantId, keyId: key.keyId, apiKey: key.apiKey };
+  },
+  'api-key revoke': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const keyId = need(o, 'key-id');
+    await c.tenants.revokeApiKey(tenantId, keyId);
+    return { tenantId, keyId, revoked: true };
+  },
+  'user role': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const role = need(o, 'role');
+    if (role !== 'admin' && role !== 'user') throw new UsageError('--role must be admin or user');
+    const user = await c.users.findRowByEmail(tenantId, need(o, 'email'));
+    if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found');
+    const updated = await c.users.setFields(tenantId, user.id, { role });
+    return { tenantId, userId: updated.id, email: updated.email, role: updated.role };
+  },
+  'keys rotate': async (c) => c.keys.rotate(),
+  'tenant set-app-url': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const url = need(o, 'url');
+    await c.tenants.setAppUrl(tenantId, url);
+    return { tenantId, appUrl: url };
+  },
+  'idv configure': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const provider = idvProvider(o);
+    const baseUrl = need(o, 'base-url');
+    if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('--base-url must be an http(s) URL');
+    const webhookSecret = o['secret-file-content'] ?? readSecretFile('secret-file', need(o, 'secret-file'));
+    if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
+    if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
+    await c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret });
+    return { tenantId, provider, baseUrl, configured: true };
+  },
+  'idv sandbox': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    const provider = idvProvider(o);
+    if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
+    await c.idvConfig.configure(tenantId, provider, null);
+    return { tenantId, provider, sandbox: true };
+  },
+  'idp set': async (c, o, lists) => {
+    const tenantId = await existingTenant(c, o);
+    const secretFile = o['client-secret-file'];
+    const clientSecret = secretFile ? (o['client-secret-file-content'] ?? readSecretFile('client-secret-file', secretFile)) : need(o, 'client-secret');
+    const redirectAllow = lists.redirectAllow;
+    if (redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
+    const view = await c.idpConfig.set(tenantId, { issuer: need(o, 'issuer'), clientId: need(o, 'client-id'), clientSecret, scopes: o.scopes, redirectAllow });
+    return { tenantId, ...view };
+  },
+  'idp show': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await c.idpConfig.view(tenantId)) };
+  },
+  'idp remove': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, removed: await c.idpConfig.remove(tenantId) };
+  },
+  'storage gc': async (c, o) => {
+    const hours = olderThanHours(o);
+    const store = createStorage(c.config);
+    // Explicit: the modules that keep blob keys say which blobs are theirs; with none, none is.
+    const references = c.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
+    const result = await sweepOrphans(store, { olderThanMs: hours * 3_600_000, references, dryRun: Boolean(o['dry-run']) });
+    const tempRemoved = 'removeStaleTemp' in store ? await (store as LocalBlobStore).removeStaleTemp(new Date(Date.now() - hours * 3_600_000)) : 0;
+    return { store: store.kind, olderThanHours: hours, ...result, tempRemoved };
+  },
+  'event-endpoint add': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const types = o.types ? o.types.split(',').map((t) => t.trim()).filter(Boolean) : undefined;
+    if (types?.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) throw new UsageError(`--types must be among ${EVENT_TYPES.join(', ')}`);
+    const created = await eventsOf(c).create(tenantId, { url: need(o, 'url'), types: types as EventTypeName[] | undefined }, SYSTEM_ACTOR);
+    return { tenantId, ...created };
+  },
+  'event-endpoint list': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await eventsOf(c).list(tenantId, { limit: 100, offset: 0 })) };
+  },
+  'event-endpoint remove': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const id = need(o, 'id');
+    if (!UUID_RE.test(id)) throw new UsageError('--id must be an endpoint id (a UUID)');
+    await eventsOf(c).remove(tenantId, id, SYSTEM_ACTOR);
+    return { tenantId, id, removed: true };
+  },
+  'events replay': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const endpointId = need(o, 'endpoint');
+    if (!UUID_RE.test(endpointId)) throw new UsageError('--endpoint must be an endpoint id (a UUID)');
+    const iso = (name: string, value: string) => {
+      if (Number.isNaN(Date.parse(value))) throw new UsageError(`--${name} must be an ISO 8601 time`);
+      return new Date(value).toISOString();
+    };
+    const from = iso('from', need(o, 'from'));
+    const to = o.to ? iso('to', o.to) : undefined;
+    return { tenantId, endpointId, ...(await eventsOf(c).replay(tenantId, endpointId, { from, to }, SYSTEM_ACTOR)) };
+  },
+  'bank-link configure': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const environment = o.environment ?? 'sandbox';
+    if (environment !== 'sandbox' && environment !== 'production') throw new UsageError('--environment must be sandbox or production');
+    const secret = need(o, 'secret-file-content');
+    const baseUrl = need(o, 'base-url');
+    await settingsInput(() => bankLinkSettings(c).configure(tenantId, { baseUrl, environment, clientId: need(o, 'client-id'), secret }));
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  'bank-link sandbox': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    await bankLinkSettings(c).configure(tenantId, { baseUrl: null });
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  'bank-link redirect-allow': async (c, o, lists) => {
+    const tenantId = await existingTenant(c, o);
+    if (lists.redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
+    const redirectAllow = await settingsInput(() => bankLinkSettings(c).setRedirectAllow(tenantId, lists.redirectAllow));
+    return { tenantId, redirectAllow };
+  },
+  'bank-link originator': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const originatorId = need(o, 'originator-id');
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(originatorId)) throw new UsageError('--originator-id is not an originator client id');
+    await bankLinkSettings(c).setOwnOriginator(tenantId, originatorId);
+    return { tenantId, originatorClientId: originatorId };
+  },
+  'bank-link show': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+  },
+  migrate: async () => ({ migrated: true }),
+  ...entitiesCommands,
+};
+
