@@ -46,7 +46,7 @@ describe('event endpoints: errors', () => {
     ];
     for (const payload of bad) expectError(await call('POST', '/event-endpoints', payload), 400, 'VALIDATION_FAILED');
     expectError(await call('POST', '/event-endpoints', { url: 'not a url' }), 400, 'EVENT_ENDPOINT_URL_INVALID');
-    expectError(await call('POST', '/event-endpoints', { url: 42 }), 400, 'EVENT_ENDPOINT_URL_INVALID'); // coerced to "42"
+    expectError(await call('POST', '/event-endpoints', { url: 42 }), 400, 'VALIDATION_FAILED'); // JSON bodies are never coerced
     expectError(await call('POST', '/event-endpoints', { url: 'ftp://127.0.0.1/x' }), 400, 'EVENT_ENDPOINT_URL_SCHEME');
     expectError(await call('POST', '/event-endpoints', { url: 'http://no-such-host.invalid/x' }), 400, 'EVENT_ENDPOINT_URL_UNRESOLVABLE');
     expect(await count()).toBe(before);

@@ -54,7 +54,8 @@ export function createBankLinkModule(platform: Platform, deps: { audit: AuditSer
       },
       open: async (app) => {
         await app.register(bankLinkWebhookRoutes, { webhooks });
-        await sandbox.routes(app);
+        // The built-in provider is served only where sandboxes are (never in production by default).
+        if (platform.config.sandboxes) await sandbox.routes(app);
       },
     },
   };

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
 import { callerUserId } from '../../platform/http/guards.js';
-import { errorResponses } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import {
   BankLinkItem,
   BankLinkItemList,
@@ -41,7 +41,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         tags,
         summary: "A link token and the hosted Link page for the caller (the redirect must be in the tenant's allow-list)",
         querystring: LinkTokenQuery,
-        response: { 200: LinkTokenResponse, ...errorResponses(502) },
+        response: { 200: LinkTokenResponse, ...errorResponses(403, 502) },
       },
     },
     async (request) => service.linkToken(ownerOf(request), request.query.redirectUrl),
@@ -55,7 +55,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         tags,
         summary: 'Exchange the public token from the Link page: stores the item and its accounts (the access token is kept sealed)',
         body: PublicTokenBody,
-        response: { 201: BankLinkItem, ...errorResponses(502) },
+        response: { 201: BankLinkItem, ...errorResponses(403, 502) },
       },
     },
     async (request, reply) => reply.status(201).send(await service.exchange(ownerOf(request), request.body.publicToken, actorOf(request.principal))),
@@ -63,7 +63,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
 
   r.get(
     '/bank-link/items',
-    { config: userOrKey, schema: { tags, summary: "The caller's linked items with their accounts (masks only)", response: { 200: BankLinkItemList, ...errorResponses() } } },
+    { config: userOrKey, schema: { tags, summary: "The caller's linked items with their accounts (masks only)", response: { 200: BankLinkItemList, ...errorResponses(403) } } },
     async (request) => service.listItems(ownerOf(request)),
   );
 
@@ -75,7 +75,8 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         tags,
         summary: 'Unlink an item: removed at the provider, then here',
         params: ItemIdParam,
-        response: { 200: RemovedResponse, ...errorResponses(404, 502) },
+        body: EmptyBody,
+        response: { 200: RemovedResponse, ...errorResponses(403, 404, 502) },
       },
     },
     async (request) => service.removeItem(ownerOf(request), request.params.itemId, actorOf(request.principal)),

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponses } from '../../platform/http/schemas.js';
@@ -62,6 +63,8 @@ export async function businessProfileWebhookRoutes(app: FastifyInstance, deps: {
         summary: 'business-profile-a webhook (business.created, business.updated)',
         description: `Signed with HMAC-SHA256 of the raw body under the tenant's webhook secret, hex, in ${SIGNATURE_HEADER} (docs/providers.md). Replays change nothing.`,
         params: WebhookParams,
+        // Read from the raw bytes once their signature holds (the parser keeps them aside).
+        body: Type.Object({}, { additionalProperties: true, description: 'The provider event: {type, data: {object}} (docs/providers.md)' }),
         response: { 200: WebhookAck, ...errorResponses() },
       },
     },

@@ -79,7 +79,8 @@ export function createEntitiesModule(
       },
       async open(app) {
         await app.register(async (scope) => businessProfileWebhookRoutes(scope, services));
-        await app.register(async (scope) => businessProfileASandboxRoutes(scope, services.businessProfileSandbox));
+        // The built-in provider is served only where sandboxes are (never in production by default).
+        if (platform.config.sandboxes) await app.register(async (scope) => businessProfileASandboxRoutes(scope, services.businessProfileSandbox));
       },
     },
   };

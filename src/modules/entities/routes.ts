@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import { callerOf } from './caller.js';
 import type { MembersService } from './members.js';
 import {
@@ -99,6 +99,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
         tags,
         summary: 'Remove a member (needs manage_users, owner to remove an owner; anyone may leave); the last owner stays (409)',
         params: MemberParams,
+        body: EmptyBody,
         response: { 200: Removed, ...errorResponses(403, 404, 409) },
       },
     },
@@ -129,6 +130,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
         tags,
         summary: 'Revoke one permission (needs manage_users; owner needs owner); idempotent; the last owner keeps owner (409)',
         params: RevokeParams,
+        body: EmptyBody,
         response: { 200: EntityMember, ...errorResponses(403, 404, 409) },
       },
     },

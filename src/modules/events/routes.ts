@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { errorResponses, IdParam } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses, IdParam } from '../../platform/http/schemas.js';
 import {
   CreatedEventEndpoint,
   CreateEventEndpointBody,
@@ -71,7 +71,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
 
   r.delete(
     '/event-endpoints/:id',
-    { config: admin, schema: { tags, summary: 'Remove an endpoint and its queued deliveries', params: IdParam, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(403, 404) } } },
+    { config: admin, schema: { tags, summary: 'Remove an endpoint and its queued deliveries', params: IdParam, body: EmptyBody, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(403, 404) } } },
     async (request, reply) => {
       await events.remove(request.tenant.id, request.params.id, actorOf(request.principal));
       return reply.status(204).send(null);
@@ -86,6 +86,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
         tags,
         summary: 'A new signing secret (shown only here); the previous one also signs for 24 hours',
         params: IdParam,
+        body: EmptyBody,
         response: { 200: RotatedSecret, ...errorResponses(403, 404) },
       },
     },

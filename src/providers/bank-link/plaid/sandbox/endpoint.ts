@@ -27,6 +27,9 @@ const CREDENTIAL_FIELDS = ['client_id', 'secret'];
  * them (missing: MISSING_FIELDS; wrong: INVALID_API_KEYS), then the handler with the client id.
  * Answers carry `request_id`; failures the provider's error body.
  */
+/** What the sandbox's JSON parser hands on for a body that is not JSON. */
+export const UNPARSABLE_BODY = 'unparsable body';
+
 export function endpoint(
   app: FastifyInstance,
   context: SandboxContext,

@@ -1,3 +1,4 @@
+import { UNPARSABLE_BODY } from './endpoint.js';
 import type { FastifyInstance } from 'fastify';
 import { itemEndpoints } from './api-items.js';
 import { transferEndpoints } from './api-transfer.js';
@@ -57,7 +58,8 @@ export function createBankLinkSandbox(options: BankLinkSandboxOptions) {
           try {
             done(null, JSON.parse(body as string));
           } catch {
-            done(null, undefined); // answered as INVALID_BODY by the endpoint
+            // Answered as INVALID_BODY by the endpoint (a non-object body is never a request).
+            done(null, UNPARSABLE_BODY);
           }
         });
         scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
