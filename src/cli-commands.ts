@@ -196,7 +196,7 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const tenantId = await existingTenant(c, o);
     const environment = o.environment ?? 'sandbox';
     if (environment !== 'sandbox' && environment !== 'production') throw new UsageError('--environment must be sandbox or production');
-    const secret = need(o, 'secret-file-content');
+    const secret = o['secret-file-content'] ?? readSecretFile('secret-file', need(o, 'secret-file'));
     const baseUrl = need(o, 'base-url');
     await settingsInput(() => bankLinkSettings(c).configure(tenantId, { baseUrl, environment, clientId: need(o, 'client-id'), secret }));
     return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };

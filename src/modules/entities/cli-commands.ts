@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { AppError } from '../../platform/http/errors.js';
 import type { BastionModule } from '../../platform/module/module.js';
 import { REVIEW_STATUSES, type ReviewStatus } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
@@ -41,11 +42,10 @@ export const entitiesCommands: Record<string, (c: CliContainer, o: Options) => P
     const { tenantId, s } = await services(c, o);
     const baseUrl = need(o, 'base-url');
     if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw usage('--base-url must be an http(s) URL');
-    // The CLI reads the files (the command may run in the service, over its control socket).
-    need(o, 'api-key-file');
-    need(o, 'secret-file');
-    const apiKey = need(o, 'api-key-file-content');
-    const webhookSecret = need(o, 'secret-file-content');
+    // The CLI reads the files before the command runs (it may run in the service, over its
+    // control socket); a caller in this process may pass the paths alone.
+    const apiKey = o['api-key-file-content'] ?? readFileSync(need(o, 'api-key-file'), 'utf8').trim();
+    const webhookSecret = o['secret-file-content'] ?? readFileSync(need(o, 'secret-file'), 'utf8').trim();
     if (apiKey.length < 8) throw usage('the API key file must hold the key');
     if (webhookSecret.length < 16) throw usage('the secret file must hold at least 16 characters');
     await s.businessProfileConfig.configure(tenantId, { baseUrl, apiKey, webhookSecret });
