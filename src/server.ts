@@ -34,9 +34,10 @@ export async function runService(
   }
 
   const app = await buildApp(container, logger);
-  await app.listen({ port: config.port, host: config.host });
-  // The operator CLI runs its commands here while the service holds the embedded database.
+  // The operator CLI runs its commands here while the service holds the embedded database;
+  // opened before listening, so a service that says it listens also takes CLI commands.
   const closeControl = config.databaseUrl ? async () => undefined : await startControlSocket(config.dataDir, container, logger);
+  await app.listen({ port: config.port, host: config.host });
   const sandboxes = servedSandboxes(config);
   if (sandboxes.length > 0 && config.production) {
     logger.warn({ sandboxes }, 'SANDBOXES=on in production: the built-in provider sandboxes are served, and a user of a tenant left on them can approve their own verification');
