@@ -38,6 +38,7 @@ const MESSAGES: Record<string, string> = {
   temINVALID_FLAG: 'The transaction has an invalid flag.',
   temMALFORMED: 'Malformed transaction.',
   temREDUNDANT: 'The transaction is redundant.',
+  // rippled's own text for temUNKNOWN (an unknown transaction type), answered as rippled does.
   temUNKNOWN: 'The transaction requires logic that is not implemented yet.',
   terINSUF_FEE_B: 'Account balance can not pay fee.',
   terNO_ACCOUNT: 'The source account does not exist.',
