@@ -11,6 +11,7 @@ import type { EventsServices } from './modules/events/module.js';
 import type { EventsService } from './modules/events/service.js';
 import type { BankLinkServices } from './modules/bank-link/module.js';
 import { SettingsInputError } from './modules/bank-link/settings.js';
+import { ProviderSettingsError } from './platform/provider-settings/settings.js';
 
 /**
  * The operator commands, run by the CLI in its own process (PostgreSQL, or the embedded
@@ -23,6 +24,35 @@ export type Options = Record<string, string | undefined>;
 /** Options given more than once, and the words after `--redirect-allow`. */
 export interface Lists {
   redirectAllow: string[];
+  /** `--setting NAME=VALUE`, given once per setting (provider configure). */
+  settings?: string[];
+  /** `--secret NAME=PATH`, given once per secret (provider configure). */
+  secrets?: string[];
+  /** The secret files' contents by NAME, read by the CLI (the command may run in the service). */
+  secretContents?: Record<string, string>;
+}
+
+/** `NAME=VALUE` pairs into a record; a pair without `=` or a name given twice is a usage error. */
+export function namedPairs(option: string, pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`--${option} takes NAME=VALUE, got "${pair}"`);
+    const name = pair.slice(0, at);
+    if (name in out) throw new UsageError(`--${option} ${name} is given twice`);
+    out[name] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+/** Provider settings input problems are usage errors. */
+async function providerInput<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ProviderSettingsError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 function need(options: Options, name: string): string {
@@ -191,6 +221,36 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const from = iso('from', need(o, 'from'));
     const to = o.to ? iso('to', o.to) : undefined;
     return { tenantId, endpointId, ...(await eventsOf(c).replay(tenantId, endpointId, { from, to }, SYSTEM_ACTOR)) };
+  },
+  'provider list': async (c) =>
+    c.platform.providerSettings.specs().map((s) => ({
+      kind: s.kind,
+      provider: s.provider,
+      description: s.description,
+      settings: Object.fromEntries(Object.entries(s.settings).map(([k, v]) => [k, `${v.required ? 'required' : 'optional'}: ${v.description}`])),
+      secrets: Object.fromEntries(Object.entries(s.secrets).map(([k, v]) => [k, `${v.required ? 'required' : 'optional'}: ${v.description}`])),
+    })),
+  'provider configure': async (c, o, lists) => {
+    const tenantId = await existingTenant(c, o);
+    const kind = need(o, 'kind');
+    const provider = need(o, 'provider');
+    const settings = namedPairs('setting', lists.settings ?? []);
+    const secrets =
+      lists.secretContents ??
+      Object.fromEntries(Object.entries(namedPairs('secret', lists.secrets ?? [])).map(([name, path]) => [name, readSecretFile(`secret ${name}`, path)]));
+    await providerInput(() => c.platform.providerSettings.configure(tenantId, kind, provider, { baseUrl: need(o, 'base-url'), settings, secrets }));
+    return { tenantId, ...(await c.platform.providerSettings.view(tenantId, kind, provider)) };
+  },
+  'provider sandbox': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const kind = need(o, 'kind');
+    const provider = need(o, 'provider');
+    await providerInput(() => c.platform.providerSettings.useSandbox(tenantId, kind, provider));
+    return { tenantId, ...(await c.platform.providerSettings.view(tenantId, kind, provider)) };
+  },
+  'provider show': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    return { tenantId, ...(await providerInput(() => c.platform.providerSettings.view(tenantId, need(o, 'kind'), need(o, 'provider')))) };
   },
   'bank-link configure': async (c, o) => {
     const tenantId = await existingTenant(c, o);

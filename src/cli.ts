@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { commands, readSecretFile, UsageError, type Options } from './cli-commands.js';
+import { commands, namedPairs, readSecretFile, UsageError, type Options } from './cli-commands.js';
 import { createContainer } from './container.js';
 import { sendControlRequest } from './control-socket.js';
 import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
@@ -44,6 +44,16 @@ ${ENTITIES_USAGE}
   events replay --tenant ID --endpoint ID --from ISO [--to ISO]
                                                     queue the events of a time range for the
                                                     endpoint again (same webhook-ids)
+  provider list                                     the providers a tenant can point at a real
+                                                    service, with their settings and secrets
+  provider configure --tenant ID --kind KIND --provider NAME --base-url URL
+          [--setting NAME=VALUE]... [--secret NAME=PATH]...
+                                                    point a tenant at a real provider (each secret
+                                                    is read from a file and stored sealed)
+  provider sandbox --tenant ID --kind KIND --provider NAME
+                                                    back to the built-in sandbox
+  provider show --tenant ID --kind KIND --provider NAME
+                                                    the settings (secrets named, never shown)
   bank-link configure --tenant ID --base-url URL --client-id ID --secret-file PATH [--environment sandbox|production]
                                                     point a tenant at a bank-link provider environment
                                                     (the secret is read from a file and stored sealed)
@@ -89,6 +99,9 @@ async function main(argv: string[]): Promise<void> {
       'client-secret': { type: 'string' },
       'client-secret-file': { type: 'string' },
       'redirect-allow': { type: 'string', multiple: true },
+      kind: { type: 'string' },
+      setting: { type: 'string', multiple: true },
+      secret: { type: 'string', multiple: true },
       scopes: { type: 'string' },
       'api-key-file': { type: 'string' },
       'business-id': { type: 'string' },
@@ -123,14 +136,15 @@ async function main(argv: string[]): Promise<void> {
   // `--redirect-allow A B C`: the words after the command are further URLs of that list.
   const rest = positionals.slice(name.split(' ').length);
   if (rest.length > 0 && name !== 'idp set' && name !== 'bank-link redirect-allow') throw new UsageError(`unexpected argument ${rest[0]}`);
-  const { 'redirect-allow': redirectAllow = [], ...single } = values;
+  const { 'redirect-allow': redirectAllow = [], setting: settings = [], secret: secrets = [], ...single } = values;
   const options = single as Options;
   // Secret files are read here, by the operator: the command may run in the service.
   for (const option of ['secret-file', 'client-secret-file', 'api-key-file']) {
     const path = options[option];
     if (path) options[`${option}-content`] = readSecretFile(option, path);
   }
-  const lists = { redirectAllow: [...redirectAllow, ...rest] };
+  const secretContents = Object.fromEntries(Object.entries(namedPairs('secret', secrets)).map(([key, path]) => [key, readSecretFile(`secret ${key}`, path)]));
+  const lists = { redirectAllow: [...redirectAllow, ...rest], settings, secrets, secretContents };
   // Bad arguments fail before the database is opened.
   if (name === 'storage gc') olderThanHours(options);
   const config = loadConfig();

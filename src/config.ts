@@ -163,8 +163,12 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /** The sandboxes a running service serves, for GET /ready and the start log. */
-export function servedSandboxes(config: Pick<Config, 'idvSandbox' | 'sandboxes'>): string[] {
-  return [...(config.idvSandbox ? ['idv-a', 'idv-b'] : []), ...(config.sandboxes ? ['business-profile-a', 'bank-link'] : [])];
+export function servedSandboxes(config: Pick<Config, 'idvSandbox' | 'sandboxes' | 'xrplUrl'>): string[] {
+  return [
+    ...(config.idvSandbox ? ['idv-a', 'idv-b'] : []),
+    ...(config.sandboxes ? ['business-profile-a', 'bank-link'] : []),
+    ...(config.sandboxes && !config.xrplUrl ? ['xrpl-ledger'] : []),
+  ];
 }
 
 /** EVM_RPC_URL (http/https) needs EVM_CHAIN_ID; without a URL the local chain uses EVM_CHAIN_ID or 31337. */

@@ -34,7 +34,7 @@ async function answer(container: Container, line: string): Promise<ControlAnswer
   const run = commands[request.command];
   if (!run) return { ok: false, exitCode: 2, error: 'usage', message: `unknown command "${String(request.command)}"` };
   try {
-    return { ok: true, result: await run(container, request.options ?? {}, { redirectAllow: request.lists?.redirectAllow ?? [] }) };
+    return { ok: true, result: await run(container, request.options ?? {}, { ...request.lists, redirectAllow: request.lists?.redirectAllow ?? [] }) };
   } catch (error) {
     if (error instanceof UsageError) return { ok: false, exitCode: 2, error: 'usage', message: error.message };
     if (error instanceof AppError) return { ok: false, exitCode: 1, error: error.code, message: error.message };

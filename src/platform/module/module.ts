@@ -8,6 +8,7 @@ import type { RunInTx } from '../db/tx.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { BackgroundRunner } from './background.js';
 import type { DomainHooks } from './hooks.js';
+import type { ProviderSettings } from '../provider-settings/settings.js';
 
 /**
  * What every module is given: the platform parts with no business rules. A module reaches
@@ -27,6 +28,11 @@ export interface Platform {
   hooks: DomainHooks;
   /** Work that runs after the answer is sent; drained at shutdown and by tests. */
   background: BackgroundRunner;
+  /**
+   * Per-tenant provider settings (base URL, public settings, sealed secrets), one table and one
+   * CLI shape (`provider configure`); a module declares its providers here.
+   */
+  providerSettings: ProviderSettings;
   /** The service's public address, read at call time (a test server learns its port late). */
   publicBaseUrl(): string;
 }

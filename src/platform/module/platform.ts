@@ -17,6 +17,7 @@ import { closeRedis, createRedisRateLimiter, openRedis } from '../ratelimit/redi
 import { createBackgroundRunner } from './background.js';
 import { createDomainHooks } from './hooks.js';
 import type { Platform } from './module.js';
+import { createProviderSettings } from '../provider-settings/settings.js';
 
 export interface PlatformOptions {
   config: Config;
@@ -101,6 +102,7 @@ export async function createPlatform(options: PlatformOptions) {
     limiter,
     hooks: createDomainHooks(),
     background,
+    providerSettings: createProviderSettings({ db, secrets, clock }),
     // Read at call time: a test server learns its port after the platform is built.
     publicBaseUrl: () => config.publicBaseUrl,
   };

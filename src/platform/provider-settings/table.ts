@@ -1,0 +1,26 @@
+import { jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tenants } from '../../modules/tenants/table.js';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/**
+ * A tenant's settings for one provider of one kind (custody, transfers, ...): where the real
+ * provider is (`base_url`; null = the built-in sandbox), its public settings, and its secrets
+ * sealed together by the SecretBox (bound to tenant, kind and provider).
+ */
+export const providerSettings = pgTable(
+  'provider_settings',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    provider: text('provider').notNull(),
+    baseUrl: text('base_url'),
+    settings: jsonb('settings').$type<Record<string, string>>().notNull(),
+    secretsSealed: text('secrets_sealed'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.kind, t.provider] })],
+);
