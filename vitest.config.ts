@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     // Two files at a time on the 2-core machines: a file mostly waits on its database and servers.
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

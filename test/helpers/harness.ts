@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +12,12 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/client.js';
 import type { Role } from '../../src/platform/http/guards.js';
 import { createLogger } from '../../src/platform/log/logger.js';
+
+/** The migrated embedded database built once by global-setup.ts (undefined on PostgreSQL). */
+export function migratedImage(): Blob | undefined {
+  const file = process.env.DATABASE_URL ? '' : inject('pgliteImage');
+  return file ? new Blob([readFileSync(file)]) : undefined;
+}
 
 export const TEST_MASTER_KEY = '5e'.repeat(32);
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
@@ -79,7 +86,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     MASTER_KEY: TEST_MASTER_KEY,
     ...options.env,
   });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30 });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30, image: migratedImage() });
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
   const logs = new LogCapture();
   const logger = createLogger('info', logs);

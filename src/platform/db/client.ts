@@ -29,6 +29,8 @@ export interface DatabaseOptions {
   /** Directory for the embedded database; undefined means in-memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** In memory only: start from this dump of a data directory (tests start from a migrated image). */
+  image?: Blob;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -58,7 +60,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     pglite = new PGlite(dir);
   } else {
-    pglite = new PGlite();
+    pglite = options.image ? new PGlite({ loadDataDir: options.image }) : new PGlite();
   }
   await pglite.waitReady;
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
