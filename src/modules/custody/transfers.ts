@@ -88,7 +88,7 @@ export function createTransfersService(deps: {
   return {
     /** Validates, forwards with the provider-side idempotentId, records; the travel-rule data sealed. */
     async create(tenantId: string, caller: Caller & { userId: string }, body: NonCustodialTransferBody): Promise<TransferDto> {
-      checkEnum(body.provider, TRANSFER_ENUMS.provider, 'body.provider');
+      if (!(TRANSFER_ENUMS.provider as readonly string[]).includes(body.provider)) throw CustodyErrors.providerUnknown(TRANSFER_ENUMS.provider);
       checkEnum(body.sourceType, TRANSFER_ENUMS.sourceType, 'body.sourceType');
       checkEnum(body.destinationType, TRANSFER_ENUMS.destinationType, 'body.destinationType');
       checkEnum(body.assetType, TRANSFER_ENUMS.assetType, 'body.assetType');
