@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { getAddress, isAddress } from 'viem';
 import { isValidClassicAddress } from 'xrpl';
-import { ACCESS_KEY_HEADER, newEd25519KeyPair, REQUEST_WINDOW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from '../signing.js';
+import {
+  ACCESS_KEY_HEADER, newEd25519KeyPair, REQUEST_WINDOW_SECONDS, SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER, verifyRequest, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
+} from '../signing.js';
 import { newXrplWallet } from './chains.js';
 import { SANDBOX_PREFIX, SandboxError, transactionDto, transferDto, walletDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import { createExecutor } from './executor.js';
@@ -205,6 +207,12 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
 
   return {
     baseUrl,
+    /** The webhook headers the sandbox would send with this exact body (tests replay deliveries). */
+    async webhookHeaders(body: string): Promise<Record<string, string>> {
+      const timestamp = String(Math.floor(clock.now().getTime() / 1000));
+      const { privateKeyPem } = await executor.webhookKey();
+      return { [WEBHOOK_TIMESTAMP_HEADER]: timestamp, [WEBHOOK_SIGNATURE_HEADER]: signWebhook(privateKeyPem, timestamp, body) };
+    },
     /**
      * The tenant's account at the sandbox, opened at its first use as signing up would: an
      * API key and an Ed25519 key pair (the sandbox keeps the public half; the private half is
