@@ -47,4 +47,17 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     expect(onChain.value).toBe(parseEther('0.25'));
     expect(formatEther(await chain.publicClient.getBalance({ address: to }))).toBe('0.25');
   });
+
+  it('ten concurrent repeats of a custody-a transfer under one Idempotency-Key send once', async () => {
+    const vault = await createVault(h, userId);
+    await fundEvm(h, vault.address, '1');
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const url = `/custody-a/vaults/${vault.id}/wallets/${vault.wallets[0]!.walletId}/transactions/transfer`;
+    const headers = { ...h.keyHeaders(), 'idempotency-key': 'burst-1' };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => h.inject({ method: 'POST', url, headers, payload: { destinationAddress: to, symbol: 'ETH', qty: '0.01' } })));
+    for (const a of answers) expect([201, 409]).toContain(a.statusCode);
+    expect(new Set(answers.filter((a) => a.statusCode === 201).map((a) => a.json().transactionId)).size).toBe(1);
+    await drain(h);
+    expect(await (await evmChain(h)).publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
+  });
 });
