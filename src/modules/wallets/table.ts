@@ -6,7 +6,7 @@ import { tenants } from '../tenants/table.js';
  * table do not change): EVM EOAs registered by SIWE, custodial EVM vaults, XRPL secure
  * accounts, non-custodial XRPL wallets (investor, hot/signer, cold), custody-provider wallets.
  */
-export const WALLET_KINDS = ['evm-eoa', 'evm-vault', 'xrpl-secure', 'xrpl-investor', 'xrpl-signer', 'xrpl-cold', 'custody-b'] as const;
+export const WALLET_KINDS = ['evm-eoa', 'evm-vault', 'xrpl-secure', 'xrpl-investor', 'xrpl-signer', 'xrpl-cold', 'custody-b', 'custody-a'] as const;
 export type WalletKind = (typeof WALLET_KINDS)[number];
 export const WALLET_CHAINS = ['evm', 'xrpl'] as const;
 export type WalletChain = (typeof WALLET_CHAINS)[number];

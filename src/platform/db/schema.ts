@@ -19,3 +19,5 @@ export * from '../../modules/events/table.js';
 export * from '../../modules/bank-link/table.js';
 export * from '../../providers/bank-link/plaid/sandbox/table.js';
 export * from '../provider-settings/table.js';
+export * from '../../modules/custody/table.js';
+export * from '../../providers/custody/custody-a/sandbox/table.js';

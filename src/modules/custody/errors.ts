@@ -1,0 +1,44 @@
+import { AppError } from '../../platform/http/errors.js';
+import { CustodyProviderError } from '../../providers/custody/port.js';
+
+export const CustodyErrors = {
+  vaultNotFound: () => new AppError(404, 'VAULT_NOT_FOUND', 'Vault not found'),
+  walletNotFound: () => new AppError(404, 'CUSTODY_WALLET_NOT_FOUND', 'Wallet not found in this vault'),
+  transactionNotFound: () => new AppError(404, 'CUSTODY_TRANSACTION_NOT_FOUND', 'Transaction not found'),
+  transferNotFound: () => new AppError(404, 'TRANSFER_NOT_FOUND', 'Transfer not found'),
+  userNotFound: () => new AppError(404, 'CUSTODY_USER_NOT_FOUND', 'User not found'),
+  userIdRequired: () => new AppError(400, 'CUSTODY_USER_ID_REQUIRED', 'body.userId is required with an API key'),
+  notForOthers: () => new AppError(403, 'FORBIDDEN', 'A user may create a vault only for itself'),
+  lookupInvalid: () => new AppError(400, 'VAULT_LOOKUP_INVALID', 'Give exactly one of querystring.id and querystring.address'),
+  qtyInvalid: (field: string, decimals: number) =>
+    new AppError(400, 'AMOUNT_INVALID', `${field} must be a positive decimal string with at most ${decimals} decimals`),
+  addressInvalid: (field: string, chain: string) => new AppError(400, 'ADDRESS_INVALID', `${field} is not a valid ${chain} address`),
+  symbolUnknown: (allowed: string) => new AppError(400, 'SYMBOL_UNKNOWN', `body.symbol must be ${allowed}`),
+  contractInvalid: () => new AppError(400, 'CONTRACT_INVALID', 'body.contract must be an EIP-55 checksummed address (EVM wallets only)'),
+  sequenceInvalid: () => new AppError(400, 'SEQUENCE_INVALID', 'body.sequence must be a non-negative integer string (XRPL wallets only)'),
+  accountSetNotXrpl: () => new AppError(400, 'ACCOUNT_SET_NOT_XRPL', 'body.accountSet applies to XRPL wallets only'),
+  enumUnknown: (field: string, allowed: readonly string[]) => new AppError(400, 'ENUM_VALUE_UNKNOWN', `${field} must be one of: ${allowed.join(', ')}`),
+  providerUnknown: (allowed: readonly string[]) => new AppError(400, 'PROVIDER_UNKNOWN', `body.provider must be one of: ${allowed.join(', ')}`),
+  sourceInvalid: () => new AppError(400, 'TRANSFER_SOURCE_INVALID', 'body.sourceId must be an EVM wallet of the caller held by the named provider'),
+  questionnaireRequired: (missing: string[]) =>
+    new AppError(400, 'TRAVEL_RULE_DATA_REQUIRED', `A transfer to an institution needs body.transferAmlQuestionnaire with: ${missing.join(', ')}`),
+  notConfigured: () =>
+    new AppError(503, 'CUSTODY_NOT_CONFIGURED', 'custody-a is not configured for this tenant (provider configure --kind custody --provider custody-a)', { 'retry-after': '60' }),
+  providerUnavailable: () => new AppError(503, 'CUSTODY_PROVIDER_UNAVAILABLE', 'The custody provider does not answer; retry later', { 'retry-after': '5' }),
+  providerRefused: (message: string) => new AppError(400, 'CUSTODY_PROVIDER_REFUSED', `The custody provider refused the request: ${message}`),
+  providerFailed: (message: string) => new AppError(502, 'CUSTODY_PROVIDER_ERROR', `The custody provider answered an error: ${message}`),
+  webhookSignature: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not verify'),
+};
+
+/** Maps a provider failure onto the answer: down 503 (Retry-After), refused 400, not found 404, else 502. */
+export async function atProvider<T>(work: () => Promise<T>, notFound: () => AppError = CustodyErrors.walletNotFound): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof CustodyProviderError)) throw error;
+    if (error.unavailable) throw CustodyErrors.providerUnavailable();
+    if (error.status === 404) throw notFound();
+    if (error.status === 400 || error.status === 409 || error.status === 422) throw CustodyErrors.providerRefused(error.message);
+    throw CustodyErrors.providerFailed(`${error.status} ${error.code}`);
+  }
+}

@@ -1,0 +1,59 @@
+import type { BastionModule, Platform } from '../../platform/module/module.js';
+import { createIdempotencyStore } from '../../platform/idempotency/store.js';
+import { createCustodyASandbox, type CustodyASandbox } from '../../providers/custody/custody-a/sandbox/plugin.js';
+import type { AuditService } from '../audit/service.js';
+import type { UsersService } from '../users/service.js';
+import type { WalletsServices } from '../wallets/module.js';
+import { createCustodyAProvider, type CustodyAProvider } from './provider.js';
+import { createCustodyRepo } from './repo.js';
+import { custodyRoutes, custodyWebhookRoutes } from './routes.js';
+import { createTransactionsService, type TransactionsService } from './transactions.js';
+import { createTransfersService, type TransfersService } from './transfers.js';
+import { createVaultsService, type VaultsService } from './vaults.js';
+import { createCustodyWebhooks } from './webhooks.js';
+
+export interface CustodyServices {
+  vaults: VaultsService;
+  transactions: TransactionsService;
+  transfers: TransfersService;
+  custodyA: CustodyAProvider;
+  /** The built-in custody-a provider. */
+  custodyASandbox: CustodyASandbox;
+}
+
+/**
+ * Custodial EVM vaults (/evm-vaults) and the custody-a routes, the non-custodial EVM transfer
+ * (/non-custodial-evm/transfers), custody-a's signed webhooks, and the custody-a sandbox
+ * (served with SANDBOXES), which executes on the wallets module's EVM chain and XRPL ledger.
+ */
+export function createCustodyModule(
+  platform: Platform,
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsServices; findTenant: (id: string) => Promise<unknown>; fetch?: typeof fetch },
+): BastionModule<CustodyServices> {
+  const { db, tx, clock, secrets, logger, background, config } = platform;
+  const { wallets, evmChain, xrplLedger } = deps.wallets;
+  const repo = createCustodyRepo(db);
+  const custodyASandbox = createCustodyASandbox({
+    db, secrets, clock, logger, background, publicBaseUrl: () => platform.publicBaseUrl(),
+    chains: { evmChain, xrplLedger, xrplNetwork: 'local' },
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  const custodyA = createCustodyAProvider(platform, custodyASandbox, deps.fetch);
+  const store = createIdempotencyStore({ db, clock, logger, background });
+  const vaults = createVaultsService({ repo, tx, clock, wallets, users: deps.users, audit: deps.audit, provider: custodyA });
+  const transactions = createTransactionsService({ repo, tx, clock, wallets, vaults, audit: deps.audit, provider: custodyA });
+  const transfers = createTransfersService({ repo, tx, clock, secrets, wallets, audit: deps.audit, provider: custodyA });
+  const webhooks = createCustodyWebhooks({ clock, provider: custodyA, findTenant: deps.findTenant, transactions, transfers });
+
+  return {
+    name: 'custody',
+    services: { vaults, transactions, transfers, custodyA, custodyASandbox },
+    routes: {
+      tenant: (scope) => custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId }),
+      open: async (app) => {
+        await app.register(custodyWebhookRoutes, { webhooks });
+        if (config.sandboxes) await custodyASandbox.routes(app);
+      },
+    },
+  };
+}

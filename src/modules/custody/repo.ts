@@ -1,0 +1,69 @@
+import { and, count, desc, eq } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../platform/db/client.js';
+import type { PageParams } from '../../platform/http/pagination.js';
+import { custodyTransactions, custodyTransfers, custodyVaults, type CustodyTransactionRow, type CustodyTransferRow, type CustodyVaultRow } from './table.js';
+
+export function createCustodyRepo(db: Db) {
+  const first = <T>(rows: T[]) => rows[0];
+  return {
+    async insertVault(tenantId: string, row: Omit<CustodyVaultRow, 'tenantId'>, tx: DbOrTx = db) {
+      await tx.insert(custodyVaults).values({ ...row, tenantId });
+    },
+    findVault: async (tenantId: string, id: string, tx: DbOrTx = db) =>
+      first(await tx.select().from(custodyVaults).where(and(eq(custodyVaults.tenantId, tenantId), eq(custodyVaults.id, id))).limit(1)),
+
+    /** Inserts the transaction unless the provider's id is known; answers the stored row. */
+    async upsertTransaction(tenantId: string, row: Omit<CustodyTransactionRow, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
+      await tx.insert(custodyTransactions).values({ ...row, tenantId }).onConflictDoNothing();
+      return (await this.findTransactionByProviderId(tenantId, row.providerTransactionId, tx))!;
+    },
+    findTransaction: async (tenantId: string, id: string, tx: DbOrTx = db) =>
+      first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1)),
+    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db) =>
+      first(
+        await tx
+          .select()
+          .from(custodyTransactions)
+          .where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.providerTransactionId, providerId)))
+          .limit(1),
+      ),
+    async updateTransaction(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
+      const [row] = await tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).returning();
+      return row!;
+    },
+
+    async insertTransfer(tenantId: string, row: Omit<CustodyTransferRow, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransferRow | undefined> {
+      const [inserted] = await tx.insert(custodyTransfers).values({ ...row, tenantId }).onConflictDoNothing().returning();
+      return inserted;
+    },
+    findTransfer: async (tenantId: string, id: string, tx: DbOrTx = db) =>
+      first(await tx.select().from(custodyTransfers).where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.id, id))).limit(1)),
+    findTransferByProviderId: async (tenantId: string, provider: string, providerId: string, tx: DbOrTx = db) =>
+      first(
+        await tx
+          .select()
+          .from(custodyTransfers)
+          .where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.provider, provider), eq(custodyTransfers.providerTransferId, providerId)))
+          .limit(1),
+      ),
+    async updateTransfer(tenantId: string, id: string, patch: Partial<CustodyTransferRow>, tx: DbOrTx = db): Promise<CustodyTransferRow> {
+      const [row] = await tx.update(custodyTransfers).set(patch).where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.id, id))).returning();
+      return row!;
+    },
+    async countTransfers(tenantId: string, userId: string): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(custodyTransfers).where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.userId, userId)));
+      return Number(row?.n ?? 0);
+    },
+    async listTransfers(tenantId: string, userId: string, page: PageParams): Promise<CustodyTransferRow[]> {
+      return db
+        .select()
+        .from(custodyTransfers)
+        .where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.userId, userId)))
+        .orderBy(desc(custodyTransfers.id))
+        .limit(page.limit)
+        .offset(page.offset ?? 0);
+    },
+  };
+}
+
+export type CustodyRepo = ReturnType<typeof createCustodyRepo>;

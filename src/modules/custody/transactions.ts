@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { newId, type Clock } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import { FINAL_TRANSACTION_STATUSES, type CustodyTransaction, type CustodyTransactionStatus } from '../../providers/custody/port.js';
+import type { AuditService } from '../audit/service.js';
+import type { WalletsService } from '../wallets/service.js';
+import type { WalletRow } from '../wallets/table.js';
+import { atProvider, CustodyErrors } from './errors.js';
+import { CUSTODY_A, type CustodyAProvider } from './provider.js';
+import type { CustodyRepo } from './repo.js';
+import type { TransactionDto, TransferBody, UpdateWalletBody } from './schemas.js';
+import type { CustodyTransactionRow, CustodyVaultRow } from './table.js';
+import { checkContract, checkEvmAddress, checkQty, checkXrplAddress } from './validation.js';
+import { auditActorType, type Caller, type VaultsService } from './vaults.js';
+
+/** The order statuses move in; a webhook or read never moves a transaction back. */
+const RANK: Record<CustodyTransactionStatus, number> = {
+  REQUESTED: 0, APPROVED: 1, COMPILED: 2, SIGNED: 3, PUBLISHED: 4, CONFIRMATION_PENDING: 5, CONFIRMED: 9, REJECTED: 9, FAILED: 9,
+};
+const rank = (status: string) => RANK[status as CustodyTransactionStatus] ?? -1;
+const ASF_DEFAULT_RIPPLE = 8;
+
+export function transactionDto(row: CustodyTransactionRow): TransactionDto {
+  return {
+    transactionId: row.id, vaultId: row.vaultId, walletId: row.walletId, type: row.type, status: row.status,
+    symbol: row.symbol, qty: row.qty, destinationAddress: row.destinationAddress, contract: row.contract,
+    hash: row.hash, failureReason: row.failureReason, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The provider-side key of an idempotent request: one per tenant caller and key, so two users' keys never meet. */
+export const externalIdOf = (callerKey: string, key: string) => createHash('sha256').update(`${callerKey}\n${key}`).digest('hex').slice(0, 48);
+
+export function createTransactionsService(deps: {
+  repo: CustodyRepo;
+  tx: RunInTx;
+  clock: Clock;
+  wallets: WalletsService;
+  vaults: VaultsService;
+  audit: AuditService;
+  provider: CustodyAProvider;
+}) {
+  const { repo, tx, clock, wallets, vaults, audit, provider } = deps;
+
+  async function walletOf(tenantId: string, caller: Caller, vaultId: string, walletId: string): Promise<{ vault: CustodyVaultRow; wallet: WalletRow }> {
+    const vault = await vaults.visibleVault(tenantId, caller, vaultId);
+    const wallet = await wallets.findById(tenantId, walletId);
+    if (!wallet || wallet.vaultId !== vault.id || wallet.provider !== CUSTODY_A || !wallet.providerRef) throw CustodyErrors.walletNotFound();
+    return { vault, wallet };
+  }
+
+  /** Applies what the provider says, forward only; writes the event and audit row of a change. */
+  async function apply(db: DbOrTx, tenantId: string, row: CustodyTransactionRow, seen: CustodyTransaction, _by: 'provider' | 'system'): Promise<CustodyTransactionRow> {
+    if (rank(seen.status) <= rank(row.status) && !(seen.hash && !row.hash)) return row;
+    const status = rank(seen.status) > rank(row.status) ? seen.status : row.status;
+    const updated = await repo.updateTransaction(tenantId, row.id, { status, hash: seen.hash ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);
+    if (status !== row.status) {
+      const facts = { transactionId: row.id, vaultId: row.vaultId, walletId: row.walletId, status, hash: updated.hash };
+      const final = FINAL_TRANSACTION_STATUSES.includes(status as CustodyTransactionStatus);
+      if (final) await appendEvent(db, tenantId, status === 'CONFIRMED' ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'custody-a.transaction' });
+      await audit.record(db, tenantId, { type: 'custody.transaction_updated', actorType: 'system', subjectUserId: row.userId, details: facts });
+    }
+    return updated;
+  }
+
+  async function record(tenantId: string, caller: Caller, vault: CustodyVaultRow, wallet: WalletRow, seen: CustodyTransaction): Promise<CustodyTransactionRow> {
+    return tx(async (db) => {
+      const now = clock.now();
+      const existing = await repo.findTransactionByProviderId(tenantId, seen.id, db);
+      if (existing) return apply(db, tenantId, existing, seen, 'system');
+      const row = await repo.upsertTransaction(
+        tenantId,
+        {
+          id: newId(), vaultId: vault.id, walletId: wallet.id, userId: wallet.userId, type: seen.type, providerTransactionId: seen.id,
+          externalId: seen.externalId, status: seen.status, symbol: seen.symbol, qty: seen.qty, destinationAddress: seen.destinationAddress,
+          contract: seen.contract, hash: seen.hash, failureReason: seen.failureReason, createdAt: now, updatedAt: now,
+        },
+        db,
+      );
+      const facts = { transactionId: row.id, vaultId: vault.id, walletId: wallet.id, type: row.type, status: row.status, symbol: row.symbol, qty: row.qty, destinationAddress: row.destinationAddress };
+      await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: caller.actor });
+      await audit.record(db, tenantId, { type: 'custody.transaction_submitted', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: wallet.userId, details: facts });
+      return row;
+    });
+  }
+
+  return {
+    /** Validates and forwards a transfer; `externalId` makes the provider send it at most once. */
+    async transfer(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: TransferBody, externalId: string): Promise<TransactionDto> {
+      const { vault, wallet } = await walletOf(tenantId, caller, vaultId, walletId);
+      let input: { destinationAddress: string; symbol: string; qty: string; contract?: string; sequence?: string };
+      if (wallet.chain === 'evm') {
+        if (body.sequence !== undefined) throw CustodyErrors.sequenceInvalid();
+        const destinationAddress = checkEvmAddress(body.destinationAddress, 'body.destinationAddress');
+        if (body.contract === undefined) {
+          if (body.symbol !== 'ETH') throw CustodyErrors.symbolUnknown('ETH, or an ERC-20 symbol with body.contract');
+        } else {
+          checkContract(body.contract);
+          if (!/^[A-Za-z0-9]{1,11}$/.test(body.symbol) || body.symbol === 'ETH') throw CustodyErrors.symbolUnknown('the ERC-20 token symbol (letters and digits)');
+        }
+        input = { destinationAddress, symbol: body.symbol, qty: checkQty(body.qty, 18, 'body.qty'), ...(body.contract ? { contract: body.contract } : {}) };
+      } else {
+        if (body.contract !== undefined) throw CustodyErrors.contractInvalid();
+        if (body.symbol !== 'XRP') throw CustodyErrors.symbolUnknown('XRP for an XRPL wallet');
+        if (body.sequence !== undefined && (!/^\d{1,10}$/.test(body.sequence) || Number(body.sequence) > 4294967295)) throw CustodyErrors.sequenceInvalid();
+        input = {
+          destinationAddress: checkXrplAddress(body.destinationAddress, 'body.destinationAddress'),
+          symbol: 'XRP',
+          qty: checkQty(body.qty, 6, 'body.qty'),
+          ...(body.sequence !== undefined ? { sequence: String(Number(body.sequence)) } : {}),
+        };
+      }
+      const providerVaultId = String(wallet.details.providerVaultId ?? '');
+      const client = await provider.client(tenantId);
+      const seen = await atProvider(() => client.transfer(providerVaultId, wallet.providerRef!, { ...input, externalId }));
+      return transactionDto(await record(tenantId, caller, vault, wallet, seen));
+    },
+
+    /** The transaction, refreshed from the provider unless final. */
+    async get(tenantId: string, caller: Caller, vaultId: string, walletId: string, transactionId: string): Promise<TransactionDto> {
+      const { wallet } = await walletOf(tenantId, caller, vaultId, walletId);
+      const row = await repo.findTransaction(tenantId, transactionId);
+      if (!row || row.walletId !== wallet.id) throw CustodyErrors.transactionNotFound();
+      if (FINAL_TRANSACTION_STATUSES.includes(row.status as CustodyTransactionStatus)) return transactionDto(row);
+      const client = await provider.client(tenantId);
+      const seen = await atProvider(() => client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef!, row.providerTransactionId), CustodyErrors.transactionNotFound);
+      return transactionDto(await tx((db) => apply(db, tenantId, row, seen, 'system')));
+    },
+
+    /** Renames/describes the wallet at the provider; `accountSet` on an XRPL wallet issues the AccountSet. */
+    async updateWallet(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: UpdateWalletBody, externalId: string) {
+      const { vault, wallet } = await walletOf(tenantId, caller, vaultId, walletId);
+      if (body.accountSet && wallet.chain !== 'xrpl') throw CustodyErrors.accountSetNotXrpl();
+      const providerVaultId = String(wallet.details.providerVaultId ?? '');
+      const client = await provider.client(tenantId);
+      const updated = await atProvider(() => client.updateWallet(providerVaultId, wallet.providerRef!, { name: body.name, description: body.description ?? null }));
+      let accountSet: TransactionDto | null = null;
+      if (body.accountSet) {
+        const seen = await atProvider(() => client.accountSet(providerVaultId, wallet.providerRef!, { setFlag: ASF_DEFAULT_RIPPLE, externalId }));
+        accountSet = transactionDto(await record(tenantId, caller, vault, wallet, seen));
+      }
+      await audit.record(undefined, tenantId, {
+        type: 'custody.wallet_updated', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: wallet.userId,
+        details: { vaultId: vault.id, walletId: wallet.id, name: updated.name, accountSet: accountSet?.transactionId ?? null },
+      });
+      return { wallet: wallets.toDto(wallet), name: updated.name, description: updated.description, accountSet };
+    },
+
+    /** A provider webhook's transaction (already verified). Unknown ids are ignored. */
+    async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<void> {
+      await tx(async (db) => {
+        const row = await repo.findTransactionByProviderId(tenantId, seen.id, db);
+        if (row) await apply(db, tenantId, row, seen, 'provider');
+      });
+    },
+  };
+}
+
+export type TransactionsService = ReturnType<typeof createTransactionsService>;

@@ -1,0 +1,171 @@
+import { newId, type Clock } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto/secrets.js';
+import type { DbOrTx } from '../../platform/db/client.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import { FINAL_TRANSFER_STATUSES, type CustodyTransfer, type TransferStatus } from '../../providers/custody/port.js';
+import type { AuditService } from '../audit/service.js';
+import type { WalletsService } from '../wallets/service.js';
+import { atProvider, CustodyErrors } from './errors.js';
+import { CUSTODY_A, type CustodyAProvider } from './provider.js';
+import type { CustodyRepo } from './repo.js';
+import type { NonCustodialTransferBody, QuestionnaireInput, TransferDto } from './schemas.js';
+import type { CustodyTransferRow } from './table.js';
+import { externalIdOf } from './transactions.js';
+import { checkEvmAddress, checkQty } from './validation.js';
+import { auditActorType, type Caller } from './vaults.js';
+
+/** The enumerations' known values (the spec names these; others are 400). */
+export const TRANSFER_ENUMS = {
+  sourceType: ['WALLET'],
+  destinationType: ['ADDRESS'],
+  assetType: ['ETH'],
+  provider: [CUSTODY_A],
+} as const;
+export const QUESTIONNAIRE_ENUMS = {
+  destinationType: ['FINANCIAL_INSTITUTION', 'SELFHOSTED_WALLET'],
+  recipientType: ['DESTINATION_INSTITUTION', 'MY_ORGANIZATION', 'PERSON'],
+  purpose: ['TRADING_SETTLEMENT', 'INVESTMENT', 'PAYMENT', 'OTHER'],
+  originatorType: ['MY_ORGANIZATION', 'PERSON'],
+} as const;
+/** What a transfer to an institution must carry for the travel rule. */
+const INSTITUTION_REQUIRED = ['recipientType', 'purpose', 'originatorType', 'institutionName', 'institutionCountry', 'originatorName', 'originatorCountry'] as const;
+const SELFHOSTED_REQUIRED = ['purpose', 'originatorType', 'originatorName', 'originatorCountry'] as const;
+
+const RANK: Record<TransferStatus, number> = { QUEUED: 0, IN_PROGRESS: 1, COMPLETED: 9, FAILED: 9 };
+const rank = (s: string) => RANK[s as TransferStatus] ?? -1;
+const context = (tenantId: string, id: string) => `custody-transfer:${tenantId}:${id}`;
+
+function checkEnum(value: string, allowed: readonly string[], field: string): void {
+  if (!allowed.includes(value)) throw CustodyErrors.enumUnknown(field, allowed);
+}
+
+export function createTransfersService(deps: {
+  repo: CustodyRepo;
+  tx: RunInTx;
+  clock: Clock;
+  secrets: SecretBox;
+  wallets: WalletsService;
+  audit: AuditService;
+  provider: CustodyAProvider;
+}) {
+  const { repo, tx, clock, secrets, wallets, audit, provider } = deps;
+
+  async function toDto(row: CustodyTransferRow, withQuestionnaire: boolean, tenantId: string): Promise<TransferDto> {
+    const dto: TransferDto = {
+      id: row.id, userId: row.userId, provider: row.provider, idempotentId: row.idempotentId, amount: row.amount, assetType: row.assetType,
+      sourceId: row.sourceWalletId, sourceType: row.sourceType, destinationId: row.destinationId, destinationType: row.destinationType,
+      deductFeeFromAmountIfSameType: row.deductFeeFromAmountIfSameType, transferMemo: row.transferMemo, status: row.status,
+      providerTransferId: row.providerTransferId, hash: row.hash, failureReason: row.failureReason, hasQuestionnaire: row.questionnaireSealed !== null,
+      createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+    };
+    if (withQuestionnaire) {
+      dto.transferAmlQuestionnaire = row.questionnaireSealed ? (JSON.parse(await secrets.decrypt(row.questionnaireSealed, context(tenantId, row.id))) as QuestionnaireInput) : null;
+    }
+    return dto;
+  }
+
+  async function apply(db: DbOrTx, tenantId: string, row: CustodyTransferRow, seen: CustodyTransfer, _by: 'provider' | 'system'): Promise<CustodyTransferRow> {
+    if (rank(seen.status) <= rank(row.status) && !(seen.blockchainTxId && !row.hash)) return row;
+    const status = rank(seen.status) > rank(row.status) ? seen.status : row.status;
+    const updated = await repo.updateTransfer(tenantId, row.id, { status, hash: seen.blockchainTxId ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);
+    if (status !== row.status) {
+      const facts = { transferId: row.id, userId: row.userId, provider: row.provider, status, hash: updated.hash };
+      if (status === 'COMPLETED') await appendEvent(db, tenantId, 'transfer.completed', { ...facts, kind: 'non-custodial-evm' });
+      if (status === 'FAILED') await appendEvent(db, tenantId, 'transfer.failed', { ...facts, kind: 'non-custodial-evm' });
+      await audit.record(db, tenantId, { type: 'transfer.updated', actorType: 'system', subjectUserId: row.userId, details: facts });
+    }
+    return updated;
+  }
+
+  async function visible(tenantId: string, caller: Caller, id: string): Promise<CustodyTransferRow> {
+    const row = await repo.findTransfer(tenantId, id);
+    if (!row || (!caller.privileged && row.userId !== caller.userId)) throw CustodyErrors.transferNotFound();
+    return row;
+  }
+
+  return {
+    /** Validates, forwards with the provider-side idempotentId, records; the travel-rule data sealed. */
+    async create(tenantId: string, caller: Caller & { userId: string }, body: NonCustodialTransferBody): Promise<TransferDto> {
+      if (!(TRANSFER_ENUMS.provider as readonly string[]).includes(body.provider)) throw CustodyErrors.providerUnknown(TRANSFER_ENUMS.provider);
+      checkEnum(body.sourceType, TRANSFER_ENUMS.sourceType, 'body.sourceType');
+      checkEnum(body.destinationType, TRANSFER_ENUMS.destinationType, 'body.destinationType');
+      checkEnum(body.assetType, TRANSFER_ENUMS.assetType, 'body.assetType');
+      const amount = checkQty(body.amount, 18, 'body.amount');
+      const destination = checkEvmAddress(body.destinationId, 'body.destinationId');
+      const q = body.transferAmlQuestionnaire as QuestionnaireInput | undefined;
+      if (q) {
+        for (const [field, allowed] of Object.entries(QUESTIONNAIRE_ENUMS)) {
+          const value = q[field as keyof QuestionnaireInput];
+          if (value !== undefined) checkEnum(value, allowed, `body.transferAmlQuestionnaire.${field}`);
+        }
+        const required = q.destinationType === 'SELFHOSTED_WALLET' ? SELFHOSTED_REQUIRED : INSTITUTION_REQUIRED;
+        const missing = ['destinationType', ...required].filter((f) => !q[f as keyof QuestionnaireInput]);
+        if (missing.length) throw CustodyErrors.questionnaireRequired(missing);
+      }
+      const source = await wallets.findById(tenantId, body.sourceId);
+      if (!source || source.userId !== caller.userId || source.chain !== 'evm' || source.provider !== body.provider || !source.providerRef) throw CustodyErrors.sourceInvalid();
+      // Without a questionnaire the destination must not be an institution: we cannot know, so
+      // a transfer without one is taken as to a self-hosted wallet of the caller's (documented).
+      const client = await provider.client(tenantId);
+      const seen = await atProvider(
+        () =>
+          client.createTransfer({
+            sourceWalletId: source.providerRef!, destinationAddress: destination, assetType: body.assetType, amount,
+            idempotentId: externalIdOf(`user:${caller.userId}`, body.idempotentId), deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false,
+            ...(body.transferMemo !== undefined ? { transferMemo: body.transferMemo } : {}),
+            ...(q ? { transferAmlQuestionnaire: q as Record<string, string> } : {}),
+          }),
+        CustodyErrors.sourceInvalid,
+      );
+      const row = await tx(async (db) => {
+        const existing = await repo.findTransferByProviderId(tenantId, body.provider, seen.transferId, db);
+        if (existing) return apply(db, tenantId, existing, seen, 'system');
+        const id = newId();
+        const now = clock.now();
+        const inserted = await repo.insertTransfer(
+          tenantId,
+          {
+            id, userId: caller.userId, provider: body.provider, idempotentId: body.idempotentId, sourceWalletId: source.id, sourceType: body.sourceType,
+            destinationId: destination, destinationType: body.destinationType, assetType: body.assetType, amount,
+            deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false, transferMemo: body.transferMemo ?? null,
+            questionnaireSealed: q ? secrets.encrypt(JSON.stringify(q), context(tenantId, id)) : null,
+            providerTransferId: seen.transferId, status: seen.status, hash: seen.blockchainTxId, failureReason: seen.failureReason, createdAt: now, updatedAt: now,
+          },
+          db,
+        );
+        const facts = { transferId: id, userId: caller.userId, provider: body.provider, assetType: body.assetType, amount, destinationId: destination, status: seen.status };
+        await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: caller.actor });
+        await audit.record(db, tenantId, { type: 'transfer.submitted', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: caller.userId, details: facts });
+        return inserted!;
+      });
+      return toDto(row, false, tenantId);
+    },
+
+    /** One transfer, refreshed from the provider unless final; the questionnaire only for the API key or an admin. */
+    async get(tenantId: string, caller: Caller, id: string): Promise<TransferDto> {
+      let row = await visible(tenantId, caller, id);
+      if (!FINAL_TRANSFER_STATUSES.includes(row.status as TransferStatus)) {
+        const client = await provider.client(tenantId);
+        const seen = await atProvider(() => client.getTransfer(row.providerTransferId), CustodyErrors.transferNotFound);
+        row = await tx((db) => apply(db, tenantId, row, seen, 'system'));
+      }
+      return toDto(row, caller.privileged, tenantId);
+    },
+
+    async list(tenantId: string, userId: string, page: PageParams): Promise<Page<TransferDto>> {
+      const result = await paginate(() => repo.countTransfers(tenantId, userId), () => repo.listTransfers(tenantId, userId, page), (r) => r);
+      return { total: result.total, data: await Promise.all(result.data.map((r) => toDto(r, false, tenantId))) };
+    },
+
+    async fromWebhook(tenantId: string, seen: CustodyTransfer): Promise<void> {
+      await tx(async (db) => {
+        const row = await repo.findTransferByProviderId(tenantId, CUSTODY_A, seen.transferId, db);
+        if (row) await apply(db, tenantId, row, seen, 'provider');
+      });
+    },
+  };
+}
+
+export type TransfersService = ReturnType<typeof createTransfersService>;

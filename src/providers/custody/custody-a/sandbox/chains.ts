@@ -1,0 +1,101 @@
+import { erc20Abi, getAddress, parseEther, parseUnits, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { Wallet, xrpToDrops, type AccountSet, type Payment, type SubmittableTransaction } from 'xrpl';
+import type { EvmChainPort } from '../../../evm-chain/port.js';
+import type { XrplLedgerPort } from '../../../xrpl-ledger/port.js';
+
+/** The chains the sandbox moves value on: the local EVM chain and the XRPL stand-in (or what the service is configured with). */
+export interface SandboxChains {
+  evmChain: () => Promise<EvmChainPort>;
+  xrplLedger: XrplLedgerPort;
+  /** The XRPL network name wallets are registered under (`local` for the stand-in). */
+  xrplNetwork: string;
+}
+
+/** A refusal before anything is signed: the transaction is REJECTED. */
+export class Refused extends Error {}
+
+export type Outcome = 'CONFIRMED' | 'FAILED' | 'PENDING';
+
+/** Sends ETH (no contract) or an ERC-20 `transfer`, signed with the wallet's key; answers the hash. */
+export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { to: string; qty: string; contract?: string | null }): Promise<Hex> {
+  const chain = await chains.evmChain();
+  const account = privateKeyToAccount(privateKey);
+  const client = chain.walletClient(account);
+  const to = getAddress(input.to);
+  if (!input.contract) {
+    const value = parseEther(input.qty);
+    const balance = await chain.publicClient.getBalance({ address: account.address });
+    if (balance < value) throw new Refused('insufficient balance');
+    return client.sendTransaction({ to, value, account, chain: chain.chain });
+  }
+  const contract = getAddress(input.contract);
+  let decimals: number;
+  try {
+    decimals = await chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'decimals' });
+  } catch {
+    throw new Refused('contract is not an ERC-20 token');
+  }
+  if ((input.qty.split('.')[1] ?? '').length > decimals) throw new Refused(`qty has more than ${decimals} decimals`);
+  const amount = parseUnits(input.qty, decimals);
+  const balance = await chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
+  if (balance < amount) throw new Refused('insufficient token balance');
+  return client.writeContract({ address: contract, abi: erc20Abi, functionName: 'transfer', args: [to, amount], account, chain: chain.chain });
+}
+
+export async function confirmEvm(chains: SandboxChains, hash: Hex, wait: boolean): Promise<Outcome> {
+  const chain = await chains.evmChain();
+  try {
+    const receipt = wait
+      ? await chain.publicClient.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
+      : await chain.publicClient.getTransactionReceipt({ hash });
+    return receipt.status === 'success' ? 'CONFIRMED' : 'FAILED';
+  } catch {
+    return 'PENDING';
+  }
+}
+
+/** Signs and submits an XRPL transaction from the wallet's seed; answers its hash and LastLedgerSequence. */
+export async function sendXrpl(
+  chains: SandboxChains,
+  seed: string,
+  build: (account: string) => Payment | AccountSet,
+  sequence?: number,
+): Promise<{ hash: string; lastLedgerSequence: number }> {
+  const wallet = Wallet.fromSeed(seed);
+  const tx: SubmittableTransaction = build(wallet.classicAddress);
+  if (sequence !== undefined) tx.Sequence = sequence;
+  const filled = await chains.xrplLedger.autofill(tx);
+  if (sequence !== undefined) filled.Sequence = sequence;
+  const signed = wallet.sign(filled);
+  const result = await chains.xrplLedger.submit(signed.tx_blob);
+  if (!result.accepted && !result.engineResult.startsWith('tec')) throw new Refused(`ledger refused the transaction: ${result.engineResult}`);
+  return { hash: signed.hash, lastLedgerSequence: filled.LastLedgerSequence! };
+}
+
+export const xrpPayment = (destination: string, qty: string) => (account: string): Payment => ({
+  TransactionType: 'Payment',
+  Account: account,
+  Destination: destination,
+  Amount: xrpToDrops(qty),
+});
+
+/** asfDefaultRipple: what `accountSet: true` turns on (an issuing account's trust lines ripple). */
+export const ASF_DEFAULT_RIPPLE = 8;
+export const accountSetTx = (setFlag: number) => (account: string): AccountSet => ({ TransactionType: 'AccountSet', Account: account, SetFlag: setFlag });
+
+export async function confirmXrpl(chains: SandboxChains, hash: string, lastLedgerSequence: number, wait: boolean): Promise<Outcome> {
+  if (wait) {
+    const final = await chains.xrplLedger.waitForFinal(hash, lastLedgerSequence, { timeoutMs: 30_000 });
+    if (final.status === 'validated') return final.result === 'tesSUCCESS' ? 'CONFIRMED' : 'FAILED';
+    return final.status === 'expired' ? 'FAILED' : 'PENDING';
+  }
+  const found = await chains.xrplLedger.lookupTransaction(hash);
+  if (!found.validated) return 'PENDING';
+  return found.result === 'tesSUCCESS' ? 'CONFIRMED' : 'FAILED';
+}
+
+export function newXrplWallet(): { address: string; seed: string } {
+  const wallet = Wallet.generate();
+  return { address: wallet.classicAddress, seed: wallet.seed! };
+}

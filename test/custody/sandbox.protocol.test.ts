@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustodyServices } from '../../src/modules/custody/module.js';
+import { signRequest } from '../../src/providers/custody/custody-a/signing.js';
+import { newEd25519KeyPair } from '../../src/providers/custody/custody-a/signing.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { createVault, drain, fundEvm } from './helpers.js';
+
+let h: Harness;
+let custody: CustodyServices;
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+  custody = h.container.modules.find((m) => m.name === 'custody')!.services as CustodyServices;
+});
+afterAll(async () => h.close());
+
+describe('the custody-a sandbox authenticates as the provider does', () => {
+  it('refuses unsigned, wrongly signed and stale requests (401), and answers a signed one', async () => {
+    const { apiKey, signingKey } = await custody.custodyASandbox.credentialsFor(h.tenant.tenantId, `${h.baseUrl}/custody-a/webhooks/${h.tenant.tenantId}`);
+    const url = `${h.baseUrl}/sandbox/custody-a/v2/vaults`;
+    const body = JSON.stringify({ name: 'direct' });
+    const now = String(Math.floor(h.clock.now().getTime() / 1000));
+    const send = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    expect((await send({})).status).toBe(401);
+    const foreignKey = newEd25519KeyPair().privateKeyPem;
+    expect((await send({ 'api-access-key': apiKey, 'api-timestamp': now, 'api-signature': signRequest(foreignKey, now, 'POST', '/v2/vaults', body) })).status).toBe(401);
+    const stale = String(Number(now) - 3600);
+    expect((await send({ 'api-access-key': apiKey, 'api-timestamp': stale, 'api-signature': signRequest(signingKey, stale, 'POST', '/v2/vaults', body) })).status).toBe(401);
+    const tampered = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'api-access-key': apiKey, 'api-timestamp': now, 'api-signature': signRequest(signingKey, now, 'POST', '/v2/vaults', body) },
+      body: JSON.stringify({ name: 'other' }),
+    });
+    expect(tampered.status).toBe(401);
+    const ok = await send({ 'api-access-key': apiKey, 'api-timestamp': now, 'api-signature': signRequest(signingKey, now, 'POST', '/v2/vaults', body) });
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toMatchObject({ name: 'direct' });
+  });
+});
+
+describe('webhooks', () => {
+  it('a replayed or out-of-order delivery changes nothing', async () => {
+    const userId = await h.createUser();
+    const token = await h.tokenFor(userId);
+    const vault = await createVault(h, userId);
+    await fundEvm(h, vault.address, '1');
+    const created = await h.inject({
+      method: 'POST',
+      url: '/non-custodial-evm/transfers',
+      headers: h.bearerHeaders(token),
+      payload: { amount: '0.1', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: '0x000000000000000000000000000000000000dEaD', destinationType: 'ADDRESS', idempotentId: 'wh-1', provider: 'custody-a' },
+    });
+    const transfer = created.json();
+    await drain(h);
+    const done = (await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) })).json();
+    expect(done.status).toBe('COMPLETED');
+    const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
+    const deliver = async (data: Record<string, unknown>) => {
+      const body = JSON.stringify({ id: 'evt', type: 'transfer.status_changed', data });
+      const headers = await custody.custodyASandbox.webhookHeaders(body);
+      return h.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: body });
+    };
+    const late = await deliver({ transferId: transfer.providerTransferId, status: 'IN_PROGRESS', blockchainTxId: done.hash });
+    expect(late.statusCode).toBe(200);
+    expect((await deliver({ transferId: transfer.providerTransferId, status: 'COMPLETED', blockchainTxId: done.hash })).statusCode).toBe(200);
+    const after = (await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) })).json();
+    expect(after).toMatchObject({ status: 'COMPLETED', hash: done.hash, updatedAt: done.updatedAt });
+    const events = await h.container.db.execute(`select count(*)::int as n from outbox_events where tenant_id = '${h.tenant.tenantId}' and type = 'transfer.completed' and payload->>'transferId' = '${transfer.id}'`);
+    expect((events as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(1);
+  });
+});

@@ -1,0 +1,88 @@
+import { parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { createVault, drain, evmChain, fundEvm } from './helpers.js';
+
+let h: Harness;
+let userId: string;
+let token: string;
+let vault: Awaited<ReturnType<typeof createVault>>;
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+  userId = await h.createUser();
+  token = await h.tokenFor(userId);
+  vault = await createVault(h, userId);
+  await fundEvm(h, vault.address, '2');
+});
+afterAll(async () => h.close());
+
+const questionnaire = {
+  destinationType: 'FINANCIAL_INSTITUTION',
+  recipientType: 'DESTINATION_INSTITUTION',
+  purpose: 'TRADING_SETTLEMENT',
+  originatorType: 'MY_ORGANIZATION',
+  selfhostedDescription: '',
+  institutionName: 'Example Bank',
+  institutionCountry: 'CH',
+  originatorName: 'Acme Ltd',
+  originatorStreetAddress: '1 Main St',
+  originatorCity: 'Zurich',
+  originatorStateProvince: 'ZH',
+  originatorPostalCode: '8000',
+  originatorCountry: 'CH',
+  recipientFirstName: 'Ada',
+  recipientLastName: 'Lovelace',
+  recipientFullName: 'Ada Lovelace',
+  recipientCountry: 'GB',
+  recipientStreetAddress: '2 High St',
+  recipientCity: 'London',
+  recipientStateProvince: 'LDN',
+  recipientPostalCode: 'N1',
+};
+
+describe('POST /non-custodial-evm/transfers', () => {
+  it('sends with the travel-rule data, replays the first answer, reaches COMPLETED by webhook; the questionnaire only for the API key', async () => {
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const payload = {
+      amount: '0.5', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: to, destinationType: 'ADDRESS',
+      deductFeeFromAmountIfSameType: false, idempotentId: 'tr-1', transferMemo: 'settlement 42', provider: 'custody-a', transferAmlQuestionnaire: questionnaire,
+    };
+    const first = await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload });
+    expect(first.statusCode, first.body).toBe(201);
+    const transfer = first.json();
+    expect(transfer).toMatchObject({ userId, amount: '0.5', assetType: 'ETH', destinationId: to, status: 'QUEUED', hasQuestionnaire: true });
+    expect(transfer.transferAmlQuestionnaire).toBeUndefined();
+    const replay = await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload });
+    expect(replay.json()).toEqual(transfer);
+    expect((await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload: { ...payload, amount: '0.6' } })).statusCode).toBe(409);
+
+    await drain(h); // the sandbox executes, and its signed webhooks arrive
+    const stored = await h.container.db.execute(`select status, hash, questionnaire_sealed from custody_transfers where id = '${transfer.id}'`);
+    const row = (stored as unknown as { rows: { status: string; hash: string; questionnaire_sealed: string }[] }).rows[0]!;
+    expect(row.status).toBe('COMPLETED'); // moved by the webhook, before any read
+    expect(row.questionnaire_sealed).not.toContain('Lovelace');
+
+    const mine = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) });
+    expect(mine.json()).toMatchObject({ status: 'COMPLETED', hash: row.hash });
+    expect(mine.json().transferAmlQuestionnaire).toBeUndefined();
+    const asService = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.keyHeaders() });
+    expect(asService.json().transferAmlQuestionnaire).toEqual(questionnaire);
+    const chain = await evmChain(h);
+    expect((await chain.publicClient.getTransaction({ hash: row.hash as `0x${string}` })).value).toBe(parseEther('0.5'));
+    const list = await h.inject({ method: 'GET', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token) });
+    expect(list.json()).toMatchObject({ total: 1, data: [{ id: transfer.id }] });
+  });
+
+  it('ten concurrent repeats of one transfer move value once', async () => {
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const payload = { amount: '0.01', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: to, destinationType: 'ADDRESS', idempotentId: 'burst', provider: 'custody-a' };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload })));
+    const ids = new Set(answers.filter((a) => a.statusCode === 201).map((a) => a.json().id));
+    expect(ids.size).toBe(1);
+    for (const a of answers) expect([201, 409]).toContain(a.statusCode);
+    await drain(h);
+    const chain = await evmChain(h);
+    expect(await chain.publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
+  });
+});

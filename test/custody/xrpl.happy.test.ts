@@ -1,0 +1,41 @@
+import { Wallet } from 'xrpl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { createVault, drain, xrplLedger } from './helpers.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+});
+afterAll(async () => h.close());
+
+describe('XRPL custody wallets at custody-a', () => {
+  it('sends XRP as a Payment on the ledger, and accountSet issues an AccountSet', async () => {
+    const userId = await h.createUser();
+    const vault = await createVault(h, userId, { xrplWallet: true });
+    const xrpl = vault.wallets.find((w) => w.chain === 'xrpl')!;
+    expect(xrpl.kind).toBe('custody-a');
+    const ledger = xrplLedger(h);
+    await ledger.fundAccount(xrpl.address, '100');
+    const destination = Wallet.generate().classicAddress;
+    await ledger.fundAccount(destination, '20');
+
+    const base = `/custody-a/vaults/${vault.id}/wallets/${xrpl.walletId}`;
+    const sent = await h.inject({ method: 'POST', url: `${base}/transactions/transfer`, headers: { ...h.keyHeaders(), 'idempotency-key': 'xrp-1' }, payload: { destinationAddress: destination, symbol: 'XRP', qty: '12.5' } });
+    expect(sent.statusCode, sent.body).toBe(201);
+    await drain(h);
+    const read = await h.inject({ method: 'GET', url: `${base}/transactions/${sent.json().transactionId}`, headers: h.keyHeaders() });
+    expect(read.json()).toMatchObject({ status: 'CONFIRMED', symbol: 'XRP', qty: '12.5' });
+    const onLedger = await ledger.lookupTransaction(read.json().hash);
+    expect(onLedger).toMatchObject({ validated: true, result: 'tesSUCCESS' });
+    expect(onLedger.tx).toMatchObject({ TransactionType: 'Payment', Destination: destination });
+    expect((await ledger.accountInfo(destination))?.balanceDrops).toBe('32500000');
+
+    const updated = await h.inject({ method: 'PUT', url: base, headers: h.keyHeaders(), payload: { name: 'issuer', description: 'issuing account', accountSet: true } });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.json()).toMatchObject({ name: 'issuer', description: 'issuing account', accountSet: { type: 'ACCOUNT_SET' } });
+    await drain(h);
+    const info = await ledger.accountInfo(xrpl.address);
+    expect(info?.flags.defaultRipple).toBe(true);
+  });
+});
