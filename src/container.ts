@@ -7,6 +7,7 @@ import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
 import { createBankLinkModule } from './modules/bank-link/module.js';
+import { createCustodyBModule } from './modules/custody-b/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
 import { createEventsModule } from './modules/events/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
@@ -49,6 +50,7 @@ export async function createContainer(options: ContainerOptions) {
   });
 
   const services = { ...users.services, ...audit.services };
+  const walletsModule = createWalletsModule(platform, services);
 
   /** The modules in dependency order; the app registers their routes in this order. */
   const modules: BastionModule[] = [
@@ -60,9 +62,10 @@ export async function createContainer(options: ContainerOptions) {
     accreditations,
     identity,
     createEntitiesModule(platform, services),
-    createWalletsModule(platform, services),
+    walletsModule,
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
+    createCustodyBModule(platform, { ...services, wallets: walletsModule.services.wallets, evmChain: walletsModule.services.evmChain }),
   ];
 
   const { tenants: tenantsService } = tenants.services;

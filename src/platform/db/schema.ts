@@ -19,3 +19,5 @@ export * from '../../modules/events/table.js';
 export * from '../../modules/bank-link/table.js';
 export * from '../../providers/bank-link/plaid/sandbox/table.js';
 export * from '../provider-settings/table.js';
+export * from '../../providers/custody-b/sandbox/table.js';
+export * from '../../modules/custody-b/table.js';
