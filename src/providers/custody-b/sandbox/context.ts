@@ -63,12 +63,12 @@ export async function authenticate(ctx: SandboxContext, request: FastifyRequest,
   const row = await ctx.store.token(tokenHash);
   const now = ctx.options.clock.now();
   if (!row || (row.expiresAt && row.expiresAt <= now)) throw new SandboxError(401, 'Unauthorized: token invalid or expired');
-  if (!kinds.includes(row.kind)) throw new SandboxError(403, 'Forbidden: this token cannot call this endpoint');
   const appId = request.headers[APP_ID_HEADER];
   if (appId !== undefined) {
     const org = await ctx.store.orgById(row.orgId);
     if (!org || org.appId !== appId) throw new SandboxError(401, 'Unauthorized: unknown application id');
   }
+  if (!kinds.includes(row.kind)) throw new SandboxError(403, 'Forbidden: this token cannot call this endpoint');
   await checkNonce(ctx, request);
   return { orgId: row.orgId, userId: row.userId, kind: row.kind, tokenHash };
 }
