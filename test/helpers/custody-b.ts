@@ -84,3 +84,60 @@ export const TYPED_DATA = {
   primaryType: 'Mail',
   message: { from: { name: 'Ada', wallet: '0x000000000000000000000000000000000000bEEF' }, contents: 'hello' },
 };
+
+/**
+ * A software WebAuthn authenticator (ES256, "none" attestation) for one relying party: what a
+ * browser and a platform passkey would answer to a registration and to an assertion.
+ */
+export async function newPasskey(origin: string) {
+  const { createHash } = await import('node:crypto');
+  const { isoCBOR } = await import('@simplewebauthn/server/helpers');
+  const rpId = new URL(origin).hostname;
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const credId = randomBytes(16);
+  const rpIdHash = createHash('sha256').update(rpId).digest();
+  let counter = 0;
+  const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(n);
+    return b;
+  };
+  const clientData = (type: string, challenge: string) => Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
+  const cose = isoCBOR.encode(
+    new Map<number, number | Uint8Array>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, Buffer.from(jwk.x!, 'base64url')],
+      [-3, Buffer.from(jwk.y!, 'base64url')],
+    ]),
+  );
+  return {
+    credId: credId.toString('base64url'),
+    attest(challenge: string) {
+      const idLen = Buffer.alloc(2);
+      idLen.writeUInt16BE(credId.length);
+      const authData = Buffer.concat([rpIdHash, Buffer.from([0x45]), u32(counter), Buffer.alloc(16), idLen, credId, Buffer.from(cose)]);
+      const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+      return {
+        credentialKind: 'Fido2' as const,
+        credentialInfo: { credId: credId.toString('base64url'), clientData: b64url(clientData('webauthn.create', challenge)), attestationData: b64url(Buffer.from(attestationObject)) },
+      };
+    },
+    assert(challenge: { challenge: string; challengeIdentifier: string }) {
+      counter += 1;
+      const authData = Buffer.concat([rpIdHash, Buffer.from([0x05]), u32(counter)]);
+      const data = clientData('webauthn.get', challenge.challenge);
+      const signature = sign('sha256', Buffer.concat([authData, sha256(data)]), privateKey);
+      return {
+        challengeIdentifier: challenge.challengeIdentifier,
+        firstFactor: {
+          kind: 'Fido2' as const,
+          credentialAssertion: { credId: credId.toString('base64url'), clientData: b64url(data), signature: b64url(signature), authenticatorData: b64url(authData) },
+        },
+      };
+    },
+  };
+}
