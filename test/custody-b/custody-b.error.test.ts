@@ -108,6 +108,11 @@ describe('user-action challenges', () => {
 describe('input errors', () => {
   it('400 for an unknown network, bad typed data, a signed or malformed transaction; 404 for an address not the caller’s', async () => {
     expectError(await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge?network=Dogecoin', headers: alice.headers }), 400, 'CUSTODY_B_NETWORK_UNSUPPORTED');
+    // One wallet per network: asking again for the default network is 409, at the challenge and at creation.
+    expectError(await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge', headers: alice.headers }), 409, 'CUSTODY_B_WALLET_EXISTS');
+    const other = (await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge?network=Polygon', headers: alice.headers })).json();
+    const again = await h.inject({ method: 'POST', url: '/custody-b/wallets', headers: alice.headers, payload: { network: 'EthereumSepolia', signedChallenge: signChallenge(alice.cred, other) } });
+    expectError(again, 409, 'CUSTODY_B_WALLET_EXISTS');
     const badTyped = { ...TYPED_DATA, primaryType: 'Person' };
     expectError(await h.inject({ method: 'POST', url: '/custody-b/message/eip712/challenge', headers: alice.headers, payload: { address: wallet.address, typedData: badTyped } }), 400, 'CUSTODY_B_TYPED_DATA_INVALID');
     const wrongValue = { ...TYPED_DATA, message: { ...TYPED_DATA.message, from: { name: 'Ada', wallet: 'not an address' } } };

@@ -58,19 +58,37 @@ describe('custody-b end to end over real HTTP', () => {
     const url = `/custody-b/raw-transaction/challenge?address=${wallet.address}`;
     const rc = await h.inject({ method: 'POST', url, headers: user.headers, payload: { transaction: unsigned } });
     expect(rc.statusCode).toBe(201);
+    const completion = { transaction: unsigned, signedChallenge: signChallenge(user.cred, rc.json()) };
     const done = await h.inject({
       method: 'POST',
       url: `/custody-b/raw-transaction/complete?address=${wallet.address}`,
-      headers: user.headers,
-      payload: { transaction: unsigned, signedChallenge: signChallenge(user.cred, rc.json()) },
+      headers: { ...user.headers, 'idempotency-key': 'tx-1' },
+      payload: completion,
     });
     expect(done.statusCode).toBe(201);
     const { txHash } = done.json();
+    expect(done.json()).toMatchObject({ walletId: wallet.walletId, status: 'Broadcasted', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     const receipt = await evm.publicClient.waitForTransactionReceipt({ hash: txHash });
     expect(receipt.status).toBe('success');
     const tx = await evm.publicClient.getTransaction({ hash: txHash });
     expect(tx.from.toLowerCase()).toBe(wallet.address.toLowerCase());
     expect(tx.value).toBe(parseEther('0.25'));
+    // A repeat with the same Idempotency-Key answers the first broadcast again (nothing sent twice).
+    const repeat = await h.inject({
+      method: 'POST',
+      url: `/custody-b/raw-transaction/complete?address=${wallet.address}`,
+      headers: { ...user.headers, 'idempotency-key': 'tx-1' },
+      payload: completion,
+    });
+    expect(repeat.statusCode).toBe(201);
+    expect(repeat.json()).toEqual(done.json());
+    expect(await evm.publicClient.getTransactionCount({ address: wallet.address })).toBe(1);
+
+    // The acts at the provider are in the audit log.
+    const audit = await h.inject({ method: 'GET', url: `/audit-events?userId=${user.userId}&limit=100`, headers: h.keyHeaders() });
+    expect(audit.statusCode).toBe(200);
+    const types = (audit.json() as { data: { type: string }[] }).data.map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'custody_b.transaction_broadcast']));
   }, 120_000);
 
   it('registers with an Ed25519 key and signs with it', async () => {

@@ -6,6 +6,7 @@ export const CustodyBErrors = {
   alreadyRegistered: () => new AppError(409, 'CUSTODY_B_USER_ALREADY_REGISTERED', 'The caller is registered with custody-b already'),
   registrationMissing: () =>
     new AppError(400, 'CUSTODY_B_REGISTRATION_CHALLENGE_MISSING', 'No registration challenge is open for the caller, or it expired: ask GET /custody-b/users/challenge again'),
+  walletExists: (network: string) => new AppError(409, 'CUSTODY_B_WALLET_EXISTS', `The caller has a custody-b wallet on ${network} already (one per network)`),
   walletNotFound: () => new AppError(404, 'CUSTODY_B_WALLET_NOT_FOUND', 'The caller has no custody-b wallet with this address'),
   challengeInvalid: () => new AppError(400, 'CUSTODY_B_CHALLENGE_INVALID', "The signed challenge is unknown, or is not one of the caller's"),
   challengeUsed: () => new AppError(400, 'CUSTODY_B_CHALLENGE_USED', 'The challenge was used already: ask for a new one'),

@@ -4,6 +4,7 @@ import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
 import type { CustodyBPort } from '../../providers/custody-b/port.js';
 import { createCustodyBSandbox, type CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
+import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import { createCustodyBRepo } from './repo.js';
@@ -23,7 +24,7 @@ export interface CustodyBServices {
  */
 export function createCustodyBModule(
   platform: Platform,
-  deps: { users: UsersService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; port?: CustodyBPort },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; port?: CustodyBPort },
 ): BastionModule<CustodyBServices> {
   const { config, db, clock, secrets, providerSettings } = platform;
   platform.providerSettings.declare({
@@ -51,6 +52,7 @@ export function createCustodyBModule(
     providerSettings,
     users: deps.users,
     wallets: deps.wallets,
+    audit: deps.audit,
     localChainId: config.evm.chainId,
   });
   const idempotency = createIdempotencyStore({ db, clock, logger: platform.logger, background: platform.background });

@@ -78,9 +78,9 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
       config,
       schema: {
         tags,
-        summary: 'A user-action challenge for creating a wallet on a network (bound to that request)',
+        summary: 'A user-action challenge for creating a wallet on a network (bound to that request); one wallet per network (409)',
         querystring: WalletChallengeQuery,
-        response: { 200: ActionChallenge, ...challengeErrors },
+        response: { 200: ActionChallenge, ...errorResponses(400, 401, 403, 404, 409, 502) },
       },
     },
     async (request) => service.walletChallenge(callerOf(request), request.query.network),

@@ -7,6 +7,7 @@ import { canonicalJson } from '../../platform/idempotency/key.js';
 import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
 import { CUSTODY_B_PATHS as P, type CustodyBConnection, type CustodyBPort, type UserActionChallenge, type UserActionRequest } from '../../providers/custody-b/port.js';
 import type { CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
+import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import { CustodyBErrors, viaProvider } from './errors.js';
@@ -53,10 +54,27 @@ export function createCustodyBService(deps: {
   providerSettings: ProviderSettings;
   users: UsersService;
   wallets: WalletsService;
+  audit: AuditService;
   /** The chain id of the local/configured EVM chain: where sandbox wallets live. */
   localChainId: number;
 }) {
   const { repo, clock, secrets, port, sandbox, wallets } = deps;
+  /** An audit row for the caller's act at the provider (secret-free facts). */
+  const record = (caller: Caller, type: string, details: Record<string, unknown>) =>
+    deps.audit.record(undefined, caller.tenantId, {
+      type,
+      actorType: caller.actor.type === 'apiKey' ? 'api_key' : caller.actor.type === 'user' ? 'user' : 'system',
+      actorId: caller.actor.id,
+      subjectUserId: caller.userId,
+      details,
+    });
+
+  /** One custody-b wallet per user and network: a second is 409. */
+  async function noWalletOn(caller: Caller, networkName: string): Promise<void> {
+    const page = await wallets.listByUser(caller.tenantId, caller.userId, { kind: 'custody-b' }, { limit: 100, offset: 0 });
+    if (page.data.some((w) => w.details.network === networkName)) throw CustodyBErrors.walletExists(networkName);
+  }
+
   const sealContext = (tenantId: string, userId: string) => `custody-b:${tenantId}:${userId}`;
 
   /** The tenant's connection: configured provider, else the sandbox (when sandboxes are served). */
@@ -235,16 +253,22 @@ export function createCustodyBService(deps: {
       const result = await viaProvider(() => port.register(conn, temporaryToken, input.firstFactorCredential));
       const at = clock.now();
       if (!(await repo.markRegistered(caller.tenantId, caller.userId, { providerUserId: result.user.id, credential: result.credential, at }))) throw CustodyBErrors.alreadyRegistered();
+      await record(caller, 'custody_b.user_registered', { providerUserId: result.user.id, credentialKind: result.credential.kind, credentialUuid: result.credential.uuid });
       return { userId: caller.userId, providerUserId: result.user.id, username: row.username, credential: result.credential, registeredAt: at.toISOString() };
     },
 
     async walletChallenge(caller: Caller, requested: string | undefined) {
-      return challengeFor(caller, 'wallet', walletRequest(await network(caller.tenantId, requested)));
+      const name = await network(caller.tenantId, requested);
+      await registered(caller);
+      await noWalletOn(caller, name);
+      return challengeFor(caller, 'wallet', walletRequest(name));
     },
 
     async createWallet(caller: Caller, input: { network?: string; signedChallenge: SignedChallengeInput }) {
       const name = await network(caller.tenantId, input.network);
       const request = walletRequest(name);
+      await registered(caller);
+      await noWalletOn(caller, name);
       const { conn, token, action, sandboxed } = await userAction(caller, request, input.signedChallenge);
       const wallet = await viaProvider(() => port.createWallet(conn, token, action, { network: name }));
       const chainId = sandboxed ? deps.localChainId : NETWORK_CHAIN_IDS[name]!;
@@ -273,6 +297,7 @@ export function createCustodyBService(deps: {
       const request = transactionRequest(wallet.providerRef!, input.transaction);
       const { conn, token, action } = await userAction(caller, request, input.signedChallenge);
       const sent = await viaProvider(() => port.broadcastTransaction(conn, token, action, wallet.providerRef!, request.body as { kind: 'Transaction'; transaction: string }));
+      await record(caller, 'custody_b.transaction_broadcast', { walletId: wallet.id, address: wallet.address, transactionId: sent.id, txHash: sent.txHash ?? null });
       return { transactionId: sent.id, walletId: wallet.id, address: wallet.address, txHash: sent.txHash ?? '', status: sent.status };
     },
 
@@ -302,6 +327,7 @@ export function createCustodyBService(deps: {
     const result = await viaProvider(() => port.generateSignature(conn, token, action, wallet.providerRef!, request.body as Parameters<CustodyBPort['generateSignature']>[4]));
     const s = result.signature;
     if (!s?.encoded) throw CustodyBErrors.providerUnavailable();
+    await record(caller, 'custody_b.signature', { walletId: wallet.id, address: wallet.address, signatureId: result.id, kind: (request.body as { kind: string }).kind });
     return { signatureId: result.id, walletId: wallet.id, address: wallet.address, signature: { r: s.r, s: s.s, recid: s.recid ?? 0, encoded: s.encoded } };
   }
 }
