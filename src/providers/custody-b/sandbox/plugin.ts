@@ -45,15 +45,8 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
       servicePrivateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     };
     const now = options.clock.now();
-    const inserted = await store.insertOrg({
-      orgId,
-      tenantId,
-      appId: randomId('ap'),
-      sealedServiceAccount: options.secrets.encrypt(JSON.stringify(account), orgContext(orgId)),
-      serviceUserId,
-      createdAt: now,
-    });
-    if (!inserted) return; // opened concurrently
+    // The organisation row goes in last, so that once it is visible its service account works;
+    // a concurrent opening that loses leaves an unused account behind, never a broken one.
     await store.insertUser({ id: serviceUserId, orgId, kind: 'ServiceAccount', username: `service@${orgId}`, externalId: null, status: 'registered', createdAt: now });
     await store.insertCredential({
       orgId,
@@ -67,6 +60,14 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
       createdAt: now,
     });
     await store.insertToken({ tokenHash: hashToken(account.serviceToken), orgId, userId: serviceUserId, kind: 'service', expiresAt: null, createdAt: now });
+    await store.insertOrg({
+      orgId,
+      tenantId,
+      appId: randomId('ap'),
+      sealedServiceAccount: options.secrets.encrypt(JSON.stringify(account), orgContext(orgId)),
+      serviceUserId,
+      createdAt: now,
+    });
   }
 
   return {
