@@ -35,7 +35,9 @@ describe('custody-b end to end over real HTTP', () => {
     // EIP-712
     const tc = await h.inject({ method: 'POST', url: '/custody-b/message/eip712/challenge', headers: user.headers, payload: { address: wallet.address, typedData: TYPED_DATA } });
     expect(tc.statusCode).toBe(201);
-    const ts = await h.inject({ method: 'POST', url: '/custody-b/message/eip712/sign', headers: user.headers, payload: { address: wallet.address, typedData: TYPED_DATA, signedChallenge: signChallenge(user.cred, tc.json()) } });
+    // The same typed data with its members in another order is the same request.
+    const reordered = { message: TYPED_DATA.message, primaryType: TYPED_DATA.primaryType, types: { Mail: TYPED_DATA.types.Mail, Person: TYPED_DATA.types.Person }, domain: TYPED_DATA.domain };
+    const ts = await h.inject({ method: 'POST', url: '/custody-b/message/eip712/sign', headers: user.headers, payload: { signedChallenge: signChallenge(user.cred, tc.json()), typedData: reordered, address: wallet.address } });
     expect(ts.statusCode).toBe(201);
     expect(await verifyTypedData({ ...TYPED_DATA, address: wallet.address, signature: ts.json().signature.encoded } as Parameters<typeof verifyTypedData>[0])).toBe(true);
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../platform/clock.js';
 import type { SecretBox } from '../../../platform/crypto/secrets.js';
 import type { Db } from '../../../platform/db/client.js';
+import { canonicalJson } from '../../../platform/idempotency/key.js';
 import type { EvmChainPort } from '../../evm-chain/port.js';
 import { APP_ID_HEADER, NONCE_HEADER, USER_ACTION_HEADER } from '../port.js';
 import type { SandboxStore } from './store.js';
@@ -93,8 +94,14 @@ async function checkNonce(ctx: SandboxContext, request: FastifyRequest): Promise
   }
 }
 
-/** The request's JSON body as the user action payload compares it. */
-const canonical = (value: unknown): string => JSON.stringify(value ?? {});
+/** The request's JSON body as the user action payload compares it (key order aside). */
+function canonical(value: unknown): string {
+  try {
+    return canonicalJson(value ?? {});
+  } catch {
+    throw new SandboxError(400, 'Bad request: the body cannot be compared (too deep)');
+  }
+}
 
 /**
  * The request's one-time user-action token: issued for this user, this method, this path
@@ -109,7 +116,7 @@ export async function requireUserAction(ctx: SandboxContext, request: FastifyReq
   try {
     payload = action.payload === '' ? {} : JSON.parse(action.payload);
   } catch {
-    payload = Symbol('unparsable');
+    throw new SandboxError(400, 'Bad request: the user action was signed for a payload that is not JSON');
   }
   if (action.method !== request.method || action.path !== path || canonical(payload) !== canonical(request.body)) {
     throw new SandboxError(400, 'Bad request: the user action was signed for another request (method, path or body differ)');
