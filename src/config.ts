@@ -166,7 +166,7 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 export function servedSandboxes(config: Pick<Config, 'idvSandbox' | 'sandboxes' | 'xrplUrl'>): string[] {
   return [
     ...(config.idvSandbox ? ['idv-a', 'idv-b'] : []),
-    ...(config.sandboxes ? ['business-profile-a', 'bank-link', 'custody-a'] : []),
+    ...(config.sandboxes ? ['business-profile-a', 'bank-link', 'custody-a', 'custody-b'] : []),
     ...(config.sandboxes && !config.xrplUrl ? ['xrpl-ledger'] : []),
   ];
 }

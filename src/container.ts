@@ -8,6 +8,7 @@ import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
 import { createBankLinkModule } from './modules/bank-link/module.js';
 import { createCustodyModule } from './modules/custody/module.js';
+import { createCustodyBModule } from './modules/custody-b/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
 import { createEventsModule } from './modules/events/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
@@ -66,6 +67,7 @@ export async function createContainer(options: ContainerOptions) {
     createCustodyModule(platform, { ...services, wallets: wallets.services, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
+    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain }),
   ];
 
   const { tenants: tenantsService } = tenants.services;

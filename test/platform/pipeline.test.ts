@@ -51,7 +51,7 @@ describe('request pipeline', () => {
 
   it('health and ready live outside tenancy', async () => {
     expect((await h.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
-    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ status: 'ready', sandboxes: ['idv-a', 'idv-b', 'business-profile-a', 'bank-link', 'custody-a', 'xrpl-ledger'], checks: { evmChain: { mode: 'local', chainId: 31337 } } });
+    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ status: 'ready', sandboxes: ['idv-a', 'idv-b', 'business-profile-a', 'bank-link', 'custody-a', 'custody-b', 'xrpl-ledger'], checks: { evmChain: { mode: 'local', chainId: 31337 } } });
   });
 
   it('an internal error is a 500 with no stack, SQL or detail, and is logged', async () => {

@@ -30,7 +30,7 @@ describe('a production service', () => {
   it('serves no sandbox page and says so in GET /ready', async () => {
     h = await createHarness({ env: { NODE_ENV: 'production' } });
     expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ status: 'ready', sandboxes: [] });
-    for (const url of ['/sandbox/idv-a/v1/sessions', '/sandbox/idv-b/v1/sessions', '/sandbox/bank-link/link/token/create', '/sandbox/business-profile-a/v1/businesses']) {
+    for (const url of ['/sandbox/idv-a/v1/sessions', '/sandbox/idv-b/v1/sessions', '/sandbox/bank-link/link/token/create', '/sandbox/business-profile-a/v1/businesses', '/sandbox/custody-b/auth/action/init', '/sandbox/custody-a/v2/vaults']) {
       const res = await h.inject({ method: 'POST', url, payload: {} });
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('ROUTE_NOT_FOUND');
@@ -39,7 +39,7 @@ describe('a production service', () => {
 
   it('with SANDBOXES=on serves them and says so in GET /ready', async () => {
     h = await createHarness({ env: { NODE_ENV: 'production', SANDBOXES: 'on' } });
-    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ status: 'ready', sandboxes: ['idv-a', 'idv-b', 'business-profile-a', 'bank-link', 'custody-a', 'xrpl-ledger'] });
+    expect((await h.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ status: 'ready', sandboxes: ['idv-a', 'idv-b', 'business-profile-a', 'bank-link', 'custody-a', 'custody-b', 'xrpl-ledger'] });
     for (const url of ['/sandbox/idv-a/v1/sessions', '/sandbox/idv-b/v1/sessions']) {
       // The sandbox answers (here: refusing an unauthenticated call), the router does not 404.
       const res = await h.inject({ method: 'POST', url, payload: {} });

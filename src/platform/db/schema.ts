@@ -21,3 +21,5 @@ export * from '../../providers/bank-link/plaid/sandbox/table.js';
 export * from '../provider-settings/table.js';
 export * from '../../modules/custody/table.js';
 export * from '../../providers/custody/custody-a/sandbox/table.js';
+export * from '../../providers/custody-b/sandbox/table.js';
+export * from '../../modules/custody-b/table.js';

@@ -1,0 +1,101 @@
+import { signWithKeyCredential, requestNonce } from './credentials.js';
+import {
+  APP_ID_HEADER,
+  CUSTODY_B_PATHS as P,
+  CustodyBProviderError,
+  NONCE_HEADER,
+  USER_ACTION_HEADER,
+  type CustodyBConnection,
+  type CustodyBPort,
+  type UserActionChallenge,
+  type UserActionRequest,
+} from './port.js';
+
+const TIMEOUT_MS = 15_000;
+
+/** Joins the base URL (which may carry a path prefix) and an API path. */
+function urlOf(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/**
+ * The custody-b adapter: the provider's HTTP API (docs/providers.md) with the application id,
+ * a bearer token (the service's, or the user's delegated one), a request nonce on every call,
+ * and the user-action token on writes. The service's own user actions (delegated registration
+ * and login) are signed here with the service account's key credential.
+ */
+export function createCustodyBAdapter(options: { fetch?: typeof fetch; now?: () => Date } = {}): CustodyBPort {
+  const doFetch = options.fetch ?? fetch;
+  const now = options.now ?? (() => new Date());
+
+  async function call<T>(conn: CustodyBConnection, method: string, path: string, token: string, body?: unknown, userAction?: string): Promise<T> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      [APP_ID_HEADER]: conn.appId,
+      [NONCE_HEADER]: requestNonce(now()),
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (userAction) headers[USER_ACTION_HEADER] = userAction;
+    let res: Response;
+    try {
+      res = await doFetch(urlOf(conn.baseUrl, path), {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        redirect: 'error',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new CustodyBProviderError(0, error instanceof Error ? error.message : 'unreachable');
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      throw new CustodyBProviderError(res.status >= 400 ? res.status : 502, 'the provider answered something that is not JSON');
+    }
+    if (!res.ok) {
+      const p = parsed as { error?: { message?: unknown }; message?: unknown };
+      const message = typeof p.error?.message === 'string' ? p.error.message : typeof p.message === 'string' ? p.message : res.statusText;
+      throw new CustodyBProviderError(res.status, message);
+    }
+    return parsed as T;
+  }
+
+  /** A user action of the service account itself: challenge, its own signature, token. */
+  async function serviceAction<T>(conn: CustodyBConnection, request: UserActionRequest): Promise<T> {
+    const payload = JSON.stringify(request.body);
+    const challenge = await call<UserActionChallenge>(conn, 'POST', P.actionInit, conn.serviceToken, {
+      userActionHttpMethod: request.method,
+      userActionHttpPath: request.path,
+      userActionPayload: payload,
+      userActionServerKind: 'Api',
+    });
+    const firstFactor = signWithKeyCredential(challenge.challenge, conn.serviceCredId, conn.servicePrivateKeyPem);
+    const { userAction } = await call<{ userAction: string }>(conn, 'POST', P.action, conn.serviceToken, {
+      challengeIdentifier: challenge.challengeIdentifier,
+      firstFactor,
+    });
+    return call<T>(conn, request.method, request.path, conn.serviceToken, request.body, userAction);
+  }
+
+  return {
+    delegatedRegistrationChallenge: (conn, input) =>
+      serviceAction(conn, { method: 'POST', path: P.delegatedRegistration, body: { email: input.email, kind: 'EndUser', externalId: input.externalId } }),
+    register: (conn, temporaryAuthenticationToken, credential) =>
+      call(conn, 'POST', P.registration, temporaryAuthenticationToken, { firstFactorCredential: credential }),
+    delegatedLogin: (conn, username) => serviceAction(conn, { method: 'POST', path: P.delegatedLogin, body: { username } }),
+    userActionInit: (conn, userToken, request) =>
+      call(conn, 'POST', P.actionInit, userToken, {
+        userActionHttpMethod: request.method,
+        userActionHttpPath: request.path,
+        userActionPayload: JSON.stringify(request.body),
+        userActionServerKind: 'Api',
+      }),
+    userActionSign: (conn, userToken, signed) => call(conn, 'POST', P.action, userToken, signed),
+    createWallet: (conn, userToken, userAction, body) => call(conn, 'POST', P.wallets, userToken, body, userAction),
+    generateSignature: (conn, userToken, userAction, walletId, body) => call(conn, 'POST', P.signatures(walletId), userToken, body, userAction),
+    broadcastTransaction: (conn, userToken, userAction, walletId, body) => call(conn, 'POST', P.transactions(walletId), userToken, body, userAction),
+  };
+}

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { expectError } from '../helpers/security.js';
+import { keyAttestation, newKeyCredential, signChallenge } from '../helpers/custody-b.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ listen: true });
+}, 120_000);
+afterAll(async () => h?.close());
+
+describe('custody-b configured per tenant (generic provider settings)', () => {
+  it('a tenant pointed at a provider URL uses its app id, service token and key; a wrong app id is 502', async () => {
+    const tenant = await h.newTenant();
+    const sandbox = (h.container.modules.find((m) => m.name === 'custody-b')!.services as CustodyBServices).custodyBSandbox;
+    // The provider's dashboard would give these; here, an organisation opened at the sandbox.
+    const conn = await sandbox.connection(tenant.tenantId);
+    const settings = h.container.platform.providerSettings;
+    const configure = (appId: string) =>
+      settings.configure(tenant.tenantId, 'custody', 'custody-b', {
+        baseUrl: conn.baseUrl,
+        settings: { appId, serviceCredId: conn.serviceCredId, network: 'BaseSepolia' },
+        secrets: { serviceToken: conn.serviceToken, servicePrivateKey: conn.servicePrivateKeyPem },
+      });
+    await configure(conn.appId);
+    const headers = h.bearerHeaders(await h.tokenFor(await h.createUser(tenant), tenant), tenant);
+    const cred = newKeyCredential('ed25519');
+    const reg = (await h.inject({ method: 'GET', url: '/custody-b/users/challenge', headers })).json();
+    expect((await h.inject({ method: 'POST', url: '/custody-b/users', headers, payload: { firstFactorCredential: keyAttestation(cred, reg.challenge) } })).statusCode).toBe(201);
+    const wc = (await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge', headers })).json();
+    expect(wc.request).toEqual({ method: 'POST', path: '/wallets', body: { network: 'BaseSepolia' } });
+    const wallet = await h.inject({ method: 'POST', url: '/custody-b/wallets', headers, payload: { signedChallenge: signChallenge(cred, wc) } });
+    expect(wallet.statusCode).toBe(201);
+    // A configured provider's network is its own chain.
+    expect(wallet.json()).toMatchObject({ chainId: 84532, details: { network: 'BaseSepolia' } });
+
+    await configure('ap-wrong');
+    expectError(await h.inject({ method: 'GET', url: '/custody-b/users/auth-token', headers }), 502, 'CUSTODY_B_PROVIDER_UNAVAILABLE');
+  }, 60_000);
+});
