@@ -7,6 +7,7 @@ import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
 import { createBankLinkModule } from './modules/bank-link/module.js';
+import { createDocumentsModule, type DocumentsOptions } from './modules/documents/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
 import { createEventsModule } from './modules/events/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
@@ -22,6 +23,8 @@ export interface ContainerOptions extends PlatformOptions {
   idv?: IdvPort;
   /** Replaces the OpenID Connect relying-party adapter. */
   oidc?: OidcPort;
+  /** Documents module settings tests need (loopback imports, a short fetch deadline). */
+  documents?: DocumentsOptions;
 }
 
 /**
@@ -49,6 +52,7 @@ export async function createContainer(options: ContainerOptions) {
   });
 
   const services = { ...users.services, ...audit.services };
+  const wallets = createWalletsModule(platform, services);
 
   /** The modules in dependency order; the app registers their routes in this order. */
   const modules: BastionModule[] = [
@@ -60,7 +64,8 @@ export async function createContainer(options: ContainerOptions) {
     accreditations,
     identity,
     createEntitiesModule(platform, services),
-    createWalletsModule(platform, services),
+    wallets,
+    createDocumentsModule(platform, { ...services, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }, options.documents),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
   ];

@@ -19,3 +19,4 @@ export * from '../../modules/events/table.js';
 export * from '../../modules/bank-link/table.js';
 export * from '../../providers/bank-link/plaid/sandbox/table.js';
 export * from '../provider-settings/table.js';
+export * from '../../modules/documents/table.js';
