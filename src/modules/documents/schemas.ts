@@ -36,10 +36,19 @@ const UploadFields = {
   userId: Type.Optional(Type.String({ format: 'uuid', description: 'The owner: required with an API key, optional for an admin, the caller otherwise' })),
 };
 
-/** What the multipart form carries besides its one file part (`file`). Documented; parsed by the route. */
+/**
+ * The multipart form, as documented. The parts are read and checked by the route (the body
+ * validator sees no fields of a streamed form), so every property is optional here: type,
+ * name and file are required, and the route says so (400) when one is missing.
+ */
 export const UploadForm = Type.Object(
-  { ...UploadFields, file: Type.String({ contentMediaType: 'application/octet-stream', format: 'binary', description: 'The document (at most 20 MiB)' }) },
-  { additionalProperties: false },
+  {
+    type: Type.Optional(Type.String({ enum: [...USER_DOCUMENT_TYPES], description: 'Required' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required' })),
+    userId: Type.Optional(Type.String({ format: 'uuid', description: 'The owner: required with an API key, optional for an admin, the caller otherwise' })),
+    file: Type.Optional(Type.String({ contentMediaType: 'application/octet-stream', format: 'binary', description: 'Required: the document (at most 20 MiB)' })),
+  },
+  { description: 'One file part named file, and the fields type, name and (API key) userId' },
 );
 /** The same fields as JSON: validated, then answered 415 (the file must come as multipart). */
 export const UploadJson = Type.Object(UploadFields, { additionalProperties: false, description: 'Fields only; send them with the file as multipart/form-data' });
