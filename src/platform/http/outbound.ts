@@ -239,36 +239,39 @@ function getOnce(url: URL, maxBytes: number, policy: OutboundPolicy, signal: Abo
   const isHttps = url.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const fail = (error: unknown) => {
-      if (signal.aborted) reject(new OutboundFetchError('TIMEOUT', 'No complete answer in time'));
-      else reject(error instanceof Error ? error : new OutboundFetchError('NETWORK', 'The fetch failed'));
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      fn();
     };
+    const fail = (error: unknown) =>
+      settle(() => {
+        if (signal.aborted) reject(new OutboundFetchError('TIMEOUT', 'No complete answer in time'));
+        else reject(error instanceof Error ? error : new OutboundFetchError('NETWORK', 'The fetch failed'));
+      });
     const req = send(url, { method: 'GET', agent: isHttps ? agents.https : agents.http, headers: { accept: '*/*' }, signal }, (res) => {
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
       if (REDIRECTS.has(status) && typeof location === 'string') {
         res.resume();
-        resolve({ location });
+        settle(() => resolve({ location }));
         return;
       }
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
+      const tooLarge = () => {
+        settle(() => reject(new OutboundTooLargeError(maxBytes)));
         res.destroy();
-        reject(new OutboundTooLargeError(maxBytes));
-        return;
-      }
+      };
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
       const chunks: Buffer[] = [];
       let received = 0;
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > maxBytes) {
-          res.destroy();
-          reject(new OutboundTooLargeError(maxBytes));
-          return;
-        }
+        if (received > maxBytes) return tooLarge();
         chunks.push(chunk);
       });
-      res.on('end', () => resolve({ status, contentType: res.headers['content-type'], body: Buffer.concat(chunks) }));
+      res.on('end', () => settle(() => resolve({ status, contentType: res.headers['content-type'], body: Buffer.concat(chunks) })));
       res.on('error', fail);
       res.on('aborted', () => fail(new OutboundFetchError('NETWORK', 'The answer was cut')));
     });
