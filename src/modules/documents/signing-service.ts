@@ -83,6 +83,8 @@ export function createSigningService(deps: {
 
   /** The issued request behind a nonce, checked against the call; the document must still be live. */
   async function issued(tenantId: string, documentId: string, userId: string, chain: SigningChain, address: string, nonce: string): Promise<SigningNonceRow> {
+    const document = await repo.findTenantDocument(tenantId, documentId);
+    if (!document) throw DocumentErrors.notFound();
     const row = await repo.findNonce(tenantId, nonce);
     if (!row || row.userId !== userId) throw DocumentErrors.nonceUnknown();
     if (row.documentId !== documentId) throw DocumentErrors.nonceMismatch('document');
@@ -90,8 +92,6 @@ export function createSigningService(deps: {
     if (row.address !== address) throw DocumentErrors.nonceMismatch('address');
     if (row.consumedAt) throw DocumentErrors.nonceUsed();
     if (row.expiresAt <= clock.now()) throw DocumentErrors.nonceExpired();
-    const document = await repo.findTenantDocument(tenantId, documentId);
-    if (!document) throw DocumentErrors.notFound();
     if (document.blobKey !== row.documentSha256) throw DocumentErrors.nonceMismatch('document content');
     if (await repo.findSignature(tenantId, { documentId, userId, chain, address })) throw DocumentErrors.alreadySigned();
     return row;
