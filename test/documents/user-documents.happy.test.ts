@@ -6,6 +6,8 @@ import { and, eq } from 'drizzle-orm';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/modules/audit/table.js';
+import { createStorage } from '../../src/providers/storage/select.js';
+import { sweepOrphans } from '../../src/providers/storage/sweep.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { fileServer, makePdf, PNG, upload } from './fixtures.js';
@@ -87,6 +89,26 @@ function journey(label: string, open: () => Promise<{ h: Harness; close: () => P
     });
   });
 }
+
+describe('storage gc and documents', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h.close());
+
+  it('the sweep keeps an aged blob a document points at and removes an aged orphan', async () => {
+      const store = createStorage(h.container.config);
+      const res = await upload(h, h.keyHeaders(), { type: 'other', name: 'Kept', userId: await h.createUser() }, makePdf({ text: 'kept' }));
+      const kept = res.json().sha256 as string;
+      const orphan = (await store.put(makePdf({ text: 'orphan' }))).key;
+      const references = h.container.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
+      const result = await sweepOrphans(store, { olderThanMs: 24 * 3_600_000, now: new Date(Date.now() + 48 * 3_600_000), references });
+      expect(result).toMatchObject({ checkedBy: ['documents'], referenced: 1, removed: 1 });
+      expect(await store.head(kept)).toBeDefined();
+      expect(await store.head(orphan)).toBeUndefined();
+  });
+});
 
 journey('local', async () => {
   const h = await createHarness({ documents: { allowLoopbackUrls: true } });
