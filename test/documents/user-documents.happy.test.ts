@@ -98,15 +98,15 @@ describe('storage gc and documents', () => {
   afterAll(async () => h.close());
 
   it('the sweep keeps an aged blob a document points at and removes an aged orphan', async () => {
-      const store = createStorage(h.container.config);
-      const res = await upload(h, h.keyHeaders(), { type: 'other', name: 'Kept', userId: await h.createUser() }, makePdf({ text: 'kept' }));
-      const kept = res.json().sha256 as string;
-      const orphan = (await store.put(makePdf({ text: 'orphan' }))).key;
-      const references = h.container.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
-      const result = await sweepOrphans(store, { olderThanMs: 24 * 3_600_000, now: new Date(Date.now() + 48 * 3_600_000), references });
-      expect(result).toMatchObject({ checkedBy: ['documents'], referenced: 1, removed: 1 });
-      expect(await store.head(kept)).toBeDefined();
-      expect(await store.head(orphan)).toBeUndefined();
+    const store = createStorage(h.container.config);
+    const res = await upload(h, h.keyHeaders(), { type: 'other', name: 'Kept', userId: await h.createUser() }, makePdf({ text: 'kept' }));
+    const kept = res.json().sha256 as string;
+    const orphan = (await store.put(makePdf({ text: 'orphan' }))).key;
+    const references = h.container.modules.flatMap((m) => (m.referencesBlob ? [{ name: m.name, isReferenced: m.referencesBlob }] : []));
+    const result = await sweepOrphans(store, { olderThanMs: 24 * 3_600_000, now: new Date(Date.now() + 48 * 3_600_000), references });
+    expect(result).toMatchObject({ checkedBy: ['documents'], referenced: 1, removed: 1 });
+    expect(await store.head(kept)).toBeDefined();
+    expect(await store.head(orphan)).toBeUndefined();
   });
 });
 
