@@ -34,6 +34,7 @@ function journey(label: string, open: () => Promise<{ h: Harness; close: () => P
     });
 
     it('a user uploads a PDF (multipart): 201 with type by content, size, SHA-256; audit row and document.uploaded event', async () => {
+      expect(createStorage(h.container.config).kind).toBe(label);
       const userId = await h.createUser();
       const token = await h.tokenFor(userId);
       // The client claims text/plain: the magic bytes decide.
