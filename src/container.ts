@@ -9,6 +9,7 @@ import { createAuthModule } from './modules/auth/module.js';
 import { createBankLinkModule } from './modules/bank-link/module.js';
 import { createCustodyModule } from './modules/custody/module.js';
 import { createCustodyBModule } from './modules/custody-b/module.js';
+import { createDocumentsModule, type DocumentsOptions } from './modules/documents/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
 import { createEventsModule } from './modules/events/module.js';
 import { createIdentityModule } from './modules/identity/module.js';
@@ -24,6 +25,8 @@ export interface ContainerOptions extends PlatformOptions {
   idv?: IdvPort;
   /** Replaces the OpenID Connect relying-party adapter. */
   oidc?: OidcPort;
+  /** Documents module settings tests need (loopback imports, a short fetch deadline). */
+  documents?: DocumentsOptions;
 }
 
 /**
@@ -65,6 +68,7 @@ export async function createContainer(options: ContainerOptions) {
     createEntitiesModule(platform, services),
     wallets,
     createCustodyModule(platform, { ...services, wallets: wallets.services, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
+    createDocumentsModule(platform, { ...services, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }, options.documents),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
     createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain }),

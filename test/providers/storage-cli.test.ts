@@ -30,10 +30,10 @@ describe('operator CLI: storage gc', () => {
     const cli = cliFor({ DATA_DIR: dataDir });
 
     const dry = await cli('storage', 'gc', '--dry-run');
-    expect(dry).toEqual({ store: 'local', olderThanHours: 24, checkedBy: [], scanned: 2, young: 1, referenced: 0, removed: 1, removedBytes: 300, dryRun: true, tempRemoved: 0 });
+    expect(dry).toEqual({ store: 'local', olderThanHours: 24, checkedBy: ['documents'], scanned: 2, young: 1, referenced: 0, removed: 1, removedBytes: 300, dryRun: true, tempRemoved: 0 });
     expect(await store.head(old.key)).toBeDefined();
 
-    expect(await cli('storage', 'gc', '--older-than', '29.5')).toMatchObject({ olderThanHours: 29.5, checkedBy: [], young: 1, removed: 1, dryRun: false });
+    expect(await cli('storage', 'gc', '--older-than', '29.5')).toMatchObject({ olderThanHours: 29.5, checkedBy: ['documents'], young: 1, removed: 1, dryRun: false });
     expect(await store.head(old.key)).toBeUndefined();
     expect(await store.head(young.key)).toBeDefined();
 
@@ -58,7 +58,7 @@ describe('operator CLI: storage gc', () => {
         S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       });
       // Just written: younger than the shortest limit, so it stays.
-      expect(await cli('storage', 'gc', '--older-than', '1')).toMatchObject({ store: 's3', checkedBy: [], scanned: 1, young: 1, removed: 0 });
+      expect(await cli('storage', 'gc', '--older-than', '1')).toMatchObject({ store: 's3', checkedBy: ['documents'], scanned: 1, young: 1, removed: 0 });
       expect(await store.head(blob.key)).toBeDefined();
     } finally {
       await server.close();

@@ -22,7 +22,7 @@ export const CHALLENGES_PER_WINDOW = 30;
 const STATEMENT = 'Register this address as my wallet.';
 /** secp256k1 group order / 2: an ECDSA signature with a larger s is the malleated twin of a valid one. */
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
+export const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
 
 export interface Viewer {
   userId?: string;
@@ -58,7 +58,7 @@ const CHAIN_FAILURES = new Set([
   'ResourceUnavailableRpcError',
   'MethodNotSupportedRpcError',
 ]);
-function isChainFailure(error: unknown): boolean {
+export function isChainFailure(error: unknown): boolean {
   // viem wraps the cause (e.g. CallExecutionError around an HttpRequestError): look down the chain.
   for (let current = error, depth = 0; current && depth < 6; depth++) {
     if (CHAIN_FAILURES.has((current as { name?: string }).name ?? '')) return true;

@@ -23,3 +23,4 @@ export * from '../../modules/custody/table.js';
 export * from '../../providers/custody/custody-a/sandbox/table.js';
 export * from '../../providers/custody-b/sandbox/table.js';
 export * from '../../modules/custody-b/table.js';
+export * from '../../modules/documents/table.js';

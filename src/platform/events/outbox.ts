@@ -23,6 +23,8 @@ export const EVENT_TYPES = [
   'accreditation.submitted',
   'accreditation.decided',
   'wallet.registered',
+  'document.uploaded',
+  'document.signed',
   'transfer.submitted',
   'transfer.completed',
   'transfer.failed',

@@ -22,6 +22,11 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
  */
 export interface OutboundPolicy {
   allowPrivate: boolean;
+  /**
+   * Narrower than allowPrivate (document imports under test): admits `http` and the loopback
+   * addresses (127.0.0.0/8, ::1) only; every other non-public address stays refused.
+   */
+  allowLoopback?: boolean;
 }
 
 export type OutboundRefusal = 'URL_INVALID' | 'URL_SCHEME' | 'URL_CREDENTIALS' | 'URL_UNRESOLVABLE' | 'URL_PRIVATE_ADDRESS';
@@ -46,6 +51,16 @@ function isUnspecified(address: string): boolean {
   return ipaddr.isValid(address) && ipaddr.parse(address).range() === 'unspecified';
 }
 
+function isLoopback(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.parse(address).range() === 'loopback';
+}
+
+function isRefused(address: string, policy: OutboundPolicy): boolean {
+  if (policy.allowPrivate) return isUnspecified(address);
+  if (policy.allowLoopback && isLoopback(address)) return false;
+  return !isPublicAddress(address);
+}
+
 /** Checks scheme and shape without touching the network (the delivery-time half). */
 export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   let url: URL;
@@ -54,9 +69,10 @@ export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   } catch {
     throw new OutboundRefusedError('URL_INVALID', 'The URL is not an absolute URL');
   }
-  const schemes = policy.allowPrivate ? ['https:', 'http:'] : ['https:'];
+  const plain = policy.allowPrivate || policy.allowLoopback;
+  const schemes = plain ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw new OutboundRefusedError('URL_SCHEME', policy.allowPrivate ? 'The URL must use http or https' : 'The URL must use https');
+    throw new OutboundRefusedError('URL_SCHEME', plain ? 'The URL must use http or https' : 'The URL must use https');
   }
   if (url.username || url.password) throw new OutboundRefusedError('URL_CREDENTIALS', 'The URL must not carry credentials');
   if (!url.hostname) throw new OutboundRefusedError('URL_INVALID', 'The URL has no host');
@@ -85,8 +101,7 @@ export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Pro
   }
   if (addresses.length === 0) throw new OutboundRefusedError('URL_UNRESOLVABLE', `The host ${host} does not resolve`);
   for (const address of addresses) {
-    const refused = policy.allowPrivate ? isUnspecified(address) : !isPublicAddress(address);
-    if (refused) throw new OutboundRefusedError('URL_PRIVATE_ADDRESS', `The host ${host} resolves to a non-public address`);
+    if (isRefused(address, policy)) throw new OutboundRefusedError('URL_PRIVATE_ADDRESS', `The host ${host} resolves to a non-public address`);
   }
   return url;
 }
@@ -101,6 +116,16 @@ const privateAgents = {
   http: new RequestFilteringHttpAgent({ ...agentOptions, allowPrivateIPAddress: true, allowMetaIPAddress: false }),
   https: new RequestFilteringHttpsAgent({ ...agentOptions, allowPrivateIPAddress: true, allowMetaIPAddress: false }),
 };
+
+const loopbackOnly = { allowPrivateIPAddress: false, allowMetaIPAddress: false, allowIPAddressList: ['127.0.0.0/8', '::1'] };
+const loopbackAgents = {
+  http: new RequestFilteringHttpAgent({ ...agentOptions, ...loopbackOnly }),
+  https: new RequestFilteringHttpsAgent({ ...agentOptions, ...loopbackOnly }),
+};
+
+function agentsFor(policy: OutboundPolicy) {
+  return policy.allowPrivate ? privateAgents : policy.allowLoopback ? loopbackAgents : strictAgents;
+}
 
 export interface OutboundPost {
   headers: Record<string, string>;
@@ -122,7 +147,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export async function postOutbound(raw: string, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
   const url = parseOutboundUrl(raw, policy);
-  const agents = policy.allowPrivate ? privateAgents : strictAgents;
+  const agents = agentsFor(policy);
   const isHttps = url.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
   const agent: Agent = isHttps ? agents.https : agents.http;
@@ -147,6 +172,111 @@ export async function postOutbound(raw: string, request: OutboundPost, policy: O
     );
     req.on('error', (error) => reject(error));
     req.end(request.body);
+  });
+}
+
+export interface OutboundGet {
+  /** Whole-exchange deadline over every hop: connect, headers and body. */
+  timeoutMs: number;
+  /** The body is cut and the fetch refused (OutboundTooLargeError) past this many bytes. */
+  maxBytes: number;
+  /** Redirects followed (301, 302, 303, 307, 308), each checked like the first URL. */
+  maxRedirects: number;
+}
+
+export interface OutboundBody {
+  /** The URL the body came from (after redirects). */
+  url: string;
+  status: number;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+export class OutboundTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`The response is larger than ${maxBytes} bytes`);
+    this.name = 'OutboundTooLargeError';
+  }
+}
+
+export class OutboundFetchError extends Error {
+  constructor(
+    readonly reason: 'TIMEOUT' | 'TOO_MANY_REDIRECTS' | 'STATUS' | 'NETWORK',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundFetchError';
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * GETs a document under the policy. Every hop's URL is checked (scheme, and the addresses its
+ * host resolves to) before it is requested, and the connecting address again at connect time,
+ * so neither a redirect nor a DNS answer that changes reaches a refused address. The body is
+ * read into memory up to `maxBytes`; a longer one is cut (OutboundTooLargeError), as is a
+ * declared Content-Length over the limit. A non-2xx final answer is an OutboundFetchError.
+ */
+export async function getOutbound(raw: string, request: OutboundGet, policy: OutboundPolicy): Promise<OutboundBody> {
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  let current = raw;
+  for (let hop = 0; ; hop++) {
+    const url = await checkOutboundUrl(current, policy);
+    const answer = await getOnce(url, request.maxBytes, policy, signal);
+    if ('location' in answer) {
+      if (hop >= request.maxRedirects) throw new OutboundFetchError('TOO_MANY_REDIRECTS', `More than ${request.maxRedirects} redirects`);
+      current = new URL(answer.location, url).toString();
+      continue;
+    }
+    if (answer.status < 200 || answer.status > 299) throw new OutboundFetchError('STATUS', `The server answered ${answer.status}`);
+    return { url: url.toString(), ...answer };
+  }
+}
+
+function getOnce(url: URL, maxBytes: number, policy: OutboundPolicy, signal: AbortSignal): Promise<Omit<OutboundBody, 'url'> | { location: string }> {
+  const agents = agentsFor(policy);
+  const isHttps = url.protocol === 'https:';
+  const send = isHttps ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      fn();
+    };
+    const fail = (error: unknown) =>
+      settle(() => {
+        if (signal.aborted) reject(new OutboundFetchError('TIMEOUT', 'No complete answer in time'));
+        else reject(error instanceof Error ? error : new OutboundFetchError('NETWORK', 'The fetch failed'));
+      });
+    const req = send(url, { method: 'GET', agent: isHttps ? agents.https : agents.http, headers: { accept: '*/*' }, signal }, (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (REDIRECTS.has(status) && typeof location === 'string') {
+        res.resume();
+        settle(() => resolve({ location }));
+        return;
+      }
+      const tooLarge = () => {
+        settle(() => reject(new OutboundTooLargeError(maxBytes)));
+        res.destroy();
+      };
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
+      const chunks: Buffer[] = [];
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxBytes) return tooLarge();
+        chunks.push(chunk);
+      });
+      res.on('end', () => settle(() => resolve({ status, contentType: res.headers['content-type'], body: Buffer.concat(chunks) })));
+      res.on('error', fail);
+      res.on('aborted', () => fail(new OutboundFetchError('NETWORK', 'The answer was cut')));
+    });
+    req.on('error', fail);
+    req.end();
   });
 }
 
