@@ -13,7 +13,7 @@ import { createIdentityModule } from './modules/identity/module.js';
 import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
 import { createUsersModule } from './modules/users/module.js';
-import { createWalletsModule } from './modules/wallets/module.js';
+import { createWalletsModule, type XrplModuleOptions } from './modules/wallets/module.js';
 
 export interface ContainerOptions extends PlatformOptions {
   /** Password hashing concurrency (tests of the bounded queue). */
@@ -22,6 +22,8 @@ export interface ContainerOptions extends PlatformOptions {
   idv?: IdvPort;
   /** Replaces the OpenID Connect relying-party adapter. */
   oidc?: OidcPort;
+  /** XRPL tuning (tests: the stand-in closes ledgers fast, requests wait less for finality). */
+  xrpl?: XrplModuleOptions;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function createContainer(options: ContainerOptions) {
     accreditations,
     identity,
     createEntitiesModule(platform, services),
-    createWalletsModule(platform, services),
+    createWalletsModule(platform, services, options.xrpl),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
   ];
