@@ -92,6 +92,7 @@ export function createWalletsModule(
     tx,
     users: deps.users,
     wallets,
+    walletsRepo: repo,
     repo: xrplRepo,
     ledger: xrplLedger,
     network,

@@ -14,6 +14,7 @@ import { accountState, checkAddress, targetUser, type AccountStateDto, type View
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
+import type { WalletsRepo } from './repo.js';
 import { toSubmissionDto, type SubmissionDto, type XrplSubmissions } from './xrpl-submissions.js';
 
 /** AccountSet flags the update route changes (asf values). */
@@ -103,6 +104,7 @@ export function createXrplNonCustodial(deps: {
   tx: RunInTx;
   users: UsersService;
   wallets: WalletsService;
+  walletsRepo: WalletsRepo;
   repo: XrplRepo;
   ledger: XrplLedgerPort;
   network: () => Promise<string>;
@@ -110,7 +112,7 @@ export function createXrplNonCustodial(deps: {
   submissions: XrplSubmissions;
   testSigning: boolean;
 }) {
-  const { tx, users, wallets, repo, ledger, challenges, submissions } = deps;
+  const { tx, users, wallets, walletsRepo, repo, ledger, challenges, submissions } = deps;
   const network = () => onLedger(deps.network);
   const live = async (address: string) => onLedger(() => ledger.accountInfo(address));
 
@@ -135,9 +137,10 @@ export function createXrplNonCustodial(deps: {
     const userId = await targetUser(users, tenantId, viewer, requested);
     const net = await network();
     const result = await tx(async (db) => {
+      // One wallet of the kind per user, even when two requests race (the lock serializes them).
       await repo.lockAccount(net, `${tenantId}:${userId}:${kind}`, db);
-      const existing = await walletOfKind(tenantId, userId, kind);
-      if (existing) return { row: undefined, dto: existing };
+      const [existing] = await walletsRepo.listByUser(tenantId, userId, { kind, chain: 'xrpl' }, { limit: 1, offset: 0 }, db);
+      if (existing) return { row: undefined, dto: toWalletDto(existing) };
       const generated = Wallet.generate();
       const registered = await wallets.register(
         tenantId,

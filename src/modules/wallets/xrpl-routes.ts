@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
 import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
-import { errorResponses } from '../../platform/http/schemas.js';
+import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import type { Viewer } from './xrpl-common.js';
 import type { XrplNonCustodial } from './xrpl-noncustodial.js';
 import type { XrplSecureAccounts } from './xrpl-secure-accounts.js';
@@ -109,9 +109,16 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
     '/non-custodian-xrpl/wallet/challenge/:address',
     {
       config: auth,
-      schema: { tags, summary: 'A single-use challenge bound to a cold wallet address', params: AddressParam, body: UserBody, response: { 201: XrplChallenge, ...errorResponses(403, 404, 429) } },
+      schema: {
+        tags,
+        summary: 'A single-use challenge bound to a cold wallet address',
+        params: AddressParam,
+        querystring: UserQuery,
+        body: EmptyBody,
+        response: { 201: XrplChallenge, ...errorResponses(403, 404, 429) },
+      },
     },
-    async (request, reply) => reply.status(201).send(await nc.challengeFor(request.tenant.id, viewerOf(request), request.body?.userId, request.params.address)),
+    async (request, reply) => reply.status(201).send(await nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, request.params.address)),
   );
 
   r.post(
