@@ -3,9 +3,9 @@ import { Client, Wallet, type SubmittableTransaction } from 'xrpl';
 import type { WalletsServices } from '../../src/modules/wallets/module.js';
 import { createHarness, type Harness, type HarnessOptions } from '../helpers/harness.js';
 
-/** A harness whose XRPL stand-in closes a ledger every 40 ms, and whose requests wait at most 8 s for finality. */
+/** A harness whose XRPL stand-in closes a ledger every 150 ms (the xrpl Client's submitAndWait looks once a second, LastLedgerSequence is 20 ledgers ahead), and whose requests wait at most 8 s for finality. */
 export async function createXrplHarness(options: HarnessOptions = {}): Promise<Harness> {
-  return createHarness({ xrpl: { standIn: { closeIntervalMs: 40 }, finalTimeoutMs: 8000 }, ...options });
+  return createHarness({ xrpl: { standIn: { closeIntervalMs: 150 }, finalTimeoutMs: 8000 }, ...options });
 }
 
 export function walletServices(h: Harness): WalletsServices {
