@@ -195,7 +195,8 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
 
     /** Follows every transaction left in flight (e.g. by a restart), once, in the background. */
     async resume(timeoutMs = finalTimeoutMs): Promise<void> {
-      for (const row of await repo.listInFlight(100)) await follow(row, timeoutMs);
+      const rows = await repo.listInFlight(100);
+      await Promise.all(rows.map((row) => follow(row, timeoutMs)));
     },
   };
 }
