@@ -42,3 +42,15 @@ export async function userWithToken(h: Harness) {
   const token = await h.tokenFor(userId);
   return { userId, token, headers: h.bearerHeaders(token) };
 }
+
+/** A request over real HTTP to a harness created with `listen: true` (same shape as inject's answer). */
+export async function overHttp(h: Harness, options: { method: string; url: string; headers?: Record<string, string>; payload?: unknown }) {
+  const hasBody = options.payload !== undefined;
+  const res = await fetch(h.baseUrl + options.url, {
+    method: options.method,
+    headers: { ...options.headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+    ...(hasBody ? { body: JSON.stringify(options.payload) } : {}),
+  });
+  const text = await res.text();
+  return { statusCode: res.status, json: () => JSON.parse(text) };
+}
