@@ -35,5 +35,5 @@ ALTER TABLE "xrpl_challenges" ADD CONSTRAINT "xrpl_challenges_tenant_id_tenants_
 ALTER TABLE "xrpl_submissions" ADD CONSTRAINT "xrpl_submissions_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "xrpl_challenges_tenant_user_idx" ON "xrpl_challenges" USING btree ("tenant_id","user_id","expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "xrpl_submissions_tenant_hash_unique" ON "xrpl_submissions" USING btree ("tenant_id","network","hash");--> statement-breakpoint
-CREATE INDEX "xrpl_submissions_account_idx" ON "xrpl_submissions" USING btree ("tenant_id","network","account","sequence");--> statement-breakpoint
+CREATE INDEX "xrpl_submissions_account_idx" ON "xrpl_submissions" USING btree ("network","account","status","sequence");--> statement-breakpoint
 CREATE INDEX "xrpl_submissions_status_idx" ON "xrpl_submissions" USING btree ("status");

@@ -139,7 +139,8 @@ export const xrplSubmissions = pgTable(
   (t) => [
     primaryKey({ name: 'xrpl_submissions_pkey', columns: [t.tenantId, t.id] }),
     uniqueIndex('xrpl_submissions_tenant_hash_unique').on(t.tenantId, t.network, t.hash),
-    index('xrpl_submissions_account_idx').on(t.tenantId, t.network, t.account, t.sequence),
+    // The account's in-flight sequences are looked up across tenants (one ledger account, one sequence).
+    index('xrpl_submissions_account_idx').on(t.network, t.account, t.status, t.sequence),
     index('xrpl_submissions_status_idx').on(t.status),
   ],
 );
