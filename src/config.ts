@@ -41,6 +41,12 @@ export interface Config {
   /** XRPL_FAUCET_URL: a test network's faucet (POST {destination, xrpAmount}); the stand-in has its own. */
   xrplFaucetUrl: string | undefined;
   /**
+   * XRPL_TEST_SIGNING: POST /non-custodian-xrpl/sign (the spec's "testing only" route) signs
+   * messages with service-held keys. Default: on with sandboxes (development and tests), off
+   * in production, where turning it on is refused at start.
+   */
+  xrplTestSigning: boolean;
+  /**
    * EVENTS_ALLOW_PRIVATE_URLS=on: event endpoints may use http and private or loopback
    * addresses (tests and development). Off by default: https to public addresses only.
    */
@@ -151,8 +157,10 @@ export function loadConfig(env: Env = process.env): Config {
   const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
 
   const eventsAllowPrivateUrls = onOff(env, 'EVENTS_ALLOW_PRIVATE_URLS', false);
+  const xrplTestSigning = onOff(env, 'XRPL_TEST_SIGNING', sandboxes && !production);
+  if (production && xrplTestSigning) throw new ConfigError('XRPL_TEST_SIGNING', 'is a testing aid and cannot be on in production');
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl, eventsAllowPrivateUrls };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {

@@ -16,7 +16,7 @@ import { createIdentityModule } from './modules/identity/module.js';
 import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
 import { createUsersModule } from './modules/users/module.js';
-import { createWalletsModule } from './modules/wallets/module.js';
+import { createWalletsModule, type XrplModuleOptions } from './modules/wallets/module.js';
 
 export interface ContainerOptions extends PlatformOptions {
   /** Password hashing concurrency (tests of the bounded queue). */
@@ -27,6 +27,8 @@ export interface ContainerOptions extends PlatformOptions {
   oidc?: OidcPort;
   /** Documents module settings tests need (loopback imports, a short fetch deadline). */
   documents?: DocumentsOptions;
+  /** XRPL tuning (tests: the stand-in closes ledgers fast, requests wait less for finality). */
+  xrpl?: XrplModuleOptions;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function createContainer(options: ContainerOptions) {
   });
 
   const services = { ...users.services, ...audit.services };
-  const wallets = createWalletsModule(platform, services);
+  const wallets = createWalletsModule(platform, services, options.xrpl);
 
   /** The modules in dependency order; the app registers their routes in this order. */
   const modules: BastionModule[] = [

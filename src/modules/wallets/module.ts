@@ -8,6 +8,21 @@ import { createEvmEoaService, type EvmEoaService } from './evm-eoas.js';
 import { createWalletsRepo } from './repo.js';
 import { evmEoaRoutes } from './routes.js';
 import { createWalletsService, type WalletsService } from './service.js';
+import type { StandInServerOptions } from '../../providers/xrpl-ledger/sandbox/server.js';
+import { xrplNetworkOf } from './xrpl-common.js';
+import { createXrplChallenges } from './xrpl-challenges.js';
+import { createXrplNonCustodial, type XrplNonCustodial } from './xrpl-noncustodial.js';
+import { createXrplRepo } from './xrpl-repo.js';
+import { xrplRoutes } from './xrpl-routes.js';
+import { createXrplSecureAccounts, type XrplSecureAccounts } from './xrpl-secure-accounts.js';
+import { createXrplSubmissions, type XrplSubmissions } from './xrpl-submissions.js';
+
+export interface XrplModuleOptions {
+  /** Stand-in settings (e.g. closeIntervalMs). */
+  standIn?: StandInServerOptions;
+  /** How long a request waits for its transaction to be final (default 30 s). */
+  finalTimeoutMs?: number;
+}
 
 export interface WalletsServices {
   /** The registry every wallet kind registers in (see service.ts for its interface). */
@@ -23,12 +38,17 @@ export interface WalletsServices {
    * the first call; else a ledger that refuses every call).
    */
   xrplLedger: XrplLedger;
+  xrplSecureAccounts: XrplSecureAccounts;
+  xrplNonCustodial: XrplNonCustodial;
+  /** Reliable submission of XRPL transactions (tracked until validated or expired). */
+  xrplSubmissions: XrplSubmissions;
 }
 
 /** The wallet registry, the EVM chain, and the /evm-eoas routes. */
 export function createWalletsModule(
   platform: Platform,
   deps: { users: UsersService; audit: AuditService; evmChain?: () => Promise<EvmChainPort>; xrplLedger?: XrplLedger },
+  xrplOptions: XrplModuleOptions = {},
 ): BastionModule<WalletsServices> {
   const { config, db, tx, clock, secrets } = platform;
   let started: Promise<EvmChainPort> | undefined;
@@ -43,7 +63,13 @@ export function createWalletsModule(
     });
   const xrplLedger =
     deps.xrplLedger ??
-    createXrplLedger({ xrplUrl: config.xrplUrl, xrplFaucetUrl: config.xrplFaucetUrl, sandboxes: config.sandboxes, dataDir: config.dataDir });
+    createXrplLedger({
+      xrplUrl: config.xrplUrl,
+      xrplFaucetUrl: config.xrplFaucetUrl,
+      sandboxes: config.sandboxes,
+      dataDir: config.dataDir,
+      ...(xrplOptions.standIn ? { standIn: xrplOptions.standIn } : {}),
+    });
   const repo = createWalletsRepo(db);
   const wallets = createWalletsService({ repo, tx, clock, secrets, users: deps.users, audit: deps.audit, primaryEvmChainId: config.evm.chainId });
   const eoas = createEvmEoaService({
@@ -57,13 +83,37 @@ export function createWalletsModule(
     publicBaseUrl: platform.publicBaseUrl,
     limiter: platform.limiter,
   });
+  const xrplRepo = createXrplRepo(db);
+  const network = xrplNetworkOf(xrplLedger);
+  const challenges = createXrplChallenges({ repo: xrplRepo, clock, limiter: platform.limiter, publicBaseUrl: platform.publicBaseUrl });
+  const xrplSubmissions = createXrplSubmissions({ repo: xrplRepo, tx, clock, ledger: xrplLedger, finalTimeoutMs: xrplOptions.finalTimeoutMs ?? 30_000 });
+  const xrplSecureAccounts = createXrplSecureAccounts({ tx, users: deps.users, wallets, ledger: xrplLedger, network, challenges });
+  const xrplNonCustodial = createXrplNonCustodial({
+    tx,
+    users: deps.users,
+    wallets,
+    walletsRepo: repo,
+    repo: xrplRepo,
+    ledger: xrplLedger,
+    network,
+    challenges,
+    submissions: xrplSubmissions,
+    testSigning: config.xrplTestSigning,
+  });
 
   return {
     name: 'wallets',
-    services: { wallets, eoas, evmChain, xrplLedger },
-    routes: { tenant: (scope) => evmEoaRoutes(scope, { eoas }) },
+    services: { wallets, eoas, evmChain, xrplLedger, xrplSecureAccounts, xrplNonCustodial, xrplSubmissions },
+    routes: {
+      tenant: (scope) => {
+        evmEoaRoutes(scope, { eoas });
+        xrplRoutes(scope, { secure: xrplSecureAccounts, noncustodial: xrplNonCustodial });
+      },
+    },
     start() {
       evmChain().catch((error: unknown) => platform.logger.error({ err: error }, 'the EVM chain did not start'));
+      // Transactions left in flight by a previous run are followed until final.
+      platform.background.run('xrpl-resume', () => xrplSubmissions.resume().catch((error: unknown) => platform.logger.warn({ err: error }, 'XRPL submissions could not be resumed')));
     },
     async ready() {
       const chain = await evmChain();

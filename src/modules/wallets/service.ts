@@ -113,7 +113,8 @@ export function createWalletsService(deps: {
       return row.kind === 'evm-eoa' ? 'evmEoa' : undefined;
     }
     if (row.kind === 'xrpl-secure') return 'xrplSecureAccountAddress';
-    return 'xrplAddress';
+    // The investor account holds the user's XRPL assets; the signer and cold wallets are its keys.
+    return row.kind === 'xrpl-investor' ? 'xrplAddress' : undefined;
   }
 
   const keyContext = (tenantId: string, walletId: string) => `wallet:${tenantId}:${walletId}`;

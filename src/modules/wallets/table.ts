@@ -75,3 +75,75 @@ export const evmSiweNonces = pgTable(
 
 export type WalletRow = typeof wallets.$inferSelect;
 export type SiweNonceRow = typeof evmSiweNonces.$inferSelect;
+
+/**
+ * XRPL challenges: a nonce (stored as its SHA-256) for proving control of an XRPL key, bound to
+ * the tenant and user and, when issued for one, to an address. Single use, 10 minutes.
+ */
+export const xrplChallenges = pgTable(
+  'xrpl_challenges',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    nonceHash: text('nonce_hash').notNull(),
+    userId: uuid('user_id').notNull(),
+    /** The address the challenge was issued for (POST /wallet/challenge/{address}); null: any. */
+    address: text('address'),
+    /** The exact text to sign (UTF-8). */
+    message: text('message').notNull(),
+    issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    consumedAt: timestamp('consumed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    primaryKey({ name: 'xrpl_challenges_pkey', columns: [t.tenantId, t.nonceHash] }),
+    index('xrpl_challenges_tenant_user_idx').on(t.tenantId, t.userId, t.expiresAt),
+  ],
+);
+
+export const XRPL_SUBMISSION_STATUSES = ['submitted', 'validated', 'failed', 'expired'] as const;
+export type XrplSubmissionStatus = (typeof XRPL_SUBMISSION_STATUSES)[number];
+
+/**
+ * Every transaction Bastion sends to an XRPL ledger, written before it is sent and followed
+ * until it is in a validated ledger (`validated`, with its final result, which may be a tec
+ * code), refused for good (`failed`: tem/tef/tel, or a blob the server refused), or past its
+ * LastLedgerSequence without being validated (`expired`: it can never apply).
+ */
+export const xrplSubmissions = pgTable(
+  'xrpl_submissions',
+  {
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    id: uuid('id').notNull(),
+    userId: uuid('user_id'),
+    network: text('network').notNull(),
+    hash: text('hash').notNull(),
+    account: text('account').notNull(),
+    transactionType: text('transaction_type').notNull(),
+    sequence: integer('sequence').notNull(),
+    lastLedgerSequence: integer('last_ledger_sequence').notNull(),
+    txBlob: text('tx_blob').notNull(),
+    status: text('status').$type<XrplSubmissionStatus>().notNull(),
+    /** The preliminary engine result of the last submit (not final). */
+    engineResult: text('engine_result'),
+    /** meta.TransactionResult once validated. */
+    result: text('result'),
+    ledgerIndex: integer('ledger_index'),
+    attempts: integer('attempts').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'xrpl_submissions_pkey', columns: [t.tenantId, t.id] }),
+    uniqueIndex('xrpl_submissions_tenant_hash_unique').on(t.tenantId, t.network, t.hash),
+    // The account's in-flight sequences are looked up across tenants (one ledger account, one sequence).
+    index('xrpl_submissions_account_idx').on(t.network, t.account, t.status, t.sequence),
+    index('xrpl_submissions_status_idx').on(t.status),
+  ],
+);
+
+export type XrplChallengeRow = typeof xrplChallenges.$inferSelect;
+export type XrplSubmissionRow = typeof xrplSubmissions.$inferSelect;

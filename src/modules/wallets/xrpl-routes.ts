@@ -1,0 +1,195 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { actorOf } from '../../platform/audit/actor.js';
+import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
+import type { Viewer } from './xrpl-common.js';
+import type { XrplNonCustodial } from './xrpl-noncustodial.js';
+import type { XrplSecureAccounts } from './xrpl-secure-accounts.js';
+import {
+  AddressParam,
+  ListQuery,
+  RegisterColdBody,
+  RegisterSecureAccountBody,
+  SignedMessage,
+  SignedTransaction,
+  SignMessageBody,
+  SignTransactionBody,
+  Submission,
+  TxSubmitBody,
+  UpdateWalletBody,
+  UpdateWalletResult,
+  UserBody,
+  UserQuery,
+  WalletPage,
+  WalletsByKind,
+  XrplChallenge,
+  XrplWallet,
+} from './xrpl-schemas.js';
+import { Wallet } from './schemas.js';
+
+const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
+/** Bearer (the caller's own), or an API key / admin acting for `userId`. */
+const auth = { auth: { apiKey: true as const, bearer: 'user' as const } };
+
+/** /xrpl-secure-accounts and /non-custodian-xrpl. */
+export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccounts; noncustodial: XrplNonCustodial }): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { secure, noncustodial: nc } = deps;
+  const tags = ['Wallets (XRPL)'];
+
+  r.post(
+    '/xrpl-secure-accounts',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: 'Register an existing multi-signed (SignerList) or regular-key account, proven by signatures over a challenge',
+        body: RegisterSecureAccountBody,
+        response: { 201: Wallet, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      const result = await secure.register(request.tenant.id, viewerOf(request), request.body, actorOf(request.principal));
+      return reply.status(201).send(result.wallet);
+    },
+  );
+
+  r.get(
+    '/xrpl-secure-accounts',
+    { config: auth, schema: { tags, summary: "The user's secure XRPL accounts (paged)", querystring: ListQuery, response: { 200: WalletPage, ...errorResponses(403, 404, 503) } } },
+    async (request) => {
+      const { userId, ...page } = request.query;
+      return secure.list(request.tenant.id, viewerOf(request), userId, page);
+    },
+  );
+
+  r.get(
+    '/xrpl-secure-accounts/:address',
+    {
+      config: auth,
+      schema: { tags, summary: 'One secure XRPL account of the user', params: AddressParam, querystring: UserQuery, response: { 200: Wallet, ...errorResponses(403, 404, 503) } },
+    },
+    async (request) => secure.get(request.tenant.id, viewerOf(request), request.query.userId, request.params.address),
+  );
+
+  r.get(
+    '/non-custodian-xrpl/challenge',
+    {
+      config: auth,
+      schema: { tags, summary: 'A single-use challenge (10 minutes) to sign for registering an XRPL wallet or secure account', querystring: UserQuery, response: { 200: XrplChallenge, ...errorResponses(403, 404, 429) } },
+    },
+    async (request) => nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, null),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/wallet/investor',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: "Create the user's investor account (service-generated; multi-signed by the signer and cold wallets once set up)",
+        body: UserBody,
+        response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => reply.status(201).send((await nc.createInvestor(request.tenant.id, viewerOf(request), request.body?.userId, actorOf(request.principal))).wallet),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/wallet/signer-wallet',
+    {
+      config: auth,
+      schema: { tags, summary: "Create the user's signer (hot) wallet: its key is generated and sealed by the service", body: UserBody, response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) } },
+    },
+    async (request, reply) => reply.status(201).send((await nc.createSigner(request.tenant.id, viewerOf(request), request.body?.userId, actorOf(request.principal))).wallet),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/wallet/challenge/:address',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: 'A single-use challenge bound to a cold wallet address',
+        params: AddressParam,
+        querystring: UserQuery,
+        body: EmptyBody,
+        response: { 201: XrplChallenge, ...errorResponses(403, 404, 429) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, request.params.address)),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/wallet',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: "Register a cold wallet (the user's key, never sent): a signature over the challenge by its master or regular key",
+        body: RegisterColdBody,
+        response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => reply.status(201).send((await nc.registerCold(request.tenant.id, viewerOf(request), request.body, actorOf(request.principal))).wallet),
+  );
+
+  r.put(
+    '/non-custodian-xrpl/wallet/update/:address',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: 'Change account settings (rippling, ...) by AccountSet signed by the service; multiSignature sets up the investor account',
+        params: AddressParam,
+        body: UpdateWalletBody,
+        response: { 200: UpdateWalletResult, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request) => nc.update(request.tenant.id, viewerOf(request), request.params.address, request.body),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/sign',
+    {
+      config: auth,
+      schema: { tags, summary: 'Testing only (XRPL_TEST_SIGNING): sign a message with a key the service holds for the user', body: SignMessageBody, response: { 201: SignedMessage, ...errorResponses(403, 404, 409) } },
+    },
+    async (request, reply) => reply.status(201).send(await nc.signMessage(request.tenant.id, viewerOf(request), request.body)),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/sign-transaction',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: 'Prepare a transaction of one of the user\'s wallets: autofilled, signed where the service may, with what the cold wallet must sign',
+        body: SignTransactionBody,
+        response: { 201: SignedTransaction, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await nc.signTransaction(request.tenant.id, viewerOf(request), request.body)),
+  );
+
+  r.post(
+    '/non-custodian-xrpl/tx-submit',
+    {
+      config: auth,
+      schema: {
+        tags,
+        summary: "Submit a signed blob of the user's wallet: verified locally, tracked, followed until validated or expired",
+        body: TxSubmitBody,
+        response: { 201: Submission, ...errorResponses(403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await nc.submit(request.tenant.id, viewerOf(request), request.body)),
+  );
+
+  r.get(
+    '/non-custodian-xrpl/wallets',
+    { config: auth, schema: { tags, summary: "The user's XRPL wallets by kind", querystring: UserQuery, response: { 200: WalletsByKind, ...errorResponses(403, 404) } } },
+    async (request) => nc.listWallets(request.tenant.id, viewerOf(request), request.query.userId),
+  );
+}

@@ -1,0 +1,204 @@
+import type { SubmittableTransaction } from 'xrpl';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/clock.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { XrplLedgerError, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
+import type { XrplSubmissionRow } from './table.js';
+import { onLedger, XrplErrors } from './xrpl-errors.js';
+import type { XrplRepo } from './xrpl-repo.js';
+
+export interface SubmissionDto {
+  submissionId: string;
+  hash: string;
+  account: string;
+  transactionType: string;
+  sequence: number;
+  lastLedgerSequence: number;
+  /** submitted (sent, not final yet), validated (in a validated ledger; see `result`), failed, expired. */
+  status: XrplSubmissionRow['status'];
+  /** The preliminary result of the last submit; not final. */
+  engineResult: string | null;
+  /** The final result once validated (tesSUCCESS, or a tec code that took the fee only). */
+  result: string | null;
+  ledgerIndex: number | null;
+  validated: boolean;
+}
+
+export const toSubmissionDto = (row: XrplSubmissionRow): SubmissionDto => ({
+  submissionId: row.id,
+  hash: row.hash,
+  account: row.account,
+  transactionType: row.transactionType,
+  sequence: row.sequence,
+  lastLedgerSequence: row.lastLedgerSequence,
+  status: row.status,
+  engineResult: row.engineResult,
+  result: row.result,
+  ledgerIndex: row.ledgerIndex,
+  validated: row.status === 'validated',
+});
+
+/** Results that leave the transaction possibly applied later: keep following it. */
+const stillPossible = (engine: string) => engine === 'tesSUCCESS' || engine.startsWith('ter') || engine.startsWith('tec') || engine === 'tefALREADY';
+
+export interface XrplSubmissionsOptions {
+  repo: XrplRepo;
+  tx: RunInTx;
+  clock: Clock;
+  ledger: XrplLedgerPort;
+  /** How long a request waits for the transaction to be final before answering `submitted`. */
+  finalTimeoutMs: number;
+}
+
+/**
+ * Reliable submission: every transaction is stored (hash, account, sequence,
+ * LastLedgerSequence) before it is sent, then followed until it is validated or its
+ * LastLedgerSequence has passed. terPRE_SEQ is resubmitted at each look until it applies or
+ * expires; tefPAST_SEQ is reported (failed) unless the same transaction is already in a
+ * ledger. Submissions of one account are serialized in this process (a queue per account) and,
+ * for the sequence the service chooses, across instances (an advisory lock while the sequence is
+ * reserved: it is above every in-flight transaction of the account).
+ */
+export function createXrplSubmissions(options: XrplSubmissionsOptions) {
+  const { repo, tx, clock, ledger, finalTimeoutMs } = options;
+  const lanes = new Map<string, Promise<unknown>>();
+
+  function inLane<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = lanes.get(key) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    lanes.set(key, settled);
+    void settled.then(() => {
+      if (lanes.get(key) === settled) lanes.delete(key);
+    });
+    return run;
+  }
+
+  const update = (row: XrplSubmissionRow, changes: Parameters<XrplRepo['updateSubmission']>[2]) =>
+    repo.updateSubmission(row.tenantId, row.id, { ...changes, updatedAt: clock.now() }).then((r) => r ?? row);
+
+  /** Sends the stored blob once and records the preliminary result. */
+  async function send(row: XrplSubmissionRow): Promise<XrplSubmissionRow> {
+    let engineResult: string;
+    let message = '';
+    try {
+      const answer = await ledger.submit(row.txBlob);
+      engineResult = answer.engineResult;
+      message = answer.engineResultMessage;
+    } catch (error) {
+      if (error instanceof XrplLedgerError && error.kind === 'invalid_transaction') {
+        return update(row, { status: 'failed', engineResult: 'invalidTransaction', attempts: row.attempts + 1 });
+      }
+      // Not reachable: the row stays `submitted`; the follower sends it again.
+      return update(row, { attempts: row.attempts + 1 });
+    }
+    if (engineResult === 'tefPAST_SEQ') {
+      // The sequence is used: by this very transaction (a resend) or by another one.
+      const found = await ledger.lookupTransaction(row.hash).catch(() => undefined);
+      if (found?.found) return update(row, { engineResult, attempts: row.attempts + 1 });
+    }
+    if (stillPossible(engineResult)) return update(row, { engineResult, attempts: row.attempts + 1 });
+    const failed = await update(row, { status: 'failed', engineResult, attempts: row.attempts + 1 });
+    return Object.assign(failed, { engineMessage: message });
+  }
+
+  /** Follows a sent transaction until final or until `timeoutMs` passes (then it stays `submitted`). */
+  async function follow(row: XrplSubmissionRow, timeoutMs = finalTimeoutMs): Promise<XrplSubmissionRow> {
+    let current = row;
+    const slice = Math.min(1000, Math.max(50, timeoutMs));
+    for (let waited = 0; current.status === 'submitted' && waited < timeoutMs; waited += slice) {
+      let outcome;
+      try {
+        outcome = await ledger.waitForFinal(current.hash, current.lastLedgerSequence, { timeoutMs: slice });
+      } catch {
+        continue; // the ledger does not answer: look again
+      }
+      if (outcome.status === 'validated') return update(current, { status: 'validated', result: outcome.result, ledgerIndex: outcome.ledgerIndex });
+      if (outcome.status === 'expired') return update(current, { status: 'expired' });
+      // Held for a missing sequence, or never reached the server: send again (the same blob, the same hash).
+      if (current.engineResult === null || current.engineResult.startsWith('ter')) current = await send(current);
+    }
+    return current;
+  }
+
+  function rowFor(tenantId: string, userId: string | null, network: string, signed: { tx: Record<string, unknown>; hash: string; blob: string }): Omit<XrplSubmissionRow, 'tenantId'> {
+    const now = clock.now();
+    return {
+      id: newId(),
+      userId,
+      network,
+      hash: signed.hash,
+      account: String(signed.tx.Account),
+      transactionType: String(signed.tx.TransactionType),
+      sequence: Number(signed.tx.Sequence ?? 0),
+      lastLedgerSequence: Number(signed.tx.LastLedgerSequence),
+      txBlob: signed.blob.toUpperCase(),
+      status: 'submitted',
+      engineResult: null,
+      result: null,
+      ledgerIndex: null,
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /** The tef/tem/tel result of a failed row as a 409, else the row. */
+  function finalOrRefused(row: XrplSubmissionRow): XrplSubmissionRow {
+    if (row.status === 'failed') throw XrplErrors.refused(row.engineResult ?? 'unknown', (row as { engineMessage?: string }).engineMessage ?? '');
+    return row;
+  }
+
+  return {
+    /**
+     * Tracks and submits a blob signed elsewhere (its sequence is its own). The same blob again
+     * answers the same tracked transaction (followed again if it is not final).
+     */
+    async submitSigned(tenantId: string, userId: string, network: string, signed: { tx: Record<string, unknown>; hash: string; blob: string }): Promise<XrplSubmissionRow> {
+      const sent = await inLane(`${network}:${String(signed.tx.Account)}`, async () => {
+        const { row, created } = await repo.insertSubmission(tenantId, rowFor(tenantId, userId, network, signed));
+        return created ? send(row) : row;
+      });
+      return finalOrRefused(await follow(sent));
+    },
+
+    /**
+     * Autofills a transaction from the ledger, gives it a sequence above every in-flight
+     * transaction of the account (under the account's lock), signs it (`sign` returns the
+     * signed blob and hash), stores it, sends it and follows it until final.
+     */
+    async signAndSubmit(
+      tenantId: string,
+      userId: string | null,
+      network: string,
+      transaction: SubmittableTransaction,
+      sign: (filled: SubmittableTransaction) => { tx_blob: string; hash: string },
+      signersCount?: number,
+    ): Promise<XrplSubmissionRow> {
+      const sent = await inLane(`${network}:${transaction.Account}`, async () => {
+        const filled = await onLedger(() => ledger.autofill({ ...transaction }, signersCount ? { signersCount } : {}));
+        const validatedIndex = Number(filled.LastLedgerSequence) - 20;
+        const row = await tx(async (db) => {
+          await repo.lockAccount(network, transaction.Account, db);
+          const inFlight = await repo.maxInFlightSequence(network, transaction.Account, validatedIndex, db);
+          if (inFlight !== undefined && inFlight >= Number(filled.Sequence)) filled.Sequence = inFlight + 1;
+          const signed = sign(filled);
+          return (await repo.insertSubmission(tenantId, rowFor(tenantId, userId, network, { tx: filled as never, hash: signed.hash, blob: signed.tx_blob }), db)).row;
+        });
+        return send(row);
+      });
+      return finalOrRefused(await follow(sent));
+    },
+
+    /** Follows every transaction left in flight (e.g. by a restart), once, in the background. */
+    async resume(timeoutMs = finalTimeoutMs): Promise<void> {
+      const rows = await repo.listInFlight(100);
+      await Promise.all(rows.map((row) => follow(row, timeoutMs)));
+    },
+  };
+}
+
+export type XrplSubmissions = ReturnType<typeof createXrplSubmissions>;
