@@ -156,7 +156,7 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const webhookSecret = o['secret-file-content'] ?? readSecretFile('secret-file', need(o, 'secret-file'));
     if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
     if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-    await c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret });
+    await providerInput(() => c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret }));
     return { tenantId, provider, baseUrl, configured: true };
   },
   'idv sandbox': async (c, o) => {
