@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
+import { UserErrors } from './modules/users/errors.js';
 import { entitiesCommands } from './modules/entities/cli-commands.js';
 import type { LocalBlobStore } from './providers/storage/local/store.js';
 import { createStorage } from './providers/storage/select.js';
@@ -137,7 +138,7 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const role = need(o, 'role');
     if (role !== 'admin' && role !== 'user') throw new UsageError('--role must be admin or user');
     const user = await c.users.findRowByEmail(tenantId, need(o, 'email'));
-    if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found');
+    if (!user) throw UserErrors.notFound();
     const updated = await c.users.setFields(tenantId, user.id, { role });
     return { tenantId, userId: updated.id, email: updated.email, role: updated.role };
   },
@@ -156,7 +157,7 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const webhookSecret = o['secret-file-content'] ?? readSecretFile('secret-file', need(o, 'secret-file'));
     if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
     if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-    await c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret });
+    await providerInput(() => c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret }));
     return { tenantId, provider, baseUrl, configured: true };
   },
   'idv sandbox': async (c, o) => {

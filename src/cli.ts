@@ -22,8 +22,11 @@ const USAGE = `Usage: bastion <command> [options]
   tenant set-app-url --tenant ID --url URL          where mail links open (default: Bastion's pages)
   idv configure --tenant ID --provider idv-a|idv-b --base-url URL --client-id ID --secret-file PATH
                                                     point a tenant at a real identity-verification
-                                                    provider (the webhook secret is read from a file)
-  idv sandbox --tenant ID --provider idv-a|idv-b    point it back at the built-in sandbox
+                                                    provider (the webhook secret is read from a file);
+                                                    alias of provider configure --kind idv
+                                                    --setting client-id=ID --secret webhook-secret=PATH
+  idv sandbox --tenant ID --provider idv-a|idv-b    point it back at the built-in sandbox (alias of
+                                                    provider sandbox --kind idv)
   idp set --tenant ID --issuer URL --client-id ID (--client-secret S | --client-secret-file PATH)
           --redirect-allow URL... [--scopes "openid email profile"]
                                                     set the tenant's external OpenID provider; the
@@ -56,7 +59,10 @@ ${ENTITIES_USAGE}
                                                     the settings (secrets named, never shown)
   bank-link configure --tenant ID --base-url URL --client-id ID --secret-file PATH [--environment sandbox|production]
                                                     point a tenant at a bank-link provider environment
-                                                    (the secret is read from a file and stored sealed)
+                                                    (the secret is read from a file and stored sealed);
+                                                    alias of provider configure --kind bank-link
+                                                    --provider plaid --setting client-id=ID
+                                                    [--setting environment=E] --secret secret=PATH
   bank-link sandbox --tenant ID                     back to the built-in sandbox (new test credentials)
   bank-link redirect-allow --tenant ID --redirect-allow URL...
                                                     the URLs the Link page may return to (each admits

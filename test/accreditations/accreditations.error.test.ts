@@ -39,15 +39,15 @@ describe('accreditation errors', () => {
       expectError(res, 404, 'ACCREDITATION_NOT_FOUND');
     }
     const list = await h.inject({ method: 'GET', url: `/accreditations?userId=${(await h.createUser(other))}`, headers: h.keyHeaders() });
-    expectError(list, 404, 'ACCREDITATION_USER_NOT_FOUND');
+    expectError(list, 404, 'USER_NOT_FOUND');
   });
 
   it('404 when a plain user claims for or lists another user, or the named user does not exist', async () => {
     const victim = await h.createUser();
     const intruder = h.bearerHeaders(await h.tokenFor(await h.createUser()));
-    expectError(await h.inject({ method: 'POST', url: '/accreditations', headers: intruder, payload: { type: 'income', userId: victim } }), 404, 'ACCREDITATION_USER_NOT_FOUND');
-    expectError(await h.inject({ method: 'GET', url: `/accreditations?userId=${victim}`, headers: intruder }), 404, 'ACCREDITATION_USER_NOT_FOUND');
-    expectError(await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', userId: randomUUID() } }), 404, 'ACCREDITATION_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/accreditations', headers: intruder, payload: { type: 'income', userId: victim } }), 404, 'USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/accreditations?userId=${victim}`, headers: intruder }), 404, 'USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', userId: randomUUID() } }), 404, 'USER_NOT_FOUND');
   });
 
   it('400 for an API key that names no user, and for malformed bodies and ids', async () => {

@@ -3,11 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { bankLinkSettings } from '../../src/modules/bank-link/table.js';
+import { providerSettings } from '../../src/platform/provider-settings/table.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 
 const run = promisify(execFile);
@@ -47,7 +48,13 @@ describe('operator CLI: bank-link configure / sandbox / redirect-allow / origina
     const container = await createContainer({ config: loadConfig(env) });
     try {
       const [row] = await container.database.db.select().from(bankLinkSettings).where(eq(bankLinkSettings.tenantId, tenantId));
-      expect(row!.secretSealed).not.toContain('prod-secret-value');
+      const [provider] = await container.database.db
+        .select()
+        .from(providerSettings)
+        .where(and(eq(providerSettings.tenantId, tenantId), eq(providerSettings.kind, 'bank-link')));
+      expect(provider).toMatchObject({ provider: 'plaid', baseUrl: 'https://production.bank-link.example', settings: { 'client-id': 'client-123', environment: 'production' } });
+      expect(provider!.secretsSealed).toMatch(/^v1\./);
+      expect(JSON.stringify(provider)).not.toContain('prod-secret-value');
       expect(row!.originatorClientId).toBe('abc123');
     } finally {
       await container.close();

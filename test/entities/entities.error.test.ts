@@ -61,10 +61,10 @@ describe('POST /entities errors', () => {
 
   it('API key without userId 400; unknown user 404; a user naming someone else 403', async () => {
     expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody() }), 400, 'ENTITY_USER_ID_REQUIRED');
-    expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: randomUUID() }) }), 404, 'ENTITY_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: randomUUID() }) }), 404, 'USER_NOT_FOUND');
     const other = await h.newTenant();
     const foreignUser = await h.createUser(other);
-    expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: foreignUser }) }), 404, 'ENTITY_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: foreignUser }) }), 404, 'USER_NOT_FOUND');
     const owner = await userWithToken(h);
     expectError(await h.inject({ method: 'POST', url: '/entities', headers: owner.headers, payload: entityBody({ userId: await h.createUser() }) }), 403, 'ENTITY_SELF_ONLY');
   });
@@ -108,8 +108,8 @@ describe('members and permissions errors', () => {
     const add = (userId: string) => h.inject({ method: 'POST', url: `/entities/${entityId}/users`, headers: owner.headers, payload: { userId } });
     expectError(await add(member.userId), 409, 'ENTITY_MEMBER_EXISTS');
     expectError(await add(owner.userId), 409, 'ENTITY_MEMBER_EXISTS');
-    expectError(await add(randomUUID()), 404, 'ENTITY_USER_NOT_FOUND');
-    expectError(await add(await h.createUser(await h.newTenant())), 404, 'ENTITY_USER_NOT_FOUND');
+    expectError(await add(randomUUID()), 404, 'USER_NOT_FOUND');
+    expectError(await add(await h.createUser(await h.newTenant())), 404, 'USER_NOT_FOUND');
   });
 
   it('400 for an unknown permission, in a body or in the path', async () => {

@@ -33,11 +33,11 @@ describe('identity errors', () => {
   it("404 for an unknown user, another tenant's user, or a plain user naming someone else", async () => {
     const other = await h.newTenant();
     const foreign = await h.createUser(other);
-    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/root?userId=${randomUUID()}`, headers: h.keyHeaders() }), 404, 'IDENTITY_USER_NOT_FOUND');
-    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/root?userId=${foreign}`, headers: h.keyHeaders() }), 404, 'IDENTITY_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/root?userId=${randomUUID()}`, headers: h.keyHeaders() }), 404, 'USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/root?userId=${foreign}`, headers: h.keyHeaders() }), 404, 'USER_NOT_FOUND');
     const victim = await h.createUser();
     const intruder = h.bearerHeaders(await h.tokenFor(await h.createUser()));
-    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/root?userId=${victim}`, headers: intruder }), 404, 'IDENTITY_USER_NOT_FOUND');
-    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/proof?path=user.id&userId=${victim}`, headers: intruder }), 404, 'IDENTITY_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/root?userId=${victim}`, headers: intruder }), 404, 'USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc/identity/proof?path=user.id&userId=${victim}`, headers: intruder }), 404, 'USER_NOT_FOUND');
   });
 });

@@ -42,5 +42,5 @@ describe('operator CLI: idv configure / idv sandbox', () => {
     } finally {
       await again.close();
     }
-  }, 60_000);
+  }, 300_000);
 });

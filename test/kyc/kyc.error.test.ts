@@ -82,28 +82,28 @@ describe('not found', () => {
     const intruder = h.bearerHeaders(await h.tokenFor(await h.createUser()));
     expectError(await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers: intruder }), 404, 'KYC_NOT_FOUND');
     expectError(await h.inject({ method: 'GET', url: `/kyc/current?kycId=${kycId}`, headers: intruder }), 404, 'KYC_NOT_FOUND');
-    expectError(await h.inject({ method: 'GET', url: `/kyc?userId=${owner}`, headers: intruder }), 404, 'KYC_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc?userId=${owner}`, headers: intruder }), 404, 'USER_NOT_FOUND');
   });
 
   it("404 when naming a user of another tenant", async () => {
     const other = await h.newTenant();
     const foreignUser = await h.createUser(other);
-    expectError(await h.inject({ method: 'GET', url: `/kyc?userId=${foreignUser}`, headers: h.keyHeaders() }), 404, 'KYC_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc?userId=${foreignUser}`, headers: h.keyHeaders() }), 404, 'USER_NOT_FOUND');
     expectError(
       await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId: foreignUser, provider: 'manual' } }),
       404,
-      'KYC_USER_NOT_FOUND',
+      'USER_NOT_FOUND',
     );
     expect((await h.inject({ method: 'GET', url: `/kyc/kycs?userId=${foreignUser}`, headers: h.keyHeaders() })).json()).toEqual({ total: 0, data: [] });
   });
 
   it('404 for an unknown user on GET /kyc and POST /kyc/kyc', async () => {
-    expectError(await h.inject({ method: 'GET', url: `/kyc?userId=${randomUUID()}`, headers: h.keyHeaders() }), 404, 'KYC_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/kyc?userId=${randomUUID()}`, headers: h.keyHeaders() }), 404, 'USER_NOT_FOUND');
     for (const provider of ['manual', 'idv-a']) {
       expectError(
         await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId: randomUUID(), provider } }),
         404,
-        'KYC_USER_NOT_FOUND',
+        'USER_NOT_FOUND',
       );
     }
   });

@@ -1,8 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdvAdapters } from '../../src/providers/idv/adapters.js';
 import type { IdvEndpoint } from '../../src/providers/idv/port.js';
-import { idvProviderConfigs } from '../../src/modules/kyc/table.js';
+import { providerSettings } from '../../src/platform/provider-settings/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /** The idv port's contract, run with the HTTP adapter against the built-in sandbox. */
@@ -24,7 +24,10 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
     expect(endpointB.secret).not.toBe(endpointA.secret);
     // Stable across calls, and not stored in clear.
     expect((await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a')).secret).toBe(endpointA.secret);
-    const rows = await h.database.db.select().from(idvProviderConfigs).where(eq(idvProviderConfigs.tenantId, h.tenant.tenantId));
+    const rows = await h.database.db
+      .select()
+      .from(providerSettings)
+      .where(and(eq(providerSettings.tenantId, h.tenant.tenantId), eq(providerSettings.kind, 'idv')));
     expect(rows.map((r) => r.provider).sort()).toEqual(['idv-a', 'idv-b']);
     const sealed = JSON.stringify(rows);
     expect(sealed).not.toContain(endpointA.secret);

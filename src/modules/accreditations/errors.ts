@@ -1,8 +1,10 @@
 import { AppError } from '../../platform/http/errors.js';
+import { UserErrors } from '../users/errors.js';
 
 export const AccreditationErrors = {
   notFound: () => new AppError(404, 'ACCREDITATION_NOT_FOUND', 'Accreditation not found'),
-  userNotFound: () => new AppError(404, 'ACCREDITATION_USER_NOT_FOUND', 'User not found'),
+  /** One code for every module: the users module's. */
+  userNotFound: UserErrors.notFound,
   alreadyDecided: (status: string) => new AppError(409, 'ACCREDITATION_ALREADY_DECIDED', `The accreditation is already ${status}`),
   userIdRequired: () => new AppError(400, 'ACCREDITATION_USER_ID_REQUIRED', 'body.userId is required with an API key'),
 };

@@ -1,4 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
+import { UserErrors } from '../users/errors.js';
 
 export const AuthErrors = {
   invalidCredentials: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid email or password'),
@@ -10,7 +11,8 @@ export const AuthErrors = {
   emailTaken: () => new AppError(409, 'USER_EMAIL_TAKEN', 'A user with this email already exists in the tenant'),
   busy: () =>
     new AppError(503, 'BUSY', 'Too many password operations in progress; retry shortly', { 'retry-after': '1' }),
-  userNotFound: () => new AppError(404, 'USER_NOT_FOUND', 'User not found'),
+  /** One code for every module: the users module's. */
+  userNotFound: UserErrors.notFound,
   invalidCode: () => new AppError(400, 'CODE_INVALID', 'Invalid or expired code'),
   invalidToken: () => new AppError(400, 'TOKEN_INVALID', 'Invalid or expired token'),
   invalidChallenge: () => new AppError(401, 'CHALLENGE_INVALID', 'Invalid or expired challenge'),

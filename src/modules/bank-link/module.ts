@@ -34,7 +34,7 @@ export function createBankLinkModule(platform: Platform, deps: { audit: AuditSer
   const webhookUrl = (tenantId: string) => `${platform.publicBaseUrl()}/bank-link/webhooks/${tenantId}`;
   const settings = createBankLinkSettings({
     repo,
-    secrets,
+    providerSettings: platform.providerSettings,
     clock,
     sandboxBaseUrl: sandbox.baseUrl,
     webhookUrl,

@@ -20,12 +20,6 @@ export function createBankLinkRepo(db: DbOrTx) {
       const inserted = await tx.insert(bankLinkSettings).values({ ...row, tenantId }).onConflictDoNothing().returning({ t: bankLinkSettings.tenantId });
       return inserted.length > 0;
     },
-    async upsertSettings(tenantId: string, row: Omit<BankLinkSettingsRow, 'tenantId' | 'createdAt'>, tx: DbOrTx = db): Promise<void> {
-      await tx
-        .insert(bankLinkSettings)
-        .values({ ...row, tenantId, createdAt: row.updatedAt })
-        .onConflictDoUpdate({ target: bankLinkSettings.tenantId, set: row });
-    },
     async updateSettings(tenantId: string, changes: Partial<Omit<BankLinkSettingsRow, 'tenantId'>>, tx: DbOrTx = db): Promise<void> {
       await tx.update(bankLinkSettings).set(changes).where(eq(bankLinkSettings.tenantId, tenantId));
     },

@@ -4,18 +4,13 @@ import { tenants } from '../tenants/table.js';
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * A tenant's bank-link provider settings. `base_url` null = the built-in sandbox (credentials
- * generated on first use). The secret is sealed by the SecretBox.
+ * A tenant's bank-link settings beside the provider's own (where the provider is and its
+ * credentials are in provider_settings, kind `bank-link`).
  */
 export const bankLinkSettings = pgTable('bank_link_settings', {
   tenantId: uuid('tenant_id')
     .primaryKey()
     .references(() => tenants.id, { onDelete: 'cascade' }),
-  baseUrl: text('base_url'),
-  /** 'sandbox' or 'production': the sandbox originator routes answer only for sandbox. */
-  environment: text('environment').$type<'sandbox' | 'production'>().notNull(),
-  clientId: text('client_id').notNull(),
-  secretSealed: text('secret_sealed').notNull(),
   /** The tenant's own originator (its funding profile at the provider). */
   originatorClientId: text('originator_client_id'),
   /** Client URLs the Link page may return to (scheme, host, port and path prefix). */

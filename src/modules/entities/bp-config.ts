@@ -1,14 +1,12 @@
-import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto/hash.js';
-import type { SecretBox } from '../../platform/crypto/secrets.js';
+import { ProviderSettingsError, type ProviderConfig, type ProviderSettings } from '../../platform/provider-settings/settings.js';
 import type { BusinessProfileEndpoint } from '../../providers/business-profile/port.js';
 import { SANDBOX_PREFIX } from '../../providers/business-profile/business-profile-a/sandbox/plugin.js';
 import type { SandboxAccount } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
-import type { BusinessProfilesRepo } from './bp-repo.js';
-import type { BusinessProfileConfigRow } from './table.js';
 
 export const PROVIDER = 'business-profile-a';
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The provider-settings kind. */
+export const BUSINESS_PROFILE_KIND = 'business-profile';
 
 export interface BusinessProfileSettings {
   baseUrl: string;
@@ -17,83 +15,81 @@ export interface BusinessProfileSettings {
 }
 
 /**
- * Per-tenant settings of business-profile-a. A tenant without settings uses the built-in
- * sandbox: an API key and webhook secret are generated on first use. Key and secret are sealed.
+ * Per-tenant settings of business-profile-a, kept by the platform's provider settings (kind
+ * `business-profile`: secrets `api-key` and `webhook-secret`). A tenant without settings uses
+ * the built-in sandbox: an API key and webhook secret are made on first use; the sandbox row
+ * keeps the key's SHA-256 as its public setting `api-key-digest`, how the sandbox finds the
+ * account of a presented key.
  */
-export function createBusinessProfileConfig(deps: { repo: BusinessProfilesRepo; secrets: SecretBox; clock: Clock; publicBaseUrl: () => string }) {
-  const { repo, secrets, clock, publicBaseUrl } = deps;
-  const keyContext = (tenantId: string) => `${PROVIDER}:api-key:${tenantId}`;
-  const secretContext = (tenantId: string) => `${PROVIDER}:webhook-secret:${tenantId}`;
+export function createBusinessProfileConfig(deps: { providerSettings: ProviderSettings; publicBaseUrl: () => string }) {
+  const { providerSettings, publicBaseUrl } = deps;
   const webhookUrl = (tenantId: string) => `${publicBaseUrl()}/callbacks/${PROVIDER}/${tenantId}`;
-
-  function sealedRow(tenantId: string, settings: { baseUrl: string | null; apiKey: string; webhookSecret: string }) {
-    return {
-      provider: PROVIDER,
-      baseUrl: settings.baseUrl,
-      apiKeySealed: secrets.encrypt(settings.apiKey, keyContext(tenantId)),
-      apiKeyDigest: sha256Hex(settings.apiKey),
-      webhookSecretSealed: secrets.encrypt(settings.webhookSecret, secretContext(tenantId)),
-      updatedAt: clock.now(),
-    };
-  }
-
-  async function row(tenantId: string, create: boolean): Promise<BusinessProfileConfigRow | undefined> {
-    if (!UUID_RE.test(tenantId)) return undefined;
-    const existing = await repo.findConfig(tenantId, PROVIDER);
-    if (existing || !create) return existing;
-    const fresh = sealedRow(tenantId, { baseUrl: null, apiKey: `sk_sandbox_${randomToken(24)}`, webhookSecret: randomToken(32) });
-    await repo.insertConfigIfAbsent(tenantId, { ...fresh, createdAt: fresh.updatedAt });
-    return repo.findConfig(tenantId, PROVIDER);
-  }
-
-  async function account(r: BusinessProfileConfigRow): Promise<SandboxAccount> {
-    return { accountId: r.tenantId, webhookUrl: webhookUrl(r.tenantId), webhookSecret: await secrets.decrypt(r.webhookSecretSealed, secretContext(r.tenantId)) };
-  }
+  const sandboxCredentials = () => {
+    const apiKey = `sk_sandbox_${randomToken(24)}`;
+    return { settings: { 'api-key-digest': sha256Hex(apiKey) }, secrets: { 'api-key': apiKey, 'webhook-secret': randomToken(32) } };
+  };
+  providerSettings.declare({
+    kind: BUSINESS_PROFILE_KIND,
+    provider: PROVIDER,
+    description: 'business profiles (KYB) at business-profile-a; the built-in sandbox unless configured',
+    settings: {},
+    secrets: {
+      'api-key': { required: true, description: 'the API key (Bearer) of the provider account' },
+      'webhook-secret': { required: true, description: 'the secret of the webhook signatures (16 characters or more)' },
+    },
+    validate: ({ secrets }) => {
+      if ((secrets['api-key'] ?? '').length < 8) throw new ProviderSettingsError('the API key must be given');
+      if ((secrets['webhook-secret'] ?? '').length < 16) throw new ProviderSettingsError('the webhook secret must hold at least 16 characters');
+    },
+    sandbox: { generate: sandboxCredentials },
+    // Before provider_settings: business_profile_configs, each secret sealed on its own.
+    legacyContext: (tenantId, name) => `${PROVIDER}:${name}:${tenantId}`,
+  });
+  const get = (tenantId: string) => providerSettings.resolve(tenantId, BUSINESS_PROFILE_KIND, PROVIDER);
+  const find = (tenantId: string) => providerSettings.find(tenantId, BUSINESS_PROFILE_KIND, PROVIDER);
+  const account = (tenantId: string, c: ProviderConfig): SandboxAccount => ({ accountId: tenantId, webhookUrl: webhookUrl(tenantId), webhookSecret: c.secrets['webhook-secret']! });
+  const baseUrlOf = (c: ProviderConfig) => c.baseUrl ?? `${publicBaseUrl()}${SANDBOX_PREFIX}`;
 
   return {
     webhookUrl,
 
     async endpoint(tenantId: string): Promise<BusinessProfileEndpoint> {
-      const r = (await row(tenantId, true))!;
-      return { baseUrl: r.baseUrl ?? `${publicBaseUrl()}${SANDBOX_PREFIX}`, apiKey: await secrets.decrypt(r.apiKeySealed, keyContext(tenantId)) };
+      const c = await get(tenantId);
+      return { baseUrl: baseUrlOf(c), apiKey: c.secrets['api-key']! };
     },
 
     /** The secret the tenant's webhooks are signed with; undefined for a tenant with no settings. */
     async webhookSecret(tenantId: string): Promise<string | undefined> {
-      const r = await row(tenantId, false);
-      return r ? secrets.decrypt(r.webhookSecretSealed, secretContext(tenantId)) : undefined;
+      return (await find(tenantId))?.secrets['webhook-secret'];
     },
 
     /** The sandbox's credential store: the account of a presented API key. */
     async sandboxAccountByKey(apiKey: string): Promise<SandboxAccount | undefined> {
-      const r = await repo.findSandboxConfigByDigest(PROVIDER, sha256Hex(apiKey));
-      return r ? account(r) : undefined;
+      const tenantId = await providerSettings.findSandboxTenant(BUSINESS_PROFILE_KIND, PROVIDER, 'api-key-digest', sha256Hex(apiKey));
+      if (!tenantId) return undefined;
+      const c = await find(tenantId);
+      return c && c.baseUrl === null && c.secrets['api-key'] === apiKey ? account(tenantId, c) : undefined;
     },
 
     async sandboxAccountById(tenantId: string): Promise<SandboxAccount | undefined> {
-      const r = await row(tenantId, false);
-      return r && r.baseUrl === null ? account(r) : undefined;
+      const c = await find(tenantId);
+      return c && c.baseUrl === null && c.secrets['webhook-secret'] ? account(tenantId, c) : undefined;
     },
 
     /** Points the tenant at a real provider, or back at the sandbox (null) with a fresh key and secret. */
     async configure(tenantId: string, settings: BusinessProfileSettings | null): Promise<void> {
-      const values = settings
-        ? { baseUrl: settings.baseUrl.replace(/\/+$/, ''), apiKey: settings.apiKey, webhookSecret: settings.webhookSecret }
-        : { baseUrl: null, apiKey: `sk_sandbox_${randomToken(24)}`, webhookSecret: randomToken(32) };
-      await repo.upsertConfig(tenantId, sealedRow(tenantId, values));
+      if (settings === null) return providerSettings.useSandbox(tenantId, BUSINESS_PROFILE_KIND, PROVIDER);
+      await providerSettings.configure(tenantId, BUSINESS_PROFILE_KIND, PROVIDER, {
+        baseUrl: settings.baseUrl,
+        settings: {},
+        secrets: { 'api-key': settings.apiKey, 'webhook-secret': settings.webhookSecret },
+      });
     },
 
     /** What an operator may see: where the tenant points and the webhook URL to register (no secrets). */
     async view(tenantId: string): Promise<{ provider: string; baseUrl: string; sandbox: boolean; webhookUrl: string; apiKeyLast4: string }> {
-      const r = (await row(tenantId, true))!;
-      const apiKey = await secrets.decrypt(r.apiKeySealed, keyContext(tenantId));
-      return {
-        provider: PROVIDER,
-        baseUrl: r.baseUrl ?? `${publicBaseUrl()}${SANDBOX_PREFIX}`,
-        sandbox: r.baseUrl === null,
-        webhookUrl: webhookUrl(tenantId),
-        apiKeyLast4: apiKey.slice(-4),
-      };
+      const c = await get(tenantId);
+      return { provider: PROVIDER, baseUrl: baseUrlOf(c), sandbox: c.baseUrl === null, webhookUrl: webhookUrl(tenantId), apiKeyLast4: (c.secrets['api-key'] ?? '').slice(-4) };
     },
   };
 }

@@ -1,10 +1,8 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import {
-  businessProfileConfigs,
   businessProfileEvents,
   businessProfiles,
-  type BusinessProfileConfigRow,
   type BusinessProfileRow,
 } from './table.js';
 
@@ -51,38 +49,6 @@ export function createBusinessProfilesRepo(db: DbOrTx) {
     async insertEvent(tenantId: string, row: Omit<typeof businessProfileEvents.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<boolean> {
       const inserted = await tx.insert(businessProfileEvents).values({ ...row, tenantId }).onConflictDoNothing().returning({ id: businessProfileEvents.eventId });
       return inserted.length === 1;
-    },
-
-    async findConfig(tenantId: string, provider: string): Promise<BusinessProfileConfigRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(businessProfileConfigs)
-        .where(and(eq(businessProfileConfigs.tenantId, tenantId), eq(businessProfileConfigs.provider, provider)))
-        .limit(1);
-      return row;
-    },
-
-    async findSandboxConfigByDigest(provider: string, digest: string): Promise<BusinessProfileConfigRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(businessProfileConfigs)
-        .where(and(eq(businessProfileConfigs.apiKeyDigest, digest), eq(businessProfileConfigs.provider, provider), isNull(businessProfileConfigs.baseUrl)))
-        .limit(1);
-      return row;
-    },
-
-    async insertConfigIfAbsent(tenantId: string, row: Omit<BusinessProfileConfigRow, 'tenantId'>): Promise<void> {
-      await db.insert(businessProfileConfigs).values({ ...row, tenantId }).onConflictDoNothing();
-    },
-
-    async upsertConfig(tenantId: string, row: Omit<BusinessProfileConfigRow, 'tenantId' | 'createdAt'>): Promise<void> {
-      await db
-        .insert(businessProfileConfigs)
-        .values({ ...row, tenantId, createdAt: row.updatedAt })
-        .onConflictDoUpdate({
-          target: [businessProfileConfigs.tenantId, businessProfileConfigs.provider],
-          set: { baseUrl: row.baseUrl, apiKeySealed: row.apiKeySealed, apiKeyDigest: row.apiKeyDigest, webhookSecretSealed: row.webhookSecretSealed, updatedAt: row.updatedAt },
-        });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../platform/http/errors.js';
+import { ProviderSettingsError } from '../../platform/provider-settings/settings.js';
 import type { BastionModule } from '../../platform/module/module.js';
 import { REVIEW_STATUSES, type ReviewStatus } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
 import type { EntitiesServices } from './module.js';
@@ -28,7 +29,10 @@ async function services(c: CliContainer, o: Options): Promise<{ tenantId: string
 
 export const ENTITIES_USAGE = `  business-profile configure --tenant ID --base-url URL --api-key-file PATH --secret-file PATH
                                                     point a tenant at the real business-profile-a API
-                                                    (API key and webhook secret read from files, sealed)
+                                                    (API key and webhook secret read from files, sealed);
+                                                    the same as provider configure --kind business-profile
+                                                    --provider business-profile-a --secret api-key=PATH
+                                                    --secret webhook-secret=PATH
   business-profile sandbox --tenant ID              point it back at the built-in sandbox (fresh key)
   business-profile show --tenant ID                 where the tenant points, and the webhook URL to
                                                     register at the provider (no secrets)
@@ -48,7 +52,12 @@ export const entitiesCommands: Record<string, (c: CliContainer, o: Options) => P
     const webhookSecret = o['secret-file-content'] ?? readFileSync(need(o, 'secret-file'), 'utf8').trim();
     if (apiKey.length < 8) throw usage('the API key file must hold the key');
     if (webhookSecret.length < 16) throw usage('the secret file must hold at least 16 characters');
-    await s.businessProfileConfig.configure(tenantId, { baseUrl, apiKey, webhookSecret });
+    try {
+      await s.businessProfileConfig.configure(tenantId, { baseUrl, apiKey, webhookSecret });
+    } catch (error) {
+      if (error instanceof ProviderSettingsError) throw usage(error.message);
+      throw error;
+    }
     return { tenantId, ...(await s.businessProfileConfig.view(tenantId)) };
   },
   'business-profile sandbox': async (c, o) => {

@@ -42,7 +42,7 @@ export function createEntitiesModule(
   const repo = createEntitiesRepo(db);
   const access = createEntityAccess({ repo, users });
   const bpRepo = createBusinessProfilesRepo(db);
-  const businessProfileConfig = createBusinessProfileConfig({ repo: bpRepo, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl() });
+  const businessProfileConfig = createBusinessProfileConfig({ providerSettings: platform.providerSettings, publicBaseUrl: () => platform.publicBaseUrl() });
   const services: EntitiesServices = {
     access,
     entities: createEntitiesService({ repo, access, tx, clock, users, audit }),

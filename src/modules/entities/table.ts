@@ -168,31 +168,7 @@ export const businessProfileEvents = pgTable(
   (t) => [primaryKey({ name: 'business_profile_events_pkey', columns: [t.tenantId, t.provider, t.eventId] })],
 );
 
-/** Per-tenant provider settings; no row or a null base URL = the built-in sandbox. */
-export const businessProfileConfigs = pgTable(
-  'business_profile_configs',
-  {
-    tenantId: tenantRef(),
-    provider: text('provider').notNull(),
-    baseUrl: text('base_url'),
-    apiKeySealed: text('api_key_sealed').notNull(),
-    /** SHA-256 of the API key: how the sandbox finds the account of a presented key. */
-    apiKeyDigest: text('api_key_digest').notNull(),
-    webhookSecretSealed: text('webhook_secret_sealed').notNull(),
-    createdAt: at('created_at').notNull(),
-    updatedAt: at('updated_at').notNull(),
-  },
-  (t) => [
-    primaryKey({ name: 'business_profile_configs_pkey', columns: [t.tenantId, t.provider] }),
-    // Sandbox accounts are found by their key's digest (a real provider's key may repeat).
-    uniqueIndex('business_profile_configs_sandbox_key_unique')
-      .on(t.apiKeyDigest)
-      .where(sql`${t.baseUrl} is null`),
-  ],
-);
-
 export type EntityRow = typeof entities.$inferSelect;
 export type EntityMemberRow = typeof entityMembers.$inferSelect;
 export type PaymentMethodRow = typeof entityPaymentMethods.$inferSelect;
 export type BusinessProfileRow = typeof businessProfiles.$inferSelect;
-export type BusinessProfileConfigRow = typeof businessProfileConfigs.$inferSelect;

@@ -1,8 +1,10 @@
 import { AppError } from '../../platform/http/errors.js';
+import { UserErrors } from '../users/errors.js';
 
 export const KycErrors = {
   notFound: () => new AppError(404, 'KYC_NOT_FOUND', 'KYC record not found'),
-  userNotFound: () => new AppError(404, 'KYC_USER_NOT_FOUND', 'User not found'),
+  /** One code for every module: the users module's. */
+  userNotFound: UserErrors.notFound,
   invalidTransition: (from: string, to: string) =>
     new AppError(409, 'KYC_TRANSITION_INVALID', `A KYC record in status ${from} cannot move to ${to}`),
   providerUnavailable: (provider: string) =>

@@ -1,12 +1,10 @@
-import type { Clock } from '../../platform/clock.js';
 import { randomToken } from '../../platform/crypto/hash.js';
-import type { SecretBox } from '../../platform/crypto/secrets.js';
-import type { IdvEndpoint, IdvProviderConfig, IdvProviderName } from '../../providers/idv/port.js';
+import { ProviderSettingsError, type ProviderConfig, type ProviderSettings } from '../../platform/provider-settings/settings.js';
+import { IDV_PROVIDERS, type IdvEndpoint, type IdvProviderConfig, type IdvProviderName } from '../../providers/idv/port.js';
 import { KycErrors } from './errors.js';
-import type { KycRepo } from './repo.js';
-import type { IdvProviderConfigRow } from './table.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The provider-settings kind of the identity-verification providers. */
+export const IDV_KIND = 'idv';
 
 /** Where the built-in sandbox of a provider answers, under PUBLIC_BASE_URL. */
 export function sandboxBaseUrl(publicBaseUrl: string, provider: IdvProviderName): string {
@@ -14,71 +12,68 @@ export function sandboxBaseUrl(publicBaseUrl: string, provider: IdvProviderName)
 }
 
 /**
- * Per-tenant provider settings. A tenant without settings uses the built-in sandbox, with a
- * webhook secret generated on first use; secrets are stored sealed by the SecretBox.
+ * Per-tenant provider settings, kept by the platform's provider settings (kind `idv`, one
+ * provider each: setting `client-id`, secret `webhook-secret`). A tenant without settings uses
+ * the built-in sandbox, with its tenant id as client id and a webhook secret made on first use.
  */
 export function createIdvConfigService(deps: {
-  repo: KycRepo;
-  secrets: SecretBox;
-  clock: Clock;
+  providerSettings: ProviderSettings;
   publicBaseUrl: () => string;
   /** false (IDV_SANDBOX=off): a tenant without a configured provider cannot start a session. */
   sandboxEnabled: boolean;
 }) {
-  const { repo, secrets, clock, publicBaseUrl, sandboxEnabled } = deps;
-  const context = (tenantId: string, provider: string) => `idv:${tenantId}:${provider}`;
-
-  async function rowFor(tenantId: string, provider: IdvProviderName, create: boolean): Promise<IdvProviderConfigRow | undefined> {
-    if (!UUID_RE.test(tenantId)) return undefined;
-    const existing = await repo.findConfig(tenantId, provider);
-    if (existing || !create) return existing;
-    const now = clock.now();
-    await repo.insertConfigIfAbsent(tenantId, {
+  const { providerSettings, publicBaseUrl, sandboxEnabled } = deps;
+  for (const provider of IDV_PROVIDERS) {
+    providerSettings.declare({
+      kind: IDV_KIND,
       provider,
-      baseUrl: null,
-      clientId: tenantId,
-      webhookSecretSealed: secrets.encrypt(randomToken(32), context(tenantId, provider)),
-      createdAt: now,
-      updatedAt: now,
+      description: `identity verification (${provider}); the built-in sandbox unless configured`,
+      settings: { 'client-id': { required: true, description: 'the id the provider knows the tenant by (x-auth-client)' } },
+      secrets: { 'webhook-secret': { required: true, description: 'the shared secret of the HMAC signatures (16 characters or more)' } },
+      validate: ({ secrets }) => {
+        if ((secrets['webhook-secret'] ?? '').length < 16) throw new ProviderSettingsError('the webhook secret must hold at least 16 characters');
+      },
+      sandbox: { generate: (tenantId) => ({ settings: { 'client-id': tenantId }, secrets: { 'webhook-secret': randomToken(32) } }) },
+      // Before provider_settings: idv_provider_configs, sealed per tenant and provider.
+      legacyContext: (tenantId) => `idv:${tenantId}:${provider}`,
     });
-    return repo.findConfig(tenantId, provider);
   }
+
+  const secretOf = (c: ProviderConfig | undefined) => (c && c.secrets['webhook-secret'] ? c.secrets['webhook-secret'] : undefined);
 
   return {
     /** Where and as whom to call the provider for this tenant (the sandbox unless configured). */
     async endpoint(tenantId: string, provider: IdvProviderName): Promise<IdvEndpoint> {
-      const row = await rowFor(tenantId, provider, sandboxEnabled);
-      if (!row || (row.baseUrl === null && !sandboxEnabled)) throw KycErrors.providerNotConfigured(provider);
+      const config = sandboxEnabled ? await providerSettings.resolve(tenantId, IDV_KIND, provider) : await providerSettings.find(tenantId, IDV_KIND, provider);
+      const secret = secretOf(config);
+      if (!config || !secret || (config.baseUrl === null && !sandboxEnabled)) throw KycErrors.providerNotConfigured(provider);
       return {
         provider,
-        baseUrl: row.baseUrl ?? sandboxBaseUrl(publicBaseUrl(), provider),
-        clientId: row.clientId,
-        secret: await secrets.decrypt(row.webhookSecretSealed, context(tenantId, provider)),
+        baseUrl: config.baseUrl ?? sandboxBaseUrl(publicBaseUrl(), provider),
+        clientId: config.settings['client-id'] ?? tenantId,
+        secret,
       };
     },
 
     /** The secret webhooks of this tenant are signed with; undefined for an unknown tenant. */
     async webhookSecret(tenantId: string, provider: IdvProviderName): Promise<string | undefined> {
-      const row = await rowFor(tenantId, provider, false);
-      return row ? secrets.decrypt(row.webhookSecretSealed, context(tenantId, provider)) : undefined;
+      return secretOf(await providerSettings.find(tenantId, IDV_KIND, provider));
     },
 
     /** For the built-in sandbox: the secret of a client (tenant) that uses the sandbox, else undefined. */
     async sandboxSecret(provider: IdvProviderName, clientId: string): Promise<string | undefined> {
       if (!sandboxEnabled) return undefined;
-      const row = await rowFor(clientId, provider, false);
-      if (!row || row.baseUrl !== null) return undefined;
-      return secrets.decrypt(row.webhookSecretSealed, context(clientId, provider));
+      const config = await providerSettings.find(clientId, IDV_KIND, provider);
+      return config && config.baseUrl === null ? secretOf(config) : undefined;
     },
 
     /** Points a tenant at a real provider, or back at the sandbox (null) with a fresh secret. */
     async configure(tenantId: string, provider: IdvProviderName, config: IdvProviderConfig | null): Promise<void> {
-      await repo.upsertConfig(tenantId, {
-        provider,
-        baseUrl: config ? config.baseUrl.replace(/\/+$/, '') : null,
-        clientId: config ? config.clientId : tenantId,
-        webhookSecretSealed: secrets.encrypt(config ? config.webhookSecret : randomToken(32), context(tenantId, provider)),
-        updatedAt: clock.now(),
+      if (config === null) return providerSettings.useSandbox(tenantId, IDV_KIND, provider);
+      await providerSettings.configure(tenantId, IDV_KIND, provider, {
+        baseUrl: config.baseUrl,
+        settings: { 'client-id': config.clientId },
+        secrets: { 'webhook-secret': config.webhookSecret },
       });
     },
   };

@@ -18,13 +18,13 @@ import { createKycWebhooks } from './webhooks.js';
  * review, and the built-in sandbox. Each change announces `identity.changed` in its transaction.
  */
 export function createKycModule(platform: Platform, deps: { users: UsersService }, options: { idv?: IdvPort } = {}) {
-  const { db, tx, clock, secrets, config, hooks, publicBaseUrl } = platform;
+  const { db, tx, clock, config, hooks, publicBaseUrl } = platform;
   const { users } = deps;
   const repo = createKycRepo(db);
   const idv = options.idv ?? createIdvAdapters();
   const identityChanged = (tenantId: string, userId: string, txDb: Parameters<typeof hooks.emit>[2]) =>
     hooks.emit('identity.changed', { tenantId, userId }, txDb);
-  const idvConfig = createIdvConfigService({ repo, secrets, clock, publicBaseUrl, sandboxEnabled: config.idvSandbox });
+  const idvConfig = createIdvConfigService({ providerSettings: platform.providerSettings, publicBaseUrl, sandboxEnabled: config.idvSandbox });
   const transitions = createKycTransitions({ repo, users, clock, identityChanged });
   const kyc = createKycService({ repo, tx, clock, users, idv, idvConfig, transitions, publicBaseUrl });
   const kycWebhooks = createKycWebhooks({ repo, tx, clock, idvConfig, transitions, verifyWallet: verifyRecordWallet });

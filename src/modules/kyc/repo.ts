@@ -3,11 +3,9 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
 import {
-  idvProviderConfigs,
   kycAudit,
   kycRecords,
   kycWebhooks,
-  type IdvProviderConfigRow,
   type KycAuditRow,
   type KycRow,
   type NewKycRow,
@@ -157,33 +155,6 @@ export function createKycRepo(db: DbOrTx) {
     async countWebhooks(tenantId: string, tx: DbOrTx = db): Promise<number> {
       const [row] = await tx.select({ n: count() }).from(kycWebhooks).where(eq(kycWebhooks.tenantId, tenantId));
       return Number(row?.n ?? 0);
-    },
-
-    async findConfig(tenantId: string, provider: string, tx: DbOrTx = db): Promise<IdvProviderConfigRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(idvProviderConfigs)
-        .where(and(eq(idvProviderConfigs.tenantId, tenantId), eq(idvProviderConfigs.provider, provider)))
-        .limit(1);
-      return row;
-    },
-
-    /** Inserts unless a config exists (two first uses racing keep the first). */
-    async insertConfigIfAbsent(tenantId: string, row: Omit<IdvProviderConfigRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
-      await tx
-        .insert(idvProviderConfigs)
-        .values({ ...row, tenantId })
-        .onConflictDoNothing({ target: [idvProviderConfigs.tenantId, idvProviderConfigs.provider] });
-    },
-
-    async upsertConfig(tenantId: string, row: Omit<IdvProviderConfigRow, 'tenantId' | 'createdAt'>, tx: DbOrTx = db): Promise<void> {
-      await tx
-        .insert(idvProviderConfigs)
-        .values({ ...row, tenantId, createdAt: row.updatedAt })
-        .onConflictDoUpdate({
-          target: [idvProviderConfigs.tenantId, idvProviderConfigs.provider],
-          set: { baseUrl: row.baseUrl, clientId: row.clientId, webhookSecretSealed: row.webhookSecretSealed, updatedAt: row.updatedAt },
-        });
     },
   };
 }

@@ -107,29 +107,6 @@ export const kycWebhooks = pgTable(
   ],
 );
 
-/**
- * Per-tenant identity-verification provider settings. No row: the built-in sandbox, with a
- * webhook secret generated on first use. Secrets are sealed with the SecretBox.
- */
-export const idvProviderConfigs = pgTable(
-  'idv_provider_configs',
-  {
-    tenantId: uuid('tenant_id')
-      .notNull()
-      .references(() => tenants.id, { onDelete: 'cascade' }),
-    provider: text('provider').notNull(),
-    /** Null: the built-in sandbox under PUBLIC_BASE_URL. */
-    baseUrl: text('base_url'),
-    /** The client id the provider knows the tenant by (sandbox: the tenant id). */
-    clientId: text('client_id').notNull(),
-    webhookSecretSealed: text('webhook_secret_sealed').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
-  },
-  (t) => [primaryKey({ name: 'idv_provider_configs_pkey', columns: [t.tenantId, t.provider] })],
-);
-
 export type KycRow = typeof kycRecords.$inferSelect;
 export type NewKycRow = typeof kycRecords.$inferInsert;
 export type KycAuditRow = typeof kycAudit.$inferSelect;
-export type IdvProviderConfigRow = typeof idvProviderConfigs.$inferSelect;

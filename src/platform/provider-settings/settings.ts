@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secrets.js';
 import type { Db } from '../db/client.js';
@@ -19,7 +19,17 @@ export interface ProviderSpec {
   /** Secret settings: name -> required (each given as `--secret NAME=PATH`). */
   secrets: Record<string, { required: boolean; description: string }>;
   /** Checks the settings before they are stored (e.g. a URL shape); throws ProviderSettingsError. */
-  validate?: (input: { baseUrl: string; settings: Record<string, string> }) => void;
+  validate?: (input: { baseUrl: string; settings: Record<string, string>; secrets: Record<string, string> }) => void;
+  /**
+   * A provider whose built-in sandbox needs credentials of its own (a client id, a webhook
+   * secret): made on first use (`resolve`) and afresh on `useSandbox`. Without it the sandbox
+   * row holds nothing.
+   */
+  sandbox?: { generate: (tenantId: string) => { settings: Record<string, string>; secrets: Record<string, string> } };
+  /** The context a secret was sealed under in the provider's former table (rows carried over by a migration). */
+  legacyContext?: (tenantId: string, secretName: string) => string;
+  /** Called after the tenant's settings changed (configure or useSandbox), e.g. to forget state tied to the old provider. */
+  changed?: (tenantId: string) => Promise<void>;
 }
 
 /** A tenant's settings for a provider; `baseUrl` null means the built-in sandbox. */
@@ -41,10 +51,20 @@ export interface ProviderSettings {
   useSandbox(tenantId: string, kind: string, provider: string): Promise<void>;
   /** The tenant's settings with secrets opened; a tenant never configured uses the sandbox. */
   get(tenantId: string, kind: string, provider: string): Promise<ProviderConfig>;
+  /** As get, but undefined when the tenant has no row (nothing is created; a tenant id that is not a UUID has none). */
+  find(tenantId: string, kind: string, provider: string): Promise<ProviderConfig | undefined>;
+  /**
+   * As get, making the sandbox credentials first when the spec declares them and the tenant
+   * has none yet (two first uses racing keep the first). The tenant must exist.
+   */
+  resolve(tenantId: string, kind: string, provider: string): Promise<ProviderConfig>;
+  /** The tenant whose sandbox row holds a public setting of this value (a sandbox's own credential lookup). */
+  findSandboxTenant(kind: string, provider: string, setting: string, value: string): Promise<string | undefined>;
   /** As get, without the secrets (only their names): what an operator may see. */
   view(tenantId: string, kind: string, provider: string): Promise<{ kind: string; provider: string; sandbox: boolean; baseUrl: string | null; settings: Record<string, string>; secrets: string[] }>;
 }
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const context = (tenantId: string, kind: string, provider: string) => `provider:${tenantId}:${kind}:${provider}`;
 
 export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock: Clock }): ProviderSettings {
@@ -59,15 +79,35 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
     }
     return spec;
   };
+  const where = (tenantId: string, kind: string, provider: string) =>
+    and(eq(providerSettings.tenantId, tenantId), eq(providerSettings.kind, kind), eq(providerSettings.provider, provider));
   const read = async (tenantId: string, kind: string, provider: string) => {
-    const [row] = await db
-      .select()
-      .from(providerSettings)
-      .where(and(eq(providerSettings.tenantId, tenantId), eq(providerSettings.kind, kind), eq(providerSettings.provider, provider)))
-      .limit(1);
+    const [row] = await db.select().from(providerSettings).where(where(tenantId, kind, provider)).limit(1);
     return row;
   };
-  const write = async (tenantId: string, kind: string, provider: string, values: { baseUrl: string | null; settings: Record<string, string>; secretsSealed: string | null }) => {
+  const seal = (tenantId: string, kind: string, provider: string, values: Record<string, string>) =>
+    Object.keys(values).length > 0 ? secrets.encrypt(JSON.stringify(values), context(tenantId, kind, provider)) : null;
+  /** Opens a row's secrets; secrets carried over by a migration are sealed again in the generic form. */
+  const open = async (row: typeof providerSettings.$inferSelect): Promise<ProviderConfig> => {
+    const { tenantId, kind, provider } = row;
+    const opened = row.secretsSealed ? (JSON.parse(await secrets.decrypt(row.secretsSealed, context(tenantId, kind, provider))) as Record<string, string>) : {};
+    if (row.legacySecrets) {
+      const spec = specOf(kind, provider);
+      if (!spec.legacyContext) throw new Error(`${kind} ${provider} has carried-over secrets but declares no legacyContext`);
+      for (const [name, sealed] of Object.entries(row.legacySecrets)) opened[name] = await secrets.decrypt(sealed, spec.legacyContext(tenantId, name));
+      await db
+        .update(providerSettings)
+        .set({ secretsSealed: seal(tenantId, kind, provider, opened), legacySecrets: null })
+        .where(and(where(tenantId, kind, provider), isNotNull(providerSettings.legacySecrets)));
+    }
+    return { baseUrl: row.baseUrl, settings: row.settings, secrets: opened };
+  };
+  const write = async (
+    tenantId: string,
+    kind: string,
+    provider: string,
+    values: { baseUrl: string | null; settings: Record<string, string>; secretsSealed: string | null; legacySecrets: null },
+  ) => {
     const now = clock.now();
     await db
       .insert(providerSettings)
@@ -99,31 +139,63 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
       };
       check(input.settings, spec.settings, 'setting');
       check(input.secrets, spec.secrets, 'secret');
-      spec.validate?.({ baseUrl: input.baseUrl, settings: input.settings });
-      const sealed = Object.keys(input.secrets).length > 0 ? secrets.encrypt(JSON.stringify(input.secrets), context(tenantId, kind, provider)) : null;
-      await write(tenantId, kind, provider, { baseUrl: input.baseUrl.replace(/\/+$/, ''), settings: input.settings, secretsSealed: sealed });
+      spec.validate?.({ baseUrl: input.baseUrl, settings: input.settings, secrets: input.secrets });
+      await write(tenantId, kind, provider, { baseUrl: input.baseUrl.replace(/\/+$/, ''), settings: input.settings, secretsSealed: seal(tenantId, kind, provider, input.secrets), legacySecrets: null });
+      await spec.changed?.(tenantId);
     },
     async useSandbox(tenantId, kind, provider) {
-      specOf(kind, provider);
-      await write(tenantId, kind, provider, { baseUrl: null, settings: {}, secretsSealed: null });
+      const spec = specOf(kind, provider);
+      const made = spec.sandbox?.generate(tenantId) ?? { settings: {}, secrets: {} };
+      await write(tenantId, kind, provider, { baseUrl: null, settings: made.settings, secretsSealed: seal(tenantId, kind, provider, made.secrets), legacySecrets: null });
+      await spec.changed?.(tenantId);
     },
     async get(tenantId, kind, provider) {
       const row = await read(tenantId, kind, provider);
-      if (!row || row.baseUrl === null) return { baseUrl: null, settings: {}, secrets: {} };
-      const opened = row.secretsSealed ? (JSON.parse(await secrets.decrypt(row.secretsSealed, context(tenantId, kind, provider))) as Record<string, string>) : {};
-      return { baseUrl: row.baseUrl, settings: row.settings, secrets: opened };
+      return row ? open(row) : { baseUrl: null, settings: {}, secrets: {} };
+    },
+    async find(tenantId, kind, provider) {
+      if (!UUID_RE.test(tenantId)) return undefined;
+      const row = await read(tenantId, kind, provider);
+      return row ? open(row) : undefined;
+    },
+    async resolve(tenantId, kind, provider) {
+      const spec = specOf(kind, provider);
+      let row = await read(tenantId, kind, provider);
+      const empty = (r: typeof row) => !r || (r.baseUrl === null && r.secretsSealed === null && r.legacySecrets === null);
+      if (spec.sandbox && empty(row)) {
+        const made = spec.sandbox.generate(tenantId);
+        const values = { baseUrl: null, settings: made.settings, secretsSealed: seal(tenantId, kind, provider, made.secrets), legacySecrets: null };
+        const now = clock.now();
+        if (!row) await db.insert(providerSettings).values({ tenantId, kind, provider, ...values, createdAt: now, updatedAt: now }).onConflictDoNothing();
+        else
+          await db
+            .update(providerSettings)
+            .set({ ...values, updatedAt: now })
+            .where(and(where(tenantId, kind, provider), isNull(providerSettings.baseUrl), isNull(providerSettings.secretsSealed), isNull(providerSettings.legacySecrets)));
+        row = await read(tenantId, kind, provider);
+      }
+      return row ? open(row) : { baseUrl: null, settings: {}, secrets: {} };
+    },
+    async findSandboxTenant(kind, provider, setting, value) {
+      const [row] = await db
+        .select({ tenantId: providerSettings.tenantId })
+        .from(providerSettings)
+        .where(and(eq(providerSettings.kind, kind), eq(providerSettings.provider, provider), isNull(providerSettings.baseUrl), sql`${providerSettings.settings} ->> ${setting} = ${value}`))
+        .limit(1);
+      return row?.tenantId;
     },
     async view(tenantId, kind, provider) {
       const spec = specOf(kind, provider);
       const row = await read(tenantId, kind, provider);
       const sandbox = !row || row.baseUrl === null;
+      const hasSecrets = Boolean(row && (row.secretsSealed !== null || row.legacySecrets !== null));
       return {
         kind,
         provider,
         sandbox,
         baseUrl: sandbox ? null : row.baseUrl,
-        settings: sandbox ? {} : row.settings,
-        secrets: sandbox ? [] : Object.keys(spec.secrets),
+        settings: row?.settings ?? {},
+        secrets: hasSecrets ? Object.keys(spec.secrets) : [],
       };
     },
   };

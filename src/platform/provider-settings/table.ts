@@ -19,6 +19,12 @@ export const providerSettings = pgTable(
     baseUrl: text('base_url'),
     settings: jsonb('settings').$type<Record<string, string>>().notNull(),
     secretsSealed: text('secrets_sealed'),
+    /**
+     * Secrets carried over by a migration from a provider's former table, each still sealed
+     * under that provider's former context (ProviderSpec.legacyContext): the first read opens
+     * them and seals them again into `secrets_sealed`.
+     */
+    legacySecrets: jsonb('legacy_secrets').$type<Record<string, string>>(),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

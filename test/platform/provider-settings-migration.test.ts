@@ -1,0 +1,106 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { drizzle } from 'drizzle-orm/pglite';
+import { migrate } from 'drizzle-orm/pglite/migrator';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/platform/db/client.js';
+import { migrationsFolder, runMigrations } from '../../src/platform/db/migrate.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { createSecretBox } from '../../src/platform/crypto/secrets.js';
+import { createProviderSettings } from '../../src/platform/provider-settings/settings.js';
+import { providerSettings } from '../../src/platform/provider-settings/table.js';
+import { createIdvConfigService } from '../../src/modules/kyc/idv-config.js';
+import { createBusinessProfileConfig } from '../../src/modules/entities/bp-config.js';
+import { createBankLinkSettings } from '../../src/modules/bank-link/settings.js';
+import { createBankLinkRepo } from '../../src/modules/bank-link/repo.js';
+import { TEST_MASTER_KEY } from '../helpers/harness.js';
+
+/**
+ * The migration that moved idv_provider_configs, business_profile_configs and the provider half
+ * of bank_link_settings into provider_settings: rows written before it (secrets sealed under
+ * the former contexts) are read after it through the modules' services. Embedded database only:
+ * it needs a database migrated to just before that migration.
+ */
+const work = mkdtempSync(join(tmpdir(), 'bastion-ps-migration-'));
+let database: Database | undefined;
+afterAll(async () => {
+  await database?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The migrations folder up to (not including) the one that drops idv_provider_configs. */
+function migrationsBeforeMove(): string {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((e) => readFileSync(join(migrationsFolder, `${e.tag}.sql`), 'utf8').includes('DROP TABLE "idv_provider_configs"'));
+  expect(at).toBeGreaterThan(0);
+  const folder = join(work, 'drizzle');
+  cpSync(migrationsFolder, folder, { recursive: true });
+  for (const e of journal.entries.slice(at)) rmSync(join(folder, `${e.tag}.sql`));
+  writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
+  expect(readdirSync(folder).filter((f) => f.endsWith('.sql'))).toHaveLength(at);
+  return folder;
+}
+
+describe('provider settings migration', () => {
+  it('carries idv, business-profile and bank-link settings over, secrets still readable, then seals them anew', async () => {
+    database = await openDatabase({});
+    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBeforeMove() });
+    const secrets = await createSecretBox(database.db, Buffer.from(TEST_MASTER_KEY, 'hex'));
+    const tenant = crypto.randomUUID();
+    const run = (sql: string, params: unknown[]) => database!.pglite!.query(sql, params);
+    await run(`insert into tenants (id, name) values ($1, 'migrated')`, [tenant]);
+    const now = new Date().toISOString();
+    // As the services wrote them before the move.
+    await run(
+      `insert into idv_provider_configs (tenant_id, provider, base_url, client_id, webhook_secret_sealed, created_at, updated_at) values ($1, 'idv-a', 'https://idv-a.example/api', 'acme', $2, $3, $3), ($1, 'idv-b', null, $1, $4, $3, $3)`,
+      [tenant, secrets.encrypt('idv-a-real-secret-0123456789', `idv:${tenant}:idv-a`), now, secrets.encrypt('idv-b-sandbox-secret-0123456789', `idv:${tenant}:idv-b`)],
+    );
+    await run(
+      `insert into business_profile_configs (tenant_id, provider, base_url, api_key_sealed, api_key_digest, webhook_secret_sealed, created_at, updated_at) values ($1, 'business-profile-a', 'https://bp.example', $2, 'digest', $3, $4, $4)`,
+      [tenant, secrets.encrypt('sk_live_migrated_key', `business-profile-a:api-key:${tenant}`), secrets.encrypt('bp-webhook-secret-0123456789', `business-profile-a:webhook-secret:${tenant}`), now],
+    );
+    await run(
+      `insert into bank_link_settings (tenant_id, base_url, environment, client_id, secret_sealed, originator_client_id, redirect_allow, created_at, updated_at) values ($1, 'https://production.bank-link.example', 'production', 'client-123', $2, 'orig-1', '["https://app.example/bank"]'::jsonb, $3, $3)`,
+      [tenant, secrets.encrypt('bank-link-prod-secret', `bank-link:${tenant}`), now],
+    );
+
+    await runMigrations(database);
+    const clock = new ManualClock(new Date());
+    const ps = createProviderSettings({ db: database.db, secrets, clock });
+    const idv = createIdvConfigService({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxEnabled: true });
+    const bp = createBusinessProfileConfig({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test' });
+    const bankLink = createBankLinkSettings({
+      repo: createBankLinkRepo(database.db),
+      providerSettings: ps,
+      clock,
+      sandboxBaseUrl: () => 'http://bastion.test/sandbox/bank-link',
+      webhookUrl: (t) => `http://bastion.test/bank-link/webhooks/${t}`,
+      provisionSandbox: async () => undefined,
+    });
+
+    expect(await idv.endpoint(tenant, 'idv-a')).toEqual({ provider: 'idv-a', baseUrl: 'https://idv-a.example/api', clientId: 'acme', secret: 'idv-a-real-secret-0123456789' });
+    // A tenant on the sandbox keeps its secret: pending sessions' webhooks still verify.
+    expect(await idv.sandboxSecret('idv-b', tenant)).toBe('idv-b-sandbox-secret-0123456789');
+    expect(await bp.endpoint(tenant)).toEqual({ baseUrl: 'https://bp.example', apiKey: 'sk_live_migrated_key' });
+    expect(await bp.webhookSecret(tenant)).toBe('bp-webhook-secret-0123456789');
+    const resolved = await bankLink.resolve(tenant);
+    expect(resolved).toMatchObject({
+      sandbox: false,
+      endpoint: { baseUrl: 'https://production.bank-link.example', clientId: 'client-123', secret: 'bank-link-prod-secret' },
+      row: { environment: 'production', originatorClientId: 'orig-1', redirectAllow: ['https://app.example/bank'] },
+    });
+
+    // Read once: sealed again in the generic form, nothing left under the former contexts.
+    const rows = await database.db.select().from(providerSettings);
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(row.legacySecrets).toBeNull();
+      expect(row.secretsSealed).toMatch(/^v1\./);
+    }
+    expect(JSON.stringify(rows)).not.toMatch(/secret-0123|sk_live|prod-secret/);
+    expect((await idv.endpoint(tenant, 'idv-a')).secret).toBe('idv-a-real-secret-0123456789');
+    const tables = await run(`select table_name from information_schema.tables where table_name in ('idv_provider_configs', 'business_profile_configs')`, []);
+    expect(tables.rows).toEqual([]);
+  }, 300_000);
+});
