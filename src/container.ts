@@ -49,14 +49,17 @@ export async function createContainer(options: ContainerOptions) {
     { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp, oidc: options.oidc },
   );
   const kyc = createKycModule(platform, { users: users.services.users }, { idv: options.idv });
-  const accreditations = createAccreditationsModule(platform, { users: users.services.users });
+  const services = { ...users.services, ...audit.services };
+  const wallets = createWalletsModule(platform, services, options.xrpl);
+  const documents = createDocumentsModule(platform, { ...services, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }, options.documents);
+  const accreditations = createAccreditationsModule(platform, {
+    users: users.services.users,
+    documentsOwned: (tenantId, userId, ids) => documents.services.documents.ownsAll(tenantId, userId, ids),
+  });
   const identity = createIdentityModule(platform, {
     users: users.services.users,
     sources: [kyc.services.kyc.identityFields, accreditations.services.accreditations.identityFields],
   });
-
-  const services = { ...users.services, ...audit.services };
-  const wallets = createWalletsModule(platform, services, options.xrpl);
 
   /** The modules in dependency order; the app registers their routes in this order. */
   const modules: BastionModule[] = [
@@ -65,12 +68,12 @@ export async function createContainer(options: ContainerOptions) {
     audit,
     auth,
     kyc,
+    wallets,
+    documents,
     accreditations,
     identity,
     createEntitiesModule(platform, services),
-    wallets,
     createCustodyModule(platform, { ...services, wallets: wallets.services, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
-    createDocumentsModule(platform, { ...services, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }, options.documents),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
     createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain }),

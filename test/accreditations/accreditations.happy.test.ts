@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
+import { upload } from '../documents/fixtures.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,11 +12,17 @@ afterAll(async () => h.close());
 describe('accreditations', () => {
   it('a user submits a claim for themself: 201 pending, audited, event written', async () => {
     const userId = await h.createUser();
-    const documentIds = [randomUUID(), randomUUID()];
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const documentIds: string[] = [];
+    for (const name of ['W-2 2025', 'W-2 2026']) {
+      const uploaded = await upload(h, headers, { type: 'accreditation', name });
+      expect(uploaded.statusCode, uploaded.body).toBe(201);
+      documentIds.push(uploaded.json().id);
+    }
     const res = await h.inject({
       method: 'POST',
       url: '/accreditations',
-      headers: h.bearerHeaders(await h.tokenFor(userId)),
+      headers,
       payload: { type: 'income', documentIds, notes: 'W-2 for two years' },
     });
     expect(res.statusCode, res.body).toBe(201);
@@ -87,5 +93,31 @@ describe('accreditations', () => {
     const claim = (await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', userId } })).json();
     const res = await h.inject({ method: 'POST', url: `/accreditations/${claim.id}/decision`, headers: h.keyHeaders(), payload: { decision: 'rejected', reason: 'income below threshold' } });
     expect(res.json()).toMatchObject({ status: 'rejected', reason: 'income below threshold' });
+  });
+
+  it("documentIds must name the user's own documents: unknown and another user's ids are refused alike, nothing stored", async () => {
+    const userId = await h.createUser();
+    const other = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const mine = (await upload(h, headers)).json().id as string;
+    const theirs = (await upload(h, h.bearerHeaders(await h.tokenFor(other)))).json().id as string;
+    const otherTenant = await h.newTenant();
+    const foreign = (await upload(h, h.bearerHeaders(await h.tokenFor(await h.createUser(otherTenant), otherTenant), otherTenant))).json().id as string;
+    for (const documentIds of [[mine, theirs], [foreign], [mine, '00000000-0000-4000-8000-000000000000']]) {
+      for (const asKey of [false, true]) {
+        const res = await h.inject({
+          method: 'POST',
+          url: '/accreditations',
+          headers: asKey ? h.keyHeaders() : headers,
+          payload: { type: 'income', documentIds, ...(asKey ? { userId } : {}) },
+        });
+        expect(res.statusCode, res.body).toBe(400);
+        expect(res.json().code).toBe('ACCREDITATION_DOCUMENT_UNKNOWN');
+      }
+    }
+    const list = await h.inject({ method: 'GET', url: `/accreditations?userId=${userId}`, headers });
+    expect(list.json().total).toBe(0);
+    const ok = await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', documentIds: [mine], userId } });
+    expect(ok.statusCode, ok.body).toBe(201);
   });
 });

@@ -6,5 +6,7 @@ export const AccreditationErrors = {
   /** One code for every module: the users module's. */
   userNotFound: UserErrors.notFound,
   alreadyDecided: (status: string) => new AppError(409, 'ACCREDITATION_ALREADY_DECIDED', `The accreditation is already ${status}`),
+  documentsUnknown: () =>
+    new AppError(400, 'ACCREDITATION_DOCUMENT_UNKNOWN', "documentIds must name the user's own documents (POST /user-documents)"),
   userIdRequired: () => new AppError(400, 'ACCREDITATION_USER_ID_REQUIRED', 'body.userId is required with an API key'),
 };

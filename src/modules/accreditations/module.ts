@@ -6,7 +6,7 @@ import { createAccreditationsService, type AccreditationsService } from './servi
 
 export function createAccreditationsModule(
   platform: Platform,
-  deps: { users: UsersService },
+  deps: { users: UsersService; documentsOwned: (tenantId: string, userId: string, ids: string[]) => Promise<boolean> },
 ): BastionModule<{ accreditations: AccreditationsService }> {
   const { db, tx, clock, hooks } = platform;
   const accreditations = createAccreditationsService({
@@ -14,6 +14,7 @@ export function createAccreditationsModule(
     tx,
     clock,
     users: deps.users,
+    documentsOwned: deps.documentsOwned,
     identityChanged: (tenantId, userId, txDb) => hooks.emit('identity.changed', { tenantId, userId }, txDb),
   });
   return { name: 'accreditations', services: { accreditations }, routes: { tenant: (scope) => accreditationsRoutes(scope, { accreditations }) } };

@@ -50,8 +50,10 @@ export function createAccreditationsService(deps: {
   clock: Clock;
   users: UsersService;
   identityChanged: IdentityChanged;
+  /** Do these ids all name documents of this user? (The documents module answers.) */
+  documentsOwned: (tenantId: string, userId: string, ids: string[]) => Promise<boolean>;
 }) {
-  const { repo, tx, clock, users, identityChanged } = deps;
+  const { repo, tx, clock, users, identityChanged, documentsOwned } = deps;
 
   async function withHistory(tenantId: string, row: AccreditationRow, db?: DbOrTx): Promise<AccreditationDto> {
     return toDto(row, await repo.listAudit(tenantId, row.id, db));
@@ -69,6 +71,8 @@ export function createAccreditationsService(deps: {
         userId = viewer.userId!;
       }
       if (!(await users.findRow(tenantId, userId))) throw AccreditationErrors.userNotFound();
+      // Another user's document and no document answer alike (no probing of ids).
+      if (input.documentIds?.length && !(await documentsOwned(tenantId, userId, input.documentIds))) throw AccreditationErrors.documentsUnknown();
       const now = clock.now();
       return tx(async (db) => {
         const row = await repo.insert(

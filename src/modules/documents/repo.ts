@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNull, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import {
@@ -24,6 +24,15 @@ export function createDocumentsRepo(db: DbOrTx) {
     async findUserDocument(tenantId: string, id: string, tx: DbOrTx = db): Promise<UserDocumentRow | undefined> {
       const [row] = await tx.select().from(userDocuments).where(and(eq(userDocuments.tenantId, tenantId), eq(userDocuments.id, id))).limit(1);
       return row;
+    },
+    /** Of `ids`, those that are documents of this user (the tenant's, never another's). */
+    async userDocumentIdsOf(tenantId: string, userId: string, ids: string[], tx: DbOrTx = db): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const rows = await tx
+        .select({ id: userDocuments.id })
+        .from(userDocuments)
+        .where(and(eq(userDocuments.tenantId, tenantId), eq(userDocuments.userId, userId), inArray(userDocuments.id, ids)));
+      return rows.map((row) => row.id);
     },
     async listUserDocuments(tenantId: string, userId: string, filters: { type?: UserDocumentType }, page: PageParams, tx: DbOrTx = db) {
       const where = and(eq(userDocuments.tenantId, tenantId), eq(userDocuments.userId, userId), filters.type ? eq(userDocuments.type, filters.type) : undefined);

@@ -182,6 +182,12 @@ export function createDocumentsService(deps: {
     },
 
     /** A user sees their own documents; an API key or admin any of the tenant's. */
+    /** True when every id names a document of this user (accreditation claims cite them). */
+    async ownsAll(tenantId: string, userId: string, ids: string[]): Promise<boolean> {
+      const unique = [...new Set(ids)];
+      return (await repo.userDocumentIdsOf(tenantId, userId, unique)).length === unique.length;
+    },
+
     async getUserDocumentRow(tenantId: string, viewer: Viewer, id: string): Promise<UserDocumentRow> {
       const row = await repo.findUserDocument(tenantId, id);
       if (!row || (!viewer.privileged && row.userId !== viewer.userId)) throw DocumentErrors.notFound();
