@@ -82,9 +82,9 @@ describe('POST /user-documents refusals', () => {
   });
   it('an API key must name the user (400); an unknown user is 404; a user naming another user is 404', async () => {
     await refused(() => upload(h, h.keyHeaders(), { type: 'identity', name: 'x' }, PNG), 400, 'DOCUMENT_USER_ID_REQUIRED');
-    await refused(() => upload(h, h.keyHeaders(), { type: 'identity', name: 'x', userId: crypto.randomUUID() }, PNG), 404, 'DOCUMENT_USER_NOT_FOUND');
+    await refused(() => upload(h, h.keyHeaders(), { type: 'identity', name: 'x', userId: crypto.randomUUID() }, PNG), 404, 'USER_NOT_FOUND');
     const other = await h.createUser();
-    await refused(() => upload(h, userHeaders, { type: 'identity', name: 'x', userId: other }, PNG), 404, 'DOCUMENT_USER_NOT_FOUND');
+    await refused(() => upload(h, userHeaders, { type: 'identity', name: 'x', userId: other }, PNG), 404, 'USER_NOT_FOUND');
   });
 });
 

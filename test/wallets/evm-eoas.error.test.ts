@@ -205,14 +205,14 @@ describe('GET /evm-eoas and the challenge: errors', () => {
     expectError(
       await h.inject({ method: 'GET', url: '/evm-eoas?userId=0190a7a0-0000-7000-8000-000000000000', headers: h.keyHeaders() }),
       404,
-      'WALLET_USER_NOT_FOUND',
+      'USER_NOT_FOUND',
     );
   });
 
   it("404 when a plain user asks for another user's EOAs", async () => {
     const a = await userWithToken();
     const b = await userWithToken();
-    expectError(await h.inject({ method: 'GET', url: `/evm-eoas?userId=${b.userId}`, headers: h.bearerHeaders(a.token) }), 404, 'WALLET_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/evm-eoas?userId=${b.userId}`, headers: h.bearerHeaders(a.token) }), 404, 'USER_NOT_FOUND');
   });
 
   it('429 RATE_LIMITED after 30 challenges of one user in 10 minutes', async () => {

@@ -27,12 +27,12 @@ describe('another tenant', () => {
     expect(registered).toBeUndefined(); // a token of another tenant cannot even ask for a challenge here
     const own = await h.inject({ method: 'GET', url: '/evm-eoas/challenge', headers: h.bearerHeaders(token, other) });
     expect(own.statusCode).toBe(200);
-    expectError(await h.inject({ method: 'GET', url: `/evm-eoas?userId=${foreignUser}`, headers: h.keyHeaders() }), 404, 'WALLET_USER_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `/evm-eoas?userId=${foreignUser}`, headers: h.keyHeaders() }), 404, 'USER_NOT_FOUND');
     const admin = await h.createUser(undefined, undefined, 'admin');
     expectError(
       await h.inject({ method: 'GET', url: `/evm-eoas?userId=${foreignUser}`, headers: h.bearerHeaders(await h.tokenFor(admin)) }),
       404,
-      'WALLET_USER_NOT_FOUND',
+      'USER_NOT_FOUND',
     );
   });
 

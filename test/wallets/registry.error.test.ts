@@ -38,12 +38,12 @@ describe('the wallet registry refuses', () => {
     }
     await expect(registry().register(h.tenant.tenantId, randomUUID(), { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address })).rejects.toMatchObject({
       statusCode: 404,
-      code: 'WALLET_USER_NOT_FOUND',
+      code: 'USER_NOT_FOUND',
     });
     const other = await h.newTenant();
     await expect(registry().register(other.tenantId, userId, { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address })).rejects.toMatchObject({
       statusCode: 404,
-      code: 'WALLET_USER_NOT_FOUND',
+      code: 'USER_NOT_FOUND',
     });
     expect((await outbox(h, undefined, 'wallet.registered')).length).toBe(before);
     expect((await registry().listByUser(h.tenant.tenantId, userId, {}, { limit: 20, offset: 0 })).total).toBe(0);

@@ -1,4 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
+import { UserErrors } from '../users/errors.js';
 import { CustodyProviderError } from '../../providers/custody/port.js';
 
 export const CustodyErrors = {
@@ -6,7 +7,8 @@ export const CustodyErrors = {
   walletNotFound: () => new AppError(404, 'CUSTODY_WALLET_NOT_FOUND', 'Wallet not found in this vault'),
   transactionNotFound: () => new AppError(404, 'CUSTODY_TRANSACTION_NOT_FOUND', 'Transaction not found'),
   transferNotFound: () => new AppError(404, 'TRANSFER_NOT_FOUND', 'Transfer not found'),
-  userNotFound: () => new AppError(404, 'CUSTODY_USER_NOT_FOUND', 'User not found'),
+  /** One code for every module: the users module's. */
+  userNotFound: UserErrors.notFound,
   userIdRequired: () => new AppError(400, 'CUSTODY_USER_ID_REQUIRED', 'body.userId is required with an API key'),
   notForOthers: () => new AppError(403, 'FORBIDDEN', 'A user may create a vault only for itself'),
   lookupInvalid: () => new AppError(400, 'VAULT_LOOKUP_INVALID', 'Give exactly one of querystring.id and querystring.address'),

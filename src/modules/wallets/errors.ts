@@ -1,9 +1,11 @@
 import { AppError } from '../../platform/http/errors.js';
+import { UserErrors } from '../users/errors.js';
 
 /** Registry errors (every wallet kind) and the Sign-In with Ethereum failures of POST /evm-eoas. */
 export const WalletErrors = {
   notFound: () => new AppError(404, 'WALLET_NOT_FOUND', 'Wallet not found'),
-  userNotFound: () => new AppError(404, 'WALLET_USER_NOT_FOUND', 'User not found'),
+  /** One code for every module: the users module's. */
+  userNotFound: UserErrors.notFound,
   userIdRequired: () => new AppError(400, 'WALLET_USER_ID_REQUIRED', 'querystring.userId is required with an API key or an admin token'),
   addressInvalid: (chain: string) => new AppError(400, 'WALLET_ADDRESS_INVALID', `The address is not a valid ${chain} address`),
   networkInvalid: () => new AppError(400, 'WALLET_NETWORK_INVALID', 'The network must be a chain id (EVM) or a network name (XRPL)'),
