@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
@@ -21,12 +22,7 @@ export interface Owner {
   appUrl?: string;
 }
 
-/** An actor as the audit log names it. */
-export function auditActor(actor: Actor): { actorType: 'user' | 'api_key' | 'system'; actorId: string | null } {
-  if (actor.type === 'user') return { actorType: 'user', actorId: actor.id };
-  if (actor.type === 'apiKey') return { actorType: 'api_key', actorId: actor.id };
-  return { actorType: 'system', actorId: actor.id };
-}
+export { auditActor };
 
 export const accessTokenContext = (tenantId: string, itemId: string) => `bank-link-item:${tenantId}:${itemId}`;
 

@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
 import { hashTypedData, isHex, parseTransaction, toHex, type Hex, type TypedDataDefinition } from 'viem';
 import type { Actor } from '../../platform/audit/actor.js';
@@ -63,8 +64,7 @@ export function createCustodyBService(deps: {
   const record = (caller: Caller, type: string, details: Record<string, unknown>) =>
     deps.audit.record(undefined, caller.tenantId, {
       type,
-      actorType: caller.actor.type === 'apiKey' ? 'api_key' : caller.actor.type === 'user' ? 'user' : 'system',
-      actorId: caller.actor.id,
+      ...auditActor(caller.actor),
       subjectUserId: caller.userId,
       details,
     });

@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -13,7 +14,7 @@ import type { CustodyRepo } from './repo.js';
 import type { TransactionDto, TransferBody, UpdateWalletBody } from './schemas.js';
 import type { CustodyTransactionRow, CustodyVaultRow } from './table.js';
 import { checkContract, checkEvmAddress, checkQty, checkXrplAddress } from './validation.js';
-import { auditActorType, type Caller, type VaultsService } from './vaults.js';
+import { type Caller, type VaultsService } from './vaults.js';
 
 /** The order statuses move in; a webhook or read never moves a transaction back. */
 const RANK: Record<CustodyTransactionStatus, number> = {
@@ -81,7 +82,7 @@ export function createTransactionsService(deps: {
       );
       const facts = { transactionId: row.id, vaultId: vault.id, walletId: wallet.id, type: row.type, status: row.status, symbol: row.symbol, qty: row.qty, destinationAddress: row.destinationAddress };
       await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: caller.actor });
-      await audit.record(db, tenantId, { type: 'custody.transaction_submitted', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: wallet.userId, details: facts });
+      await audit.record(db, tenantId, { type: 'custody.transaction_submitted', ...auditActor(caller.actor), subjectUserId: wallet.userId, details: facts });
       return row;
     });
   }
@@ -142,7 +143,7 @@ export function createTransactionsService(deps: {
         accountSet = transactionDto(await record(tenantId, caller, vault, wallet, seen));
       }
       await audit.record(undefined, tenantId, {
-        type: 'custody.wallet_updated', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: wallet.userId,
+        type: 'custody.wallet_updated', ...auditActor(caller.actor), subjectUserId: wallet.userId,
         details: { vaultId: vault.id, walletId: wallet.id, name: updated.name, accountSet: accountSet?.transactionId ?? null },
       });
       return { wallet: wallets.toDto(wallet), name: updated.name, description: updated.description, accountSet };

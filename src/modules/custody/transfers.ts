@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -14,7 +15,7 @@ import type { NonCustodialTransferBody, QuestionnaireInput, TransferDto } from '
 import type { CustodyTransferRow } from './table.js';
 import { externalIdOf } from './transactions.js';
 import { checkEvmAddress, checkQty } from './validation.js';
-import { auditActorType, type Caller } from './vaults.js';
+import { type Caller } from './vaults.js';
 
 /** The enumerations' known values (the spec names these; others are 400). */
 export const TRANSFER_ENUMS = {
@@ -137,7 +138,7 @@ export function createTransfersService(deps: {
         );
         const facts = { transferId: id, userId: caller.userId, provider: body.provider, assetType: body.assetType, amount, destinationId: destination, status: seen.status };
         await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: caller.actor });
-        await audit.record(db, tenantId, { type: 'transfer.submitted', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: caller.userId, details: facts });
+        await audit.record(db, tenantId, { type: 'transfer.submitted', ...auditActor(caller.actor), subjectUserId: caller.userId, details: facts });
         return inserted!;
       });
       return toDto(row, false, tenantId);

@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
@@ -19,7 +20,6 @@ export interface Caller {
   actor: Actor;
 }
 
-export const auditActorType = (actor: Actor) => (actor.type === 'apiKey' ? 'api_key' : actor.type === 'user' ? 'user' : 'system');
 
 export function createVaultsService(deps: {
   repo: CustodyRepo;
@@ -90,7 +90,7 @@ export function createVaultsService(deps: {
         await repo.insertVault(tenantId, vaultRow, db);
         const facts = { vaultId: id, userId, provider: CUSTODY_A, walletIds };
         await appendEvent(db, tenantId, 'custody.vault_created', { ...facts, actor: caller.actor });
-        await audit.record(db, tenantId, { type: 'custody.vault_created', actorType: auditActorType(caller.actor), actorId: caller.actor.id, subjectUserId: userId, details: facts });
+        await audit.record(db, tenantId, { type: 'custody.vault_created', ...auditActor(caller.actor), subjectUserId: userId, details: facts });
         return { ...vaultRow, tenantId };
       });
       return toDto(tenantId, row);

@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -38,7 +39,6 @@ export interface FetchSettings {
 }
 
 const MAX_METADATA_BYTES = 16 * 1024;
-const auditActorType = (actor: Actor) => (actor.type === 'apiKey' ? 'api_key' : actor.type === 'user' ? 'user' : 'system');
 
 export function toUserDocumentDto(row: UserDocumentRow): UserDocumentDto {
   return {
@@ -147,8 +147,7 @@ export function createDocumentsService(deps: {
       );
       await audit.record(db, tenantId, {
         type: 'document.uploaded',
-        actorType: auditActorType(actor),
-        actorId: actor.id,
+        ...auditActor(actor),
         subjectUserId: userId,
         details: { documentId: row.id, kind: 'user', type: row.type, sha256: row.blobKey, size: row.size },
       });
@@ -216,8 +215,7 @@ export function createDocumentsService(deps: {
         );
         await audit.record(db, tenantId, {
           type: 'document.uploaded',
-          actorType: auditActorType(actor),
-          actorId: actor.id,
+          ...auditActor(actor),
           details: { documentId: row.id, kind: 'tenant', sha256: row.blobKey, size: row.size },
         });
         await appendEvent(db, tenantId, 'document.uploaded', { documentId: row.id, kind: 'tenant', sha256: row.blobKey, mediaType: row.mediaType, size: row.size, actor });
@@ -252,8 +250,7 @@ export function createDocumentsService(deps: {
         const updated = await repo.updateTenantDocument(tenantId, id, { ...(input.title !== undefined ? { title: input.title } : {}), ...(metadata ? { metadata } : {}), updatedAt: clock.now() }, db);
         await audit.record(db, tenantId, {
           type: 'document.updated',
-          actorType: auditActorType(actor),
-          actorId: actor.id,
+          ...auditActor(actor),
           details: { documentId: id, fields: Object.keys(input) },
         });
         return toTenantDocumentDto(updated, await countSignatures(tenantId, id, db));
@@ -267,7 +264,7 @@ export function createDocumentsService(deps: {
         if (!row) throw DocumentErrors.notFound();
         const now = clock.now();
         const deleted = await repo.updateTenantDocument(tenantId, id, { deletedAt: now, updatedAt: now }, db);
-        await audit.record(db, tenantId, { type: 'document.deleted', actorType: auditActorType(actor), actorId: actor.id, details: { documentId: id } });
+        await audit.record(db, tenantId, { type: 'document.deleted', ...auditActor(actor), details: { documentId: id } });
         return toTenantDocumentDto(deleted, await countSignatures(tenantId, id, db));
       });
     },

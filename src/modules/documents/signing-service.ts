@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import { randomBytes } from 'node:crypto';
 import { getAddress, hexToBytes, type Hex } from 'viem';
 import type { Actor } from '../../platform/audit/actor.js';
@@ -25,7 +26,6 @@ const EXPIRED_NONCE_KEPT_MS = 24 * 60 * 60_000;
 /** Signing messages a user may ask for per window (each is a stored row). */
 const MESSAGES_PER_WINDOW = 60;
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-const auditActorType = (actor: Actor) => (actor.type === 'apiKey' ? 'api_key' : actor.type === 'user' ? 'user' : 'system');
 
 export function toSignedDto(row: SignedDocumentRow): SignedDocumentDto {
   return {
@@ -124,8 +124,7 @@ export function createSigningService(deps: {
         );
         await audit.record(db, tenantId, {
           type: 'document.signed',
-          actorType: auditActorType(actor),
-          actorId: actor.id,
+          ...auditActor(actor),
           subjectUserId: facts.userId,
           details: { documentId: facts.documentId, signedDocumentId: row.id, chain: facts.chain, address: facts.address, scheme: signed.scheme },
         });

@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { UsersService } from '../users/service.js';
@@ -18,12 +19,7 @@ export interface EntityAccess {
   userId?: string;
 }
 
-/** The audit log's names for an actor. */
-export function auditActor(actor: Actor): { actorType: 'user' | 'api_key' | 'system'; actorId: string | null } {
-  if (actor.type === 'apiKey') return { actorType: 'api_key', actorId: actor.id };
-  if (actor.type === 'user') return { actorType: 'user', actorId: actor.id };
-  return { actorType: 'system', actorId: actor.id };
-}
+export { auditActor };
 
 export function actorOfCaller(caller: Caller): Actor {
   return caller.kind === 'apiKey' ? { type: 'apiKey', id: caller.keyId } : { type: 'user', id: caller.userId };

@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
@@ -31,7 +32,6 @@ export function toEndpointDto(row: EventEndpointRow): EventEndpointDto {
 }
 
 /** The audit log names API keys `api_key`. */
-const auditActor = (actor: Actor) => ({ actorType: actor.type === 'apiKey' ? ('api_key' as const) : actor.type === 'user' ? ('user' as const) : ('system' as const), actorId: actor.id });
 
 export interface EventsServiceDeps {
   repo: EventsRepo;

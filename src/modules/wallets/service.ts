@@ -1,3 +1,4 @@
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
@@ -88,7 +89,6 @@ export function toWalletDto(row: WalletRow): WalletDto {
   };
 }
 
-const auditActorType = (actor: Actor) => (actor.type === 'apiKey' ? 'api_key' : actor.type === 'user' ? 'user' : 'system');
 
 /**
  * The wallet registry, shared by every wallet kind: one owner per address per tenant, chain
@@ -163,8 +163,7 @@ export function createWalletsService(deps: {
     await appendEvent(db, tenantId, 'wallet.registered', { ...facts, actor });
     await audit.record(db, tenantId, {
       type: 'wallet.registered',
-      actorType: auditActorType(actor),
-      actorId: actor.id,
+      ...auditActor(actor),
       subjectUserId: userId,
       details: facts,
     });

@@ -15,3 +15,13 @@ export function actorOf(principal: Principal | null): Actor {
 }
 
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null };
+
+/**
+ * The same actor as the audit log names it (its column keeps the stored spelling `api_key`);
+ * every module records through this one mapping.
+ */
+export function auditActor(actor: Actor): { actorType: 'user' | 'api_key' | 'system'; actorId: string | null } {
+  if (actor.type === 'apiKey') return { actorType: 'api_key', actorId: actor.id };
+  if (actor.type === 'user') return { actorType: 'user', actorId: actor.id };
+  return { actorType: 'system', actorId: actor.id };
+}
