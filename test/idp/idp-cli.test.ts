@@ -54,5 +54,5 @@ describe('operator CLI: idp set / show / remove', () => {
     await expect(cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'a', '--client-secret', 'b')).rejects.toThrow(/--redirect-allow needs at least one URL/);
     expect(await cli('idp', 'remove', '--tenant', tenantId)).toEqual({ tenantId, removed: true });
     await expect(cli('idp', 'show', '--tenant', tenantId)).rejects.toThrow(/IDP_NOT_CONFIGURED/);
-  }, 90_000);
+  }, 300_000);
 });

@@ -42,5 +42,5 @@ describe('one process per embedded DATA_DIR', () => {
       expect(error.message).toContain(`(pid ${process.ppid},`);
       expect(error.message).toContain(role === 'service' ? 'the Bastion service' : 'a Bastion CLI command');
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -17,7 +17,7 @@ function start(env: Record<string, string>): { child: ChildProcess; output: () =
   return { child, output: () => out, exited };
 }
 
-async function waitFor(check: () => boolean, ms = 60_000): Promise<void> {
+async function waitFor(check: () => boolean, ms = 180_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out');
@@ -71,5 +71,5 @@ describe('the service process', () => {
     expect(JSON.parse(result.body)).toMatchObject({ email: 'inflight@example.com' });
     expect(await proc.exited).toBe(0);
     expect(proc.output()).toContain('shutting down');
-  }, 90_000);
+  }, 240_000);
 });

@@ -51,5 +51,5 @@ describe('the service with no configuration', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
-  }, 150_000);
+  }, 300_000);
 });
