@@ -3,12 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/modules/audit/table.js';
 import { sessions } from '../../src/modules/auth/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { expectError } from '../helpers/security.js';
 
 let h: Harness;
+let userId: string;
 beforeAll(async () => {
   h = await createHarness();
+  userId = await h.createUser(undefined, 'refresh@example.com');
 });
 afterAll(async () => h.close());
+
+const refresh = (refreshToken: string, tenantId = h.tenant.tenantId) =>
+  h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': tenantId }, payload: { refreshToken } });
+const start = () => h.container.sessions.start(h.tenant.tenantId, userId, 'user');
 
 async function counts(tenantId: string, userId: string) {
   const db = h.database.db;
@@ -20,28 +27,20 @@ async function counts(tenantId: string, userId: string) {
   return { sessions: s!.n, audit: a!.n };
 }
 
-describe('a session and its audit event are one statement', () => {
-  it('login writes the session, its refresh token and login.succeeded together', async () => {
-    const t = await h.newTenant();
-    const email = 'together@example.com';
-    const registered = await h.inject({
-      method: 'POST',
-      url: '/auth/email',
-      headers: { 'x-tenant-id': t.tenantId },
-      payload: { email, password: 'a long passphrase here' },
-    });
-    expect(registered.statusCode).toBe(201);
-    const userId = registered.json<{ id: string }>().id;
-    const before = await counts(t.tenantId, userId);
-    const login = await h.inject({ method: 'POST', url: '/auth/email/login', headers: { 'x-tenant-id': t.tenantId }, payload: { email, password: 'a long passphrase here' } });
-    expect(login.statusCode).toBe(201);
-    const after = await counts(t.tenantId, userId);
-    expect(after).toEqual({ sessions: before.sessions + 1, audit: before.audit + 1 });
-    // The refresh token of that session works.
-    const refreshed = await h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': t.tenantId }, payload: { refreshToken: login.json<{ refreshToken: string }>().refreshToken } });
-    expect(refreshed.statusCode).toBe(201);
+describe('POST /auth/refresh', () => {
+  it('expires after 7 days (injected clock)', async () => {
+    const first = await start();
+    h.clock.advance(7 * 24 * 3600_000 + 1000);
+    expectError(await refresh(first.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
   });
 
+  it('400 on a malformed body, 401 without a tenant', async () => {
+    expectError(await h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': h.tenant.tenantId }, payload: {} }), 400, 'VALIDATION_FAILED');
+    expectError(await h.inject({ method: 'POST', url: '/auth/refresh', payload: { refreshToken: 'x' } }), 401, 'TENANT_REQUIRED');
+  });
+});
+
+describe('a session and its audit event are one statement', () => {
   it('when one write fails, none is kept: no session without its event', async () => {
     const t = await h.newTenant();
     const userId = await h.createUser(t, 'atomic@example.com');

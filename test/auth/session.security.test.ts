@@ -1,0 +1,46 @@
+import { refreshTokens } from '../../src/modules/auth/table.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { expectError } from '../helpers/security.js';
+
+let h: Harness;
+let userId: string;
+beforeAll(async () => {
+  h = await createHarness();
+  userId = await h.createUser(undefined, 'refresh@example.com');
+});
+afterAll(async () => h.close());
+
+const refresh = (refreshToken: string, tenantId = h.tenant.tenantId) =>
+  h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': tenantId }, payload: { refreshToken } });
+const start = () => h.container.sessions.start(h.tenant.tenantId, userId, 'user');
+const me = (token: string) => h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(token) });
+
+describe('POST /auth/refresh', () => {
+  it('a reuse after the window revokes the whole family, and the event is recorded', async () => {
+    const first = await start();
+    const next = (await refresh(first.refreshToken)).json();
+    h.clock.advance(10_001);
+    expectError(await refresh(first.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
+    // The legitimate successor and its access token die with the family.
+    expectError(await refresh(next.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
+    expectError(await me(next.accessToken), 401, 'TOKEN_INVALID');
+    const events = await h.container.audit.list(h.tenant.tenantId, { type: 'refresh.reused', userId }, { limit: 10, offset: 0 });
+    expect(events.data[0]).toMatchObject({ type: 'refresh.reused', subjectUserId: userId, details: { sessionRevoked: true } });
+  });
+
+  it('is 401 with another tenant, unknown tokens, and after logout', async () => {
+    const other = await h.newTenant();
+    const first = await start();
+    expectError(await refresh(first.refreshToken, other.tenantId), 401, 'REFRESH_TOKEN_INVALID');
+    expectError(await refresh('A'.repeat(43)), 401, 'REFRESH_TOKEN_INVALID');
+    await h.inject({ method: 'POST', url: '/auth/logout', headers: h.bearerHeaders(first.accessToken) });
+    expectError(await refresh(first.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
+  });
+
+  it('stores refresh tokens only as hashes', async () => {
+    const pair = await start();
+    const rows = await h.database.db.select().from(refreshTokens);
+    expect(JSON.stringify(rows)).not.toContain(pair.refreshToken);
+  });
+});
