@@ -1,17 +1,11 @@
+import { keepRawJsonBody } from '../../platform/http/raw-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { VERIFICATION_HEADER } from '../../providers/bank-link/port.js';
 import { WebhookAck, WebhookTenantParam } from './schemas.js';
 import type { BankLinkWebhooks, WebhookBody } from './webhooks.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The exact bytes of a provider webhook (its signature covers their hash). */
-    rawBody?: Buffer;
-  }
-}
 
 const WebhookPayload = Type.Object(
   { webhook_type: Type.String({ minLength: 1, maxLength: 100 }), webhook_code: Type.String({ minLength: 1, maxLength: 100 }) },
@@ -23,16 +17,7 @@ const WebhookPayload = Type.Object(
  * before the body is validated) proves the sender. The exact bytes are kept for the body hash.
  */
 export async function bankLinkWebhookRoutes(app: FastifyInstance, deps: { webhooks: BankLinkWebhooks }): Promise<void> {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (request: FastifyRequest, body: Buffer | string, done) => {
-    const raw = Buffer.isBuffer(body) ? body : Buffer.from(body);
-    request.rawBody = raw;
-    try {
-      done(null, JSON.parse(raw.toString('utf8')));
-    } catch {
-      done(null, undefined);
-    }
-  });
+  keepRawJsonBody(app, { bodyLimit: 64 * 1024 });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     '/bank-link/webhooks/:tenantId',

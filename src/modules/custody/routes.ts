@@ -1,3 +1,4 @@
+import { keepRawJsonBody } from '../../platform/http/raw-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -165,16 +166,7 @@ const WebhookBody = Type.Object({ id: Type.String({ maxLength: 100 }), type: Typ
 
 /** custody-a's webhooks, outside tenancy: the tenant in the path, the P-256 signature checked on the exact bytes first. */
 export async function custodyWebhookRoutes(app: FastifyInstance, deps: { webhooks: CustodyWebhooks }): Promise<void> {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (request: FastifyRequest, body: Buffer | string, done) => {
-    const raw = Buffer.isBuffer(body) ? body : Buffer.from(body);
-    request.rawBody = raw;
-    try {
-      done(null, JSON.parse(raw.toString('utf8')));
-    } catch {
-      done(null, undefined);
-    }
-  });
+  keepRawJsonBody(app, { bodyLimit: 64 * 1024 });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     '/custody-a/webhooks/:tenantId',

@@ -1,3 +1,4 @@
+import { keepRawJsonBody } from '../../platform/http/raw-body.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { cleanStorable } from '../../platform/http/storable-text.js';
@@ -7,8 +8,6 @@ import type { KycWebhooks } from './webhooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The exact bytes of a provider webhook, for its signature. */
-    rawBody?: Buffer;
     /** The tenant a verified webhook belongs to. */
     webhookTenantId?: string;
   }
@@ -25,19 +24,9 @@ const security = [{ webhookSignature: [] }];
  */
 export async function kycCallbackRoutes(app: FastifyInstance, deps: { webhooks: KycWebhooks; idv: IdvPort }): Promise<void> {
   const { webhooks, idv } = deps;
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer | string, done) => {
-    const raw = Buffer.isBuffer(body) ? body : Buffer.from(body);
-    request.rawBody = raw;
-    try {
-      // A signed message is applied even when its text cannot be stored as sent: NUL and
-      // unpaired surrogates are cleaned here; the raw bytes are kept with the webhook row.
-      done(null, cleanStorable(JSON.parse(raw.toString('utf8'))));
-    } catch {
-      // Left for validation to reject after the signature check.
-      done(null, undefined);
-    }
-  });
+  // A signed message is applied even when its text cannot be stored as sent: NUL and unpaired
+  // surrogates are cleaned; the raw bytes are kept with the webhook row.
+  keepRawJsonBody(app, { clean: cleanStorable });
 
   const tags = ['KYC provider callbacks'];
   const signatureDoc = 'Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md).';
