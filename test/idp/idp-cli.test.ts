@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createContainer } from '../../src/container.js';
-import { TEST_MASTER_KEY } from '../helpers/harness.js';
+import { commands } from '../../src/cli-commands.js';
+import { createHarness, TEST_MASTER_KEY } from '../helpers/harness.js';
 
 const run = promisify(execFile);
 
@@ -28,31 +27,34 @@ describe('operator CLI: idp set / show / remove', () => {
       callbackUrl: 'https://bastion.example/auth/idp/callback',
       updatedAt: expect.any(String),
     });
-    const secretFile = join(dataDir, 'idp-secret');
-    writeFileSync(secretFile, 'secret-from-a-file\n', { mode: 0o600 });
-    const again = await cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'bastion', '--client-secret-file', secretFile,
-      '--redirect-allow', 'https://app.example/cb', '--scopes', 'email');
-    expect(again.scopes).toBe('openid email');
-    const shown = await cli('idp', 'show', '--tenant', tenantId);
-    expect(JSON.stringify(shown)).not.toContain('secret-from-a-file');
-
-    const container = await createContainer({ config: loadConfig(env) });
+    // The rest runs in-process (as the service runs commands for a CLI on its socket).
+    const h = await createHarness({ env: { PUBLIC_BASE_URL: 'https://bastion.example' } });
     try {
-      expect((await container.idpConfig.settings(tenantId)).client.clientSecret).toBe('secret-from-a-file');
+      const tenant = h.tenant.tenantId;
+      const run = (name: string, options: Record<string, string>, redirectAllow: string[] = []) => commands[name]!(h.container, options, { redirectAllow }) as Promise<Record<string, unknown>>;
+      const secretFile = join(h.dataDir, 'idp-secret');
+      writeFileSync(secretFile, 'secret-from-a-file\n', { mode: 0o600 });
+      const again = await run('idp set', { tenant, issuer: 'https://login.example.com', 'client-id': 'bastion', 'client-secret-file': secretFile, scopes: 'email' }, ['https://app.example/cb']);
+      expect(again.scopes).toBe('openid email');
+      const shown = await run('idp show', { tenant });
+      expect(JSON.stringify(shown)).not.toContain('secret-from-a-file');
+
+      const container = h.container;
+      expect((await container.idpConfig.settings(tenant)).client.clientSecret).toBe('secret-from-a-file');
       // Bad settings are refused and change nothing.
       const base = { issuer: 'https://login.example.com', clientId: 'a', clientSecret: 'b', redirectAllow: ['https://app.example/cb'] };
-      await expect(container.idpConfig.set(tenantId, { ...base, issuer: 'http://login.example.com' })).rejects.toThrow(/issuer must use https/);
-      await expect(container.idpConfig.set(tenantId, { ...base, issuer: 'not a url' })).rejects.toThrow(/absolute URL/);
-      await expect(container.idpConfig.set(tenantId, { ...base, redirectAllow: ['http://app.example/cb'] })).rejects.toThrow(/must use https/);
-      await expect(container.idpConfig.set(tenantId, { ...base, redirectAllow: [] })).rejects.toThrow(/at least one/);
-      await expect(container.idpConfig.set(tenantId, { ...base, clientId: ' ' })).rejects.toThrow(/client id/);
-      expect((await container.idpConfig.view(tenantId)).clientId).toBe('bastion');
-    } finally {
-      await container.close();
-    }
+      await expect(container.idpConfig.set(tenant, { ...base, issuer: 'http://login.example.com' })).rejects.toThrow(/issuer must use https/);
+      await expect(container.idpConfig.set(tenant, { ...base, issuer: 'not a url' })).rejects.toThrow(/absolute URL/);
+      await expect(container.idpConfig.set(tenant, { ...base, redirectAllow: ['http://app.example/cb'] })).rejects.toThrow(/must use https/);
+      await expect(container.idpConfig.set(tenant, { ...base, redirectAllow: [] })).rejects.toThrow(/at least one/);
+      await expect(container.idpConfig.set(tenant, { ...base, clientId: ' ' })).rejects.toThrow(/client id/);
+      expect((await container.idpConfig.view(tenant)).clientId).toBe('bastion');
 
-    await expect(cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'a', '--client-secret', 'b')).rejects.toThrow(/--redirect-allow needs at least one URL/);
-    expect(await cli('idp', 'remove', '--tenant', tenantId)).toEqual({ tenantId, removed: true });
-    await expect(cli('idp', 'show', '--tenant', tenantId)).rejects.toThrow(/IDP_NOT_CONFIGURED/);
+      await expect(run('idp set', { tenant, issuer: 'https://login.example.com', 'client-id': 'a', 'client-secret': 'b' })).rejects.toThrow(/--redirect-allow needs at least one URL/);
+      expect(await run('idp remove', { tenant })).toEqual({ tenantId: tenant, removed: true });
+      await expect(run('idp show', { tenant })).rejects.toMatchObject({ code: 'IDP_NOT_CONFIGURED' });
+    } finally {
+      await h.close();
+    }
   }, 300_000);
 });
