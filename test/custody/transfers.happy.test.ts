@@ -57,9 +57,17 @@ describe('POST /non-custodial-evm/transfers', () => {
     expect(replay.json()).toEqual(transfer);
     expect((await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload: { ...payload, amount: '0.6' } })).statusCode).toBe(409);
 
-    await drain(h); // the sandbox executes, and its signed webhooks arrive
-    const stored = await h.container.db.execute(`select status, hash, questionnaire_sealed from custody_transfers where id = '${transfer.id}'`);
-    const row = (stored as unknown as { rows: { status: string; hash: string; questionnaire_sealed: string }[] }).rows[0]!;
+    // The sandbox executes, and its signed webhooks arrive (a webhook may start work of its own:
+    // drain until the row is final, with a deadline).
+    const read = async () => {
+      const stored = await h.container.db.execute(`select status, hash, questionnaire_sealed from custody_transfers where id = '${transfer.id}'`);
+      return (stored as unknown as { rows: { status: string; hash: string; questionnaire_sealed: string }[] }).rows[0]!;
+    };
+    let row = await read();
+    for (const deadline = Date.now() + 20_000; row.status !== 'COMPLETED' && row.status !== 'FAILED' && Date.now() < deadline; row = await read()) {
+      await drain(h);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(row.status).toBe('COMPLETED'); // moved by the webhook, before any read
     expect(row.questionnaire_sealed).not.toContain('Lovelace');
 
