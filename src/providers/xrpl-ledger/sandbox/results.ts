@@ -38,8 +38,8 @@ const MESSAGES: Record<string, string> = {
   temINVALID_FLAG: 'The transaction has an invalid flag.',
   temMALFORMED: 'Malformed transaction.',
   temREDUNDANT: 'The transaction is redundant.',
-  // rippled's own text for temUNKNOWN (an unknown transaction type), answered as rippled does.
-  temUNKNOWN: 'The transaction requires logic that is not implemented yet.',
+  // An unknown transaction type. Clients act on the code; the text says what the stand-in does.
+  temUNKNOWN: 'The transaction type is unknown to this ledger.',
   terINSUF_FEE_B: 'Account balance can not pay fee.',
   terNO_ACCOUNT: 'The source account does not exist.',
   terPRE_SEQ: 'Missing/inapplicable prior transaction.',
