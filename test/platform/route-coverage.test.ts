@@ -37,7 +37,7 @@ afterAll(async () => h.close());
 describe('route-test coverage', () => {
   it('every protected tenant-scoped route of the app has a routeCases entry', () => {
     const entries = routeCaseEntries();
-    const protectedRoutes = [...declaredTenantRoutes()].filter(([, r]) => r.auth !== 'public' && !r.credentialInHandler).map(([name]) => name);
+    const protectedRoutes = [...declaredTenantRoutes(h.app)].filter(([, r]) => r.auth !== 'public' && !r.credentialInHandler).map(([name]) => name);
     expect(protectedRoutes.length).toBeGreaterThan(30);
     const missing = protectedRoutes.filter((route) => !entries.has(route));
     expect(missing, 'routes without routeCases(() => h, "METHOD /path", ...) in test/').toEqual([]);
@@ -45,7 +45,7 @@ describe('route-test coverage', () => {
 
   it("every protected route with a path parameter tests another tenant's object", () => {
     const entries = routeCaseEntries();
-    const missing = [...declaredTenantRoutes()]
+    const missing = [...declaredTenantRoutes(h.app)]
       .filter(([name, r]) => r.auth !== 'public' && !r.credentialInHandler && name.includes('{'))
       .map(([name]) => name)
       // `foreign: ...` in the entry, or a spread of a shared helper named foreign* (`...foreignCase(...)`).
@@ -54,7 +54,7 @@ describe('route-test coverage', () => {
   });
 
   it('names no route the app does not declare', () => {
-    const declared = declaredTenantRoutes();
+    const declared = declaredTenantRoutes(h.app);
     const unknown = [...routeCaseEntries().keys()].filter((route) => !declared.has(route));
     expect(unknown).toEqual([]);
   });

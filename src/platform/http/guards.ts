@@ -52,12 +52,18 @@ declare module 'fastify' {
 
 const GUARD = Symbol('bastion.guard');
 
-/** Every tenant-scoped route declared in this process ('PATCH /users/{id}' -> its requirement), for introspection. */
-const declared = new Map<string, { auth: AuthRequirement; credentialInHandler: boolean }>();
+type DeclaredRoutes = Map<string, { auth: AuthRequirement; credentialInHandler: boolean }>;
 
-/** The tenant-scoped routes declared so far, named as OpenAPI names them (tests check each has its cases). */
-export function declaredTenantRoutes(): ReadonlyMap<string, { auth: AuthRequirement; credentialInHandler: boolean }> {
-  return declared;
+/**
+ * Every tenant-scoped route declared per app ('PATCH /users/{id}' -> its requirement), for
+ * introspection. Keyed by the app's HTTP server, which all its encapsulated scopes share, so
+ * two apps in one process (test files sharing a worker) never see each other's routes.
+ */
+const declaredByApp = new WeakMap<object, DeclaredRoutes>();
+
+/** The tenant-scoped routes this app declared, named as OpenAPI names them (tests check each has its cases). */
+export function declaredTenantRoutes(app: FastifyInstance): ReadonlyMap<string, { auth: AuthRequirement; credentialInHandler: boolean }> {
+  return declaredByApp.get(app.server) ?? new Map();
 }
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)$/i;
@@ -123,6 +129,9 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('tenant', null as unknown as TenantContext);
   app.decorateRequest('principal', null);
 
+  let declared = declaredByApp.get(app.server);
+  if (!declared) declaredByApp.set(app.server, (declared = new Map()));
+  const routes = declared;
   app.addHook('onRoute', (route: RouteOptions) => {
     const config = (route.config ?? {}) as { tenancy?: boolean; auth?: AuthRequirement; bearerInHandler?: boolean };
     if (config.tenancy === false) return;
@@ -131,7 +140,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       if (method === 'HEAD') continue;
       const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-      declared.set(`${method} ${path}`, { auth: requirement, credentialInHandler: Boolean(config.bearerInHandler) });
+      routes.set(`${method} ${path}`, { auth: requirement, credentialInHandler: Boolean(config.bearerInHandler) });
     }
     const guard = async (request: FastifyRequest): Promise<void> => {
       await resolveTenant(request, deps);
