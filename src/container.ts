@@ -48,12 +48,13 @@ export async function createContainer(options: ContainerOptions) {
     { tenants: tenants.services.tenants, users: users.services.users, audit: audit.services.audit },
     { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp, oidc: options.oidc },
   );
-  const kyc = createKycModule(platform, { users: users.services.users }, { idv: options.idv });
+  const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit }, { idv: options.idv });
   const services = { ...users.services, ...audit.services };
   const wallets = createWalletsModule(platform, services, options.xrpl);
   const documents = createDocumentsModule(platform, { ...services, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }, options.documents);
   const accreditations = createAccreditationsModule(platform, {
     users: users.services.users,
+    audit: audit.services.audit,
     documentsOwned: (tenantId, userId, ids) => documents.services.documents.ownsAll(tenantId, userId, ids),
   });
   const identity = createIdentityModule(platform, {

@@ -60,12 +60,34 @@ describe('GET /audit-events', () => {
       actorType: 'anonymous',
       actorId: null,
       subjectUserId: user,
+      objectType: null,
+      objectId: null,
       ip: '203.0.113.9',
       userAgent: 'Mozilla/5.0',
       details: { reason: 'bad_password' },
       createdAt: new Date(h.clock.now().getTime() - 1_000).toISOString(),
     });
     expect(body.data[0]).toMatchObject({ type: 'login.succeeded', actorType: 'user', actorId: user, ip: '2001:db8::1', details: {} });
+  });
+
+  it('keeps the history of tracked objects: an accreditation claim, submitted then decided, is two events about its user', async () => {
+    const t = await h.newTenant();
+    const userId = await h.createUser(t);
+    const submitted = await h.inject({ method: 'POST', url: '/accreditations', headers: h.bearerHeaders(await h.tokenFor(userId, t), t), payload: { type: 'income' } });
+    expect(submitted.statusCode, submitted.body).toBe(201);
+    const claim = submitted.json().id as string;
+    const decided = await h.inject({ method: 'POST', url: `/accreditations/${claim}/decision`, headers: h.keyHeaders(t), payload: { decision: 'approved', reason: 'verified' } });
+    expect(decided.statusCode, decided.body).toBe(201);
+    const body = await list('?type=accreditation.transition', t);
+    expect(body.data.map((e) => [e.actorType, e.actorId, e.subjectUserId, e.objectType, e.objectId, e.details])).toEqual([
+      ['api_key', t.keyId, userId, 'accreditation', claim, { from: 'pending', to: 'approved', reason: 'verified' }],
+      ['user', userId, userId, 'accreditation', claim, { from: null, to: 'pending', reason: null }],
+    ]);
+    // The claim answers the same history, read from the same rows.
+    expect(decided.json().history.map((s: { to: string; actor: unknown }) => [s.to, s.actor])).toEqual([
+      ['pending', { type: 'user', id: userId }],
+      ['approved', { type: 'apiKey', id: t.keyId }],
+    ]);
   });
 
   it('pages newest first with limit/offset and the beforeId cursor, and filters by userId and type', async () => {

@@ -1,4 +1,5 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
+import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { createAccreditationsRepo } from './repo.js';
 import { accreditationsRoutes } from './routes.js';
@@ -6,7 +7,7 @@ import { createAccreditationsService, type AccreditationsService } from './servi
 
 export function createAccreditationsModule(
   platform: Platform,
-  deps: { users: UsersService; documentsOwned: (tenantId: string, userId: string, ids: string[]) => Promise<boolean> },
+  deps: { users: UsersService; audit: AuditService; documentsOwned: (tenantId: string, userId: string, ids: string[]) => Promise<boolean> },
 ): BastionModule<{ accreditations: AccreditationsService }> {
   const { db, tx, clock, hooks } = platform;
   const accreditations = createAccreditationsService({
@@ -14,6 +15,7 @@ export function createAccreditationsModule(
     tx,
     clock,
     users: deps.users,
+    audit: deps.audit,
     documentsOwned: deps.documentsOwned,
     identityChanged: (tenantId, userId, txDb) => hooks.emit('identity.changed', { tenantId, userId }, txDb),
   });

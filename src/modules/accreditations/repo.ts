@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, inArray, ne } from 'drizzle-orm';
+import { and, count, desc, eq, ne } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
-import { accreditationAudit, accreditations, type AccreditationAuditRow, type AccreditationRow } from './table.js';
+import { accreditations, type AccreditationRow } from './table.js';
 
 export function createAccreditationsRepo(db: DbOrTx) {
   return {
@@ -62,27 +62,6 @@ export function createAccreditationsRepo(db: DbOrTx) {
       return row;
     },
 
-    async insertAudit(tenantId: string, row: Omit<AccreditationAuditRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(accreditationAudit).values({ ...row, tenantId });
-    },
-
-    /** The audit rows of several claims at once (a page), oldest first. */
-    async listAuditFor(tenantId: string, accreditationIds: string[], tx: DbOrTx = db): Promise<AccreditationAuditRow[]> {
-      if (accreditationIds.length === 0) return [];
-      return tx
-        .select()
-        .from(accreditationAudit)
-        .where(and(eq(accreditationAudit.tenantId, tenantId), inArray(accreditationAudit.accreditationId, accreditationIds)))
-        .orderBy(asc(accreditationAudit.id));
-    },
-
-    async listAudit(tenantId: string, accreditationId: string, tx: DbOrTx = db): Promise<AccreditationAuditRow[]> {
-      return tx
-        .select()
-        .from(accreditationAudit)
-        .where(and(eq(accreditationAudit.tenantId, tenantId), eq(accreditationAudit.accreditationId, accreditationId)))
-        .orderBy(asc(accreditationAudit.id));
-    },
   };
 }
 

@@ -1,15 +1,17 @@
-import type { Actor } from '../../platform/audit/actor.js';
+import { actorFromAudit, auditActor, type Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import type { AuditService } from '../audit/service.js';
+import type { AuditEventRow } from '../audit/table.js';
 import type { UsersService } from '../users/service.js';
 import { AccreditationErrors } from './errors.js';
 import type { AccreditationsRepo } from './repo.js';
 import type { AccreditationDto, CreateAccreditationInput, DecisionInput } from './schemas.js';
-import type { AccreditationAuditRow, AccreditationRow } from './table.js';
+import type { AccreditationRow } from './table.js';
 
 export interface Viewer {
   userId?: string;
@@ -18,7 +20,7 @@ export interface Viewer {
 
 export type IdentityChanged = (tenantId: string, userId: string, db: DbOrTx) => Promise<void>;
 
-function toDto(row: AccreditationRow, audit: AccreditationAuditRow[]): AccreditationDto {
+function toDto(row: AccreditationRow, history: AuditEventRow[]): AccreditationDto {
   return {
     id: row.id,
     userId: row.userId,
@@ -30,13 +32,10 @@ function toDto(row: AccreditationRow, audit: AccreditationAuditRow[]): Accredita
     decidedAt: row.decidedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
-    history: audit.map((a) => ({
-      from: a.fromStatus,
-      to: a.toStatus,
-      actor: { type: a.actorType, id: a.actorId },
-      reason: a.reason,
-      at: a.createdAt.toISOString(),
-    })),
+    history: history.map((a) => {
+      const step = a.details as { from?: string | null; to: string; reason?: string | null };
+      return { from: step.from ?? null, to: step.to, actor: actorFromAudit(a.actorType, a.actorId), reason: step.reason ?? null, at: a.createdAt.toISOString() };
+    }),
   };
 }
 
@@ -49,14 +48,26 @@ export function createAccreditationsService(deps: {
   tx: RunInTx;
   clock: Clock;
   users: UsersService;
+  audit: AuditService;
   identityChanged: IdentityChanged;
   /** Do these ids all name documents of this user? (The documents module answers.) */
   documentsOwned: (tenantId: string, userId: string, ids: string[]) => Promise<boolean>;
 }) {
-  const { repo, tx, clock, users, identityChanged, documentsOwned } = deps;
+  const { repo, tx, clock, users, audit, identityChanged, documentsOwned } = deps;
+
+  /** A step of the claim's history, in the audit log (the one history store). */
+  async function recordHistory(db: DbOrTx, tenantId: string, claim: { id: string; userId: string }, from: string | null, to: string, reason: string | null, actor: Actor): Promise<void> {
+    await audit.record(db, tenantId, {
+      type: 'accreditation.transition',
+      ...auditActor(actor),
+      subjectUserId: claim.userId,
+      object: { type: 'accreditation', id: claim.id },
+      details: { from, to, reason },
+    });
+  }
 
   async function withHistory(tenantId: string, row: AccreditationRow, db?: DbOrTx): Promise<AccreditationDto> {
-    return toDto(row, await repo.listAudit(tenantId, row.id, db));
+    return toDto(row, await audit.history(tenantId, 'accreditation', [row.id], db));
   }
 
   return {
@@ -91,11 +102,7 @@ export function createAccreditationsService(deps: {
           },
           db,
         );
-        await repo.insertAudit(
-          tenantId,
-          { id: newId(), accreditationId: row.id, fromStatus: null, toStatus: 'pending', actorType: actor.type, actorId: actor.id, reason: null, createdAt: now },
-          db,
-        );
+        await recordHistory(db, tenantId, row, null, 'pending', null, actor);
         await appendEvent(db, tenantId, 'accreditation.submitted', { accreditationId: row.id, userId, type: row.type, actor });
         return withHistory(tenantId, row, db);
       });
@@ -109,8 +116,8 @@ export function createAccreditationsService(deps: {
         () => repo.listByUser(tenantId, userId, page),
         (row) => row,
       );
-      const audit = await repo.listAuditFor(tenantId, result.data.map((row) => row.id));
-      return { total: result.total, data: result.data.map((row) => toDto(row, audit.filter((a) => a.accreditationId === row.id))) };
+      const history = await audit.history(tenantId, 'accreditation', result.data.map((row) => row.id));
+      return { total: result.total, data: result.data.map((row) => toDto(row, history.filter((a) => a.objectId === row.id))) };
     },
 
     /** Decides a pending claim; a claim is decided once (a second decision is 409). */
@@ -121,11 +128,7 @@ export function createAccreditationsService(deps: {
         if (row.status !== 'pending') throw AccreditationErrors.alreadyDecided(row.status);
         const now = clock.now();
         const updated = await repo.update(tenantId, id, { status: input.decision, reason: input.reason ?? null, decidedAt: now, updatedAt: now }, db);
-        await repo.insertAudit(
-          tenantId,
-          { id: newId(), accreditationId: id, fromStatus: 'pending', toStatus: input.decision, actorType: actor.type, actorId: actor.id, reason: input.reason ?? null, createdAt: now },
-          db,
-        );
+        await recordHistory(db, tenantId, row, 'pending', input.decision, input.reason ?? null, actor);
         await appendEvent(db, tenantId, 'accreditation.decided', {
           accreditationId: id,
           userId: row.userId,

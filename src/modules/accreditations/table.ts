@@ -30,27 +30,5 @@ export const accreditations = pgTable(
   ],
 );
 
-/** Who submitted and who decided each claim, when and why. */
-export const accreditationAudit = pgTable(
-  'accreditation_audit',
-  {
-    tenantId: uuid('tenant_id')
-      .notNull()
-      .references(() => tenants.id, { onDelete: 'cascade' }),
-    id: uuid('id').notNull(),
-    accreditationId: uuid('accreditation_id').notNull(),
-    fromStatus: text('from_status'),
-    toStatus: text('to_status').notNull(),
-    actorType: text('actor_type').notNull(),
-    actorId: text('actor_id'),
-    reason: text('reason'),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
-  },
-  (t) => [
-    primaryKey({ name: 'accreditation_audit_pkey', columns: [t.tenantId, t.id] }),
-    index('accreditation_audit_tenant_item_idx').on(t.tenantId, t.accreditationId, t.id),
-  ],
-);
 
 export type AccreditationRow = typeof accreditations.$inferSelect;
-export type AccreditationAuditRow = typeof accreditationAudit.$inferSelect;

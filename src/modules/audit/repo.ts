@@ -1,4 +1,4 @@
-import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
 import type { PageParams } from '../../platform/http/pagination.js';
@@ -26,6 +26,16 @@ export function createAuditRepo(db: DbOrTx) {
     /** The same insert, built but not run: for writeTogether with the change it records. */
     insertStatement(tenantId: string, row: Omit<NewAuditEventRow, 'tenantId'>): SQL {
       return db.insert(auditEvents).values({ ...row, tenantId }).getSQL();
+    },
+
+    /** The rows of tracked objects, oldest first (the object index). */
+    async history(tenantId: string, objectType: string, objectIds: string[], tx: DbOrTx = db): Promise<AuditEventRow[]> {
+      if (objectIds.length === 0) return [];
+      return tx
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.objectType, objectType), inArray(auditEvents.objectId, objectIds)))
+        .orderBy(asc(auditEvents.id));
     },
 
     /** Unfiltered: the trigger-kept counter; filtered: an indexed count. */

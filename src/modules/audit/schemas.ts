@@ -8,9 +8,11 @@ export const AUDIT_TYPE_PATTERN = '^[a-z0-9_]+(\\.[a-z0-9_]+)+$';
 export const AuditEvent = Type.Object({
   id: Type.String({ format: 'uuid' }),
   type: Type.String({ description: 'What happened, e.g. login.succeeded, login.failed, refresh.reused, password.changed' }),
-  actorType: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous')]),
+  actorType: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous'), Type.Literal('provider')]),
   actorId: Nullable(Type.String({ description: 'User id or API key id of the actor' })),
   subjectUserId: Nullable(Type.String({ format: 'uuid', description: 'The user the event is about' })),
+  objectType: Nullable(Type.String({ description: 'The tracked object whose history the event is part of: kyc or accreditation' })),
+  objectId: Nullable(Type.String({ format: 'uuid', description: 'Its id' })),
   ip: Nullable(Type.String()),
   userAgent: Nullable(Type.String()),
   details: Type.Record(Type.String(), Type.Unknown(), { description: 'Event specifics; never secrets' }),

@@ -30,9 +30,14 @@ export interface AuditEventInput {
   subjectUserId?: string | null;
   ip?: string | null;
   userAgent?: string | null;
+  /** The tracked object whose history this event is part of. */
+  object?: { type: HistoryObjectType; id: string };
   /** Small and secret-free: fields named like secrets are stored as "[REDACTED]". */
   details?: Record<string, unknown>;
 }
+
+/** Objects whose state changes are kept in the audit log as their history. */
+export type HistoryObjectType = 'kyc' | 'accreditation';
 
 const TYPE_RE = new RegExp(AUDIT_TYPE_PATTERN);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -62,6 +67,7 @@ function toRow(event: AuditEventInput, now: Date): Omit<AuditEventRow, 'tenantId
   if (!ACTOR_TYPES.includes(event.actorType)) throw AuditErrors.invalidEvent('actorType');
   if (event.actorId && event.actorId.length > 128) throw AuditErrors.invalidEvent('actorId');
   if (event.subjectUserId && !UUID_RE.test(event.subjectUserId)) throw AuditErrors.invalidEvent('subjectUserId');
+  if (event.object && !UUID_RE.test(event.object.id)) throw AuditErrors.invalidEvent('object');
   const details = redact(event.details ?? {}) as Record<string, unknown>;
   if (Buffer.byteLength(JSON.stringify(details)) > MAX_DETAILS_BYTES) throw AuditErrors.invalidEvent('details over 4 KiB');
   return {
@@ -70,6 +76,8 @@ function toRow(event: AuditEventInput, now: Date): Omit<AuditEventRow, 'tenantId
     actorType: event.actorType,
     actorId: event.actorId ?? null,
     subjectUserId: event.subjectUserId?.toLowerCase() ?? null,
+    objectType: event.object?.type ?? null,
+    objectId: event.object?.id.toLowerCase() ?? null,
     // Only a real address is kept (request.ip always is one).
     ip: event.ip && isIP(event.ip) ? event.ip : null,
     userAgent: cleanUserAgent(event.userAgent),
@@ -85,6 +93,8 @@ export function toAuditEventDto(row: AuditEventRow): AuditEventDto {
     actorType: row.actorType,
     actorId: row.actorId,
     subjectUserId: row.subjectUserId,
+    objectType: row.objectType,
+    objectId: row.objectId,
     ip: row.ip,
     userAgent: row.userAgent,
     details: row.details,
@@ -112,6 +122,11 @@ export function createAuditService(deps: { repo: AuditRepo; clock: Clock }) {
      */
     statement(tenantId: string, event: AuditEventInput): SQL {
       return repo.insertStatement(tenantId, toRow(event, clock.now()));
+    },
+
+    /** The history of tracked objects (one, or a page of them), oldest first. */
+    async history(tenantId: string, objectType: HistoryObjectType, objectIds: string[], tx?: DbOrTx): Promise<AuditEventRow[]> {
+      return repo.history(tenantId, objectType, objectIds, tx);
     },
 
     async list(tenantId: string, filters: AuditFilters, page: PageParams): Promise<Page<AuditEventDto>> {

@@ -2,6 +2,7 @@ import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdvAdapters } from '../../providers/idv/adapters.js';
 import type { IdvPort } from '../../providers/idv/port.js';
 import { idvSandbox } from '../../providers/idv/sandbox/plugin.js';
+import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { kycCallbackRoutes } from './callback-routes.js';
 import { createIdvBService, verifyRecordWallet } from './idv-b.js';
@@ -17,16 +18,16 @@ import { createKycWebhooks } from './webhooks.js';
  * KYC through the identity-verification providers (idv-a, idv-b), their signed webhooks, manual
  * review, and the built-in sandbox. Each change announces `identity.changed` in its transaction.
  */
-export function createKycModule(platform: Platform, deps: { users: UsersService }, options: { idv?: IdvPort } = {}) {
+export function createKycModule(platform: Platform, deps: { users: UsersService; audit: AuditService }, options: { idv?: IdvPort } = {}) {
   const { db, tx, clock, config, hooks, publicBaseUrl } = platform;
-  const { users } = deps;
+  const { users, audit } = deps;
   const repo = createKycRepo(db);
   const idv = options.idv ?? createIdvAdapters();
   const identityChanged = (tenantId: string, userId: string, txDb: Parameters<typeof hooks.emit>[2]) =>
     hooks.emit('identity.changed', { tenantId, userId }, txDb);
   const idvConfig = createIdvConfigService({ providerSettings: platform.providerSettings, publicBaseUrl, sandboxEnabled: config.idvSandbox });
-  const transitions = createKycTransitions({ repo, users, clock, identityChanged });
-  const kyc = createKycService({ repo, tx, clock, users, idv, idvConfig, transitions, publicBaseUrl });
+  const transitions = createKycTransitions({ repo, users, audit, clock, identityChanged });
+  const kyc = createKycService({ repo, tx, clock, users, idv, idvConfig, transitions, audit, publicBaseUrl });
   const kycWebhooks = createKycWebhooks({ repo, tx, clock, idvConfig, transitions, verifyWallet: verifyRecordWallet });
   const idvB = createIdvBService({ tx, clock, users, idv, idvConfig, transitions, publicBaseUrl });
 

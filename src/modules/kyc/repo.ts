@@ -3,10 +3,8 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
 import {
-  kycAudit,
   kycRecords,
   kycWebhooks,
-  type KycAuditRow,
   type KycRow,
   type NewKycRow,
 } from './table.js';
@@ -119,17 +117,6 @@ export function createKycRepo(db: DbOrTx) {
         .offset(page.offset);
     },
 
-    async insertAudit(tenantId: string, row: Omit<KycAuditRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(kycAudit).values({ ...row, tenantId });
-    },
-
-    async listAudit(tenantId: string, kycId: string, tx: DbOrTx = db): Promise<KycAuditRow[]> {
-      return tx
-        .select()
-        .from(kycAudit)
-        .where(and(eq(kycAudit.tenantId, tenantId), eq(kycAudit.kycId, kycId)))
-        .orderBy(asc(kycAudit.id));
-    },
 
     /** Records a webhook; false when one with the same raw body was already received (a replay). */
     async insertWebhook(

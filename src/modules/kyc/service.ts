@@ -19,7 +19,10 @@ import type {
 import { SESSION_TTL_MS } from './state.js';
 
 const EXPIRY_BATCH = 100;
-import type { KycAuditRow, KycRow } from './table.js';
+import type { KycRow } from './table.js';
+import { actorFromAudit } from '../../platform/audit/actor.js';
+import type { AuditService } from '../audit/service.js';
+import type { AuditEventRow } from '../audit/table.js';
 import type { Actor, KycTransitions } from './transitions.js';
 
 /** Who is reading: a plain user sees only their own records; an API key or admin sees all. */
@@ -53,14 +56,16 @@ export function toKycDto(row: KycRow): KycAttemptDto {
   };
 }
 
-function toHistory(row: KycAuditRow): KycAttemptDetailDto['history'][number] {
+/** A step of the record's history, as the audit log keeps it (kyc.transition, kyc.update). */
+function toHistory(row: AuditEventRow): KycAttemptDetailDto['history'][number] {
+  const step = row.details as { from?: string | null; to?: string | null; changes?: Record<string, unknown> | null; reason?: string | null };
   return {
-    action: row.action as 'transition' | 'update',
-    from: row.fromStatus,
-    to: row.toStatus,
-    changes: row.changes,
-    actor: { type: row.actorType, id: row.actorId },
-    reason: row.reason,
+    action: row.type === 'kyc.update' ? 'update' : 'transition',
+    from: step.from ?? null,
+    to: step.to ?? null,
+    changes: step.changes ?? null,
+    actor: actorFromAudit(row.actorType, row.actorId),
+    reason: step.reason ?? null,
     at: row.createdAt.toISOString(),
   };
 }
@@ -89,9 +94,10 @@ export function createKycService(deps: {
   idv: IdvPort;
   idvConfig: IdvConfigService;
   transitions: KycTransitions;
+  audit: AuditService;
   publicBaseUrl: () => string;
 }) {
-  const { repo, tx, clock, users, idv, idvConfig, transitions, publicBaseUrl } = deps;
+  const { repo, tx, clock, users, idv, idvConfig, transitions, audit, publicBaseUrl } = deps;
 
   async function requireUser(tenantId: string, userId: string): Promise<void> {
     if (!(await users.findRow(tenantId, userId))) throw KycErrors.userNotFound();
@@ -237,7 +243,7 @@ export function createKycService(deps: {
 
     async getAttempt(tenantId: string, kycId: string, viewer: Viewer): Promise<KycAttemptDetailDto> {
       const row = await visible(tenantId, kycId, viewer);
-      const history = await repo.listAudit(tenantId, row.id);
+      const history = await audit.history(tenantId, 'kyc', [row.id]);
       return { ...toKycDto(row), history: history.map(toHistory) };
     },
 

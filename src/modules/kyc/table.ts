@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from '../tenants/table.js';
-import type { ActorType } from '../../platform/audit/actor.js';
 import type { KycStatus } from './state.js';
 
 export type KycProvider = 'idv-a' | 'idv-b' | 'manual';
@@ -52,30 +51,6 @@ export const kycRecords = pgTable(
   ],
 );
 
-/** The audit trail of a record: every transition and every manual update, who, when, why. */
-export const kycAudit = pgTable(
-  'kyc_audit',
-  {
-    tenantId: uuid('tenant_id')
-      .notNull()
-      .references(() => tenants.id, { onDelete: 'cascade' }),
-    id: uuid('id').notNull(),
-    kycId: uuid('kyc_id').notNull(),
-    /** 'transition' or 'update'. */
-    action: text('action').notNull(),
-    fromStatus: text('from_status'),
-    toStatus: text('to_status'),
-    changes: jsonb('changes').$type<Record<string, unknown>>(),
-    actorType: text('actor_type').$type<ActorType>().notNull(),
-    actorId: text('actor_id'),
-    reason: text('reason'),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
-  },
-  (t) => [
-    primaryKey({ name: 'kyc_audit_pkey', columns: [t.tenantId, t.id] }),
-    index('kyc_audit_tenant_kyc_idx').on(t.tenantId, t.kycId, t.id),
-  ],
-);
 
 /**
  * Inbound provider webhooks, keyed by the SHA-256 of their raw body: a replayed webhook hits
@@ -109,4 +84,3 @@ export const kycWebhooks = pgTable(
 
 export type KycRow = typeof kycRecords.$inferSelect;
 export type NewKycRow = typeof kycRecords.$inferInsert;
-export type KycAuditRow = typeof kycAudit.$inferSelect;

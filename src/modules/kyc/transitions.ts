@@ -1,8 +1,8 @@
 import type { Clock } from '../../platform/clock.js';
-import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { appendEvent } from '../../platform/events/outbox.js';
-import { SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
+import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
+import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { KycErrors } from './errors.js';
 import type { KycRepo } from './repo.js';
@@ -24,10 +24,28 @@ type RecordChanges = Partial<Omit<NewKycRow, 'tenantId' | 'id' | 'userId' | 'cre
 export function createKycTransitions(deps: {
   repo: KycRepo;
   users: UsersService;
+  audit: AuditService;
   clock: Clock;
   identityChanged: IdentityChanged;
 }) {
-  const { repo, users, clock, identityChanged } = deps;
+  const { repo, users, audit, clock, identityChanged } = deps;
+
+  /** A step of the record's history, in the audit log (the one history store). */
+  async function recordHistory(
+    db: DbOrTx,
+    tenantId: string,
+    row: KycRow,
+    step: { action: 'transition' | 'update'; from: KycStatus | null; to: KycStatus; changes: Record<string, unknown> | null; reason: string | null },
+    actor: Actor,
+  ): Promise<void> {
+    await audit.record(db, tenantId, {
+      type: `kyc.${step.action}`,
+      ...auditActor(actor),
+      subjectUserId: row.userId,
+      object: { type: 'kyc', id: row.id },
+      details: { from: step.from, to: step.to, changes: step.changes, reason: step.reason },
+    });
+  }
 
   async function syncUser(db: DbOrTx, tenantId: string, userId: string): Promise<void> {
     const latest = await repo.latestForUser(tenantId, userId, db);
@@ -65,22 +83,8 @@ export function createKycTransitions(deps: {
       { ...changes, status: to, reason, updatedAt: now, ...(decided ? { decidedAt: now } : {}) },
       db,
     ))!;
-    await repo.insertAudit(
-      tenantId,
-      {
-        id: newId(),
-        kycId: row.id,
-        action: 'transition',
-        fromStatus: row.status,
-        toStatus: to,
-        changes: Object.keys(changes).length > 0 ? (changes as Record<string, unknown>) : null,
-        actorType: actor.type,
-        actorId: actor.id,
-        reason,
-        createdAt: now,
-      },
-      db,
-    );
+    const stored = Object.keys(changes).length > 0 ? (changes as Record<string, unknown>) : null;
+    await recordHistory(db, tenantId, row, { action: 'transition', from: row.status, to, changes: stored, reason }, actor);
     await appendEvent(db, tenantId, eventFor(to), eventPayload(updated, row.status, to, actor, reason));
     await syncUser(db, tenantId, row.userId);
     return updated;
@@ -93,22 +97,7 @@ export function createKycTransitions(deps: {
     /** Inserts a new attempt in status `created`, audited and announced like a transition. */
     async create(db: DbOrTx, tenantId: string, row: Omit<NewKycRow, 'tenantId' | 'status'>, actor: Actor): Promise<KycRow> {
       const created = await repo.insert(tenantId, { ...row, status: 'created' }, db);
-      await repo.insertAudit(
-        tenantId,
-        {
-          id: newId(),
-          kycId: created.id,
-          action: 'transition',
-          fromStatus: null,
-          toStatus: 'created',
-          changes: null,
-          actorType: actor.type,
-          actorId: actor.id,
-          reason: null,
-          createdAt: created.createdAt,
-        },
-        db,
-      );
+      await recordHistory(db, tenantId, created, { action: 'transition', from: null, to: 'created', changes: null, reason: null }, actor);
       await appendEvent(db, tenantId, eventFor('created'), eventPayload(created, null, 'created', actor, null));
       await syncUser(db, tenantId, created.userId);
       return created;
@@ -123,22 +112,7 @@ export function createKycTransitions(deps: {
       if (Object.keys(diff).length === 0) return row;
       const now = clock.now();
       const updated = (await repo.update(tenantId, row.id, { ...changes, updatedAt: now }, db))!;
-      await repo.insertAudit(
-        tenantId,
-        {
-          id: newId(),
-          kycId: row.id,
-          action: 'update',
-          fromStatus: row.status,
-          toStatus: row.status,
-          changes: diff,
-          actorType: actor.type,
-          actorId: actor.id,
-          reason,
-          createdAt: now,
-        },
-        db,
-      );
+      await recordHistory(db, tenantId, row, { action: 'update', from: row.status, to: row.status, changes: diff, reason }, actor);
       await appendEvent(db, tenantId, 'kyc.updated', { kycId: row.id, userId: row.userId, fields: Object.keys(diff), actor, reason });
       await identityChanged(tenantId, row.userId, db);
       return updated;
