@@ -12,6 +12,7 @@ import { openApiFixups } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { AccessLogController } from './platform/log/access-log.js';
+import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
 
@@ -61,6 +62,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
 
   registerSecurityHeaders(app);
   registerGlobalRateLimit(app, container.rateLimit.global);
+  installRouteRateLimits(app, container.rateLimit.limiter);
 
   await app.register(swagger, {
     transformObject: openApiFixups,

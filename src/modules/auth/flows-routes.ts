@@ -5,7 +5,6 @@ import { CommonErrors } from '../../platform/http/errors.js';
 import { callerUserId } from '../../platform/http/guards.js';
 import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import type { BackgroundRunner } from '../../platform/module/background.js';
-import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
 import type { RecoveryService } from './recovery.js';
 import { OTP_RESET_TOKEN_TTL_MS } from './recovery.js';
 import { sessionMeta } from './routes.js';
@@ -37,13 +36,12 @@ export interface FlowDeps {
   verification: VerificationService;
   recovery: RecoveryService;
   twoFactor: TwoFactorService;
-  limiter: RateLimiter;
   background: BackgroundRunner;
 }
 
 export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { verification, recovery, twoFactor, limiter, background } = deps;
+  const { verification, recovery, twoFactor, background } = deps;
   const tags = ['Authentication'];
   const verified = { message: 'Email verified', emailVerified: true as const };
 
@@ -53,7 +51,6 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
    */
   const generic = (name: string, work: (request: FastifyRequest<{ Body: { email: string } }>) => Promise<void>) =>
     async (request: FastifyRequest<{ Body: { email: string } }>, reply: import('fastify').FastifyReply) => {
-      await enforceRateLimit(limiter, `${name}:${request.tenant.id}:${request.ip}`, PER_IP_LIMIT, PER_IP_WINDOW_MS);
       background.run(name, () => work(request));
       return reply.status(201).send({ message: GENERIC_MESSAGE });
     };
@@ -95,28 +92,33 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/email/verify-otp',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Verify the email with the 6-digit code from the mail', body: EmailCodeBody, response: { 201: Verified, ...errorResponses(429) } } },
+    {
+      config: { auth: 'public', rateLimit: { name: 'verify-otp', max: 30, windowMs: PER_IP_WINDOW_MS } },
+      schema: { tags, summary: 'Verify the email with the 6-digit code from the mail', body: EmailCodeBody, response: { 201: Verified, ...errorResponses(429) } },
+    },
     async (request, reply) => {
-      await enforceRateLimit(limiter, `verify-otp:${request.tenant.id}:${request.ip}`, 30, PER_IP_WINDOW_MS);
       await verification.verifyCode(request.tenant, request.body.email, request.body.code);
       return reply.status(201).send(verified);
     },
   );
 
-  r.post('/auth/email/resend-verification', { config: { auth: 'public' }, schema: genericSchema('Send the verification mail again (link and code)') },
+  const mailing = (name: string) => ({ auth: 'public' as const, rateLimit: { name, max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS } });
+  r.post('/auth/email/resend-verification', { config: mailing('resend-verification'), schema: genericSchema('Send the verification mail again (link and code)') },
     generic('resend-verification', (req) => verification.resend(req.tenant, req.body.email, true)));
-  r.post('/auth/email/resend-otp', { config: { auth: 'public' }, schema: genericSchema('Send a new verification code') },
+  r.post('/auth/email/resend-otp', { config: mailing('resend-otp'), schema: genericSchema('Send a new verification code') },
     generic('resend-otp', (req) => verification.resend(req.tenant, req.body.email, false)));
-  r.post('/auth/forgot-password', { config: { auth: 'public' }, schema: genericSchema('Mail a password reset link (30 minutes, single use)') },
+  r.post('/auth/forgot-password', { config: mailing('forgot-password'), schema: genericSchema('Mail a password reset link (30 minutes, single use)') },
     generic('forgot-password', (req) => recovery.sendLink(req.tenant, req.body.email)));
-  r.post('/auth/forgot-password/request-otp', { config: { auth: 'public' }, schema: genericSchema('Mail a password reset code') },
+  r.post('/auth/forgot-password/request-otp', { config: mailing('forgot-password-otp'), schema: genericSchema('Mail a password reset code') },
     generic('forgot-password-otp', (req) => recovery.sendCode(req.tenant, req.body.email)));
 
   r.post(
     '/auth/forgot-password/verify-otp',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Exchange the reset code for a short-lived reset token', body: EmailCodeBody, response: { 201: ResetTokenResponse, ...errorResponses(429) } } },
+    {
+      config: { auth: 'public', rateLimit: { name: 'reset-otp', max: 30, windowMs: PER_IP_WINDOW_MS } },
+      schema: { tags, summary: 'Exchange the reset code for a short-lived reset token', body: EmailCodeBody, response: { 201: ResetTokenResponse, ...errorResponses(429) } },
+    },
     async (request, reply) => {
-      await enforceRateLimit(limiter, `reset-otp:${request.tenant.id}:${request.ip}`, 30, PER_IP_WINDOW_MS);
       const resetToken = await recovery.exchangeCode(request.tenant, request.body.email, request.body.code);
       return reply.status(201).send({ resetToken, expiresIn: OTP_RESET_TOKEN_TTL_MS / 1000 });
     },
@@ -124,9 +126,11 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/token-status',
-    { config: { auth: 'public' }, schema: { tags, summary: 'true when a password-reset token is valid; otherwise 400', body: TokenBody, response: { 201: Type.Literal(true), ...errorResponses(429) } } },
+    {
+      config: { auth: 'public', rateLimit: { name: 'token-status', max: 60, windowMs: PER_IP_WINDOW_MS } },
+      schema: { tags, summary: 'true when a password-reset token is valid; otherwise 400', body: TokenBody, response: { 201: Type.Literal(true), ...errorResponses(429) } },
+    },
     async (request, reply) => {
-      await enforceRateLimit(limiter, `token-status:${request.tenant.id}:${request.ip}`, 60, PER_IP_WINDOW_MS);
       return reply.status(201).send(await recovery.tokenIsValid(request.tenant, request.body.token));
     },
   );

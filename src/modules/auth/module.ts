@@ -19,7 +19,7 @@ import { createRecoveryService } from './recovery.js';
 import { createAuthRepo } from './repo.js';
 import { authRoutes, jwksRoute } from './routes.js';
 import { auditSink } from './security-events.js';
-import { createAuthService } from './service.js';
+import { createAuthService, LOGIN_PER_IP } from './service.js';
 import { createSessionService } from './sessions.js';
 import { createTokenService } from './tokens.js';
 import { createTwoFactorService } from './two-factor.js';
@@ -72,7 +72,6 @@ export async function createAuthModule(
     passwords,
     limiter,
     record,
-    loginPerIp: options.loginPerIp,
     onRegistered: (txDb, tenant, user) => verification.sendInitial(txDb, tenant, user),
     startSecondFactor,
   });
@@ -102,9 +101,9 @@ export async function createAuthModule(
     services,
     routes: {
       tenant: (scope) => {
-        authRoutes(scope, { auth, users });
-        authFlowRoutes(scope, { verification, recovery, twoFactor, limiter, background });
-        idpRoutes(scope, { login: idpLogin, config: idpConfig, limiter });
+        authRoutes(scope, { auth, users, loginPerIp: options.loginPerIp ?? LOGIN_PER_IP });
+        authFlowRoutes(scope, { verification, recovery, twoFactor, background });
+        idpRoutes(scope, { login: idpLogin, config: idpConfig });
       },
       open: (app) => {
         jwksRoute(app, keys);

@@ -5,7 +5,7 @@ import { User, UserIdParam } from '../users/schemas.js';
 import type { UsersService } from '../users/service.js';
 import type { KeyRing } from './keys.js';
 import { Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
-import type { AuthService } from './service.js';
+import { LOGIN_IP_WINDOW_MS, type AuthService } from './service.js';
 import type { SessionMeta } from './sessions.js';
 
 export function sessionMeta(request: FastifyRequest): SessionMeta {
@@ -13,7 +13,7 @@ export function sessionMeta(request: FastifyRequest): SessionMeta {
   return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : undefined };
 }
 
-export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; users: UsersService }): void {
+export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; users: UsersService; loginPerIp: number }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { auth, users } = deps;
   const tags = ['Authentication'];
@@ -30,11 +30,13 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     },
   );
 
+  // Both login paths share one budget per client address.
+  const loginLimit = { name: 'login-ip', max: deps.loginPerIp, windowMs: LOGIN_IP_WINDOW_MS, message: 'Too many login attempts; retry later' };
   for (const url of ['/auth/email/login', '/auth/login']) {
     r.post(
       url,
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', rateLimit: loginLimit },
         schema: {
           tags,
           summary: 'Log in with email and password',

@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../../platform/http/schemas.js';
-import { enforceRateLimit, type RateLimiter } from '../../../platform/ratelimit/limiter.js';
 import { sessionMeta } from '../routes.js';
 import type { IdpConfigService } from './config.js';
 import type { IdpLoginService } from './service.js';
@@ -43,15 +42,15 @@ const ConfigView = Type.Object({
 const PER_IP_LIMIT = 30;
 const PER_IP_WINDOW_MS = 60_000;
 
-export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; config: IdpConfigService; limiter: RateLimiter }): void {
+export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; config: IdpConfigService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { login, config, limiter } = deps;
+  const { login, config } = deps;
   const tags = ['Authentication'];
 
   r.get(
     '/auth/idp',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', rateLimit: { name: 'idp-start', max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS } },
       schema: {
         tags,
         summary: "Start a login at the tenant's external OpenID provider",
@@ -61,7 +60,6 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
       },
     },
     async (request) => {
-      await enforceRateLimit(limiter, `idp-start:${request.tenant.id}:${request.ip}`, PER_IP_LIMIT, PER_IP_WINDOW_MS);
       return login.start(request.tenant, request.query.redirectUrl);
     },
   );
@@ -70,7 +68,7 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
     '/auth/idp/callback',
     {
       // The provider sends the browser here: no header can be added, the state names the tenant.
-      config: { tenancy: false },
+      config: { tenancy: false, rateLimit: { name: 'idp-callback', max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS, per: 'ip' } },
       schema: {
         tags,
         security: [],
@@ -84,7 +82,6 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
       },
     },
     async (request, reply) => {
-      await enforceRateLimit(limiter, `idp-callback:${request.ip}`, PER_IP_LIMIT, PER_IP_WINDOW_MS);
       const header = request.headers['x-tenant-id'];
       const queryStart = request.url.indexOf('?');
       const result = await login.callback({
