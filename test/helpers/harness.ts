@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.js';
+import { apiClient, type ApiClient } from './api.js';
 import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container, type ContainerOptions } from '../../src/container.js';
 import { ManualClock } from '../../src/platform/clock.js';
@@ -59,6 +60,8 @@ export interface Harness {
   keyHeaders(tenant?: TestTenant): Record<string, string>;
   bearerHeaders(token: string, tenant?: TestTenant): Record<string, string>;
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** The typed client (test/helpers/api.ts) over inject, sending these headers on every call. */
+  api(headers?: Record<string, string>): ApiClient;
   close(): Promise<void>;
 }
 
@@ -144,6 +147,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     keyHeaders: (t = tenant) => ({ 'x-tenant-id': t.tenantId, 'x-api-key': t.apiKey }),
     bearerHeaders: (token, t = tenant) => ({ 'x-tenant-id': t.tenantId, authorization: `Bearer ${token}` }),
     inject: (opts) => app.inject(opts),
+    api: (headers) => apiClient((opts) => app.inject(opts), headers),
     async close() {
       await app.close();
       await container.close();

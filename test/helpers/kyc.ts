@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { signBody } from '../../src/providers/idv/signature.js';
 import type { Harness, TestTenant } from './harness.js';
+import { readKyc } from './read.js';
 
 /** A JSON call over real HTTP to the listening test server. */
 export async function http(
@@ -51,7 +52,7 @@ export async function startSession(h: Harness, userId: string, tenant?: TestTena
 
 /** The provider session id of a record (what idv-a webhooks name as verification.id). */
 export async function sessionIdOf(h: Harness, kycId: string, tenant?: TestTenant): Promise<string> {
-  const sessionUrl: string = (await h.container.kyc.getAttempt((tenant ?? h.tenant).tenantId, kycId, { privileged: true })).sessionUrl!;
+  const sessionUrl: string = (await readKyc(h, kycId, tenant ?? h.tenant)).sessionUrl!;
   return sessionUrl.split('/').pop()!;
 }
 

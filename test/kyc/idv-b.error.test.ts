@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { decideInSandbox, http, sendWebhook } from '../helpers/kyc.js';
 import { expectError } from '../helpers/security.js';
+import { readKyc } from '../helpers/read.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const attempt = (kycId: string) => h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+const attempt = (kycId: string) => readKyc(h, kycId);
 
 async function evmChallenge() {
   const userId = await h.createUser();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
+import { readUser, readKyc } from '../helpers/read.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('POST /kyc and /kyc/idv-a/session', () => {
       const events = await outbox(h, undefined, 'kyc.created');
       expect(events.some((e) => e.payload.kycId === body.kycId && e.payload.userId === userId)).toBe(true);
     }
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('created');
+    expect((await readUser(h, userId)).kycStatus).toBe('created');
   });
 
   it('accepts an empty body', async () => {
@@ -50,7 +51,7 @@ describe('POST /kyc/kyc', () => {
     const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, firstName: 'Ida', level: 'enhanced' } });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ provider: 'idv-a', status: 'created', sessionUrl: expect.stringContaining(`${h.baseUrl}/sandbox/idv-a/s/`) });
-    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, res.json().kycId, { privileged: true });
+    const detail = await readKyc(h, res.json().kycId);
     expect(detail).toMatchObject({ userId, firstName: 'Ida', level: 'enhanced', flow: 'session' });
     expect(detail.history[0]!.actor).toEqual({ type: 'apiKey', id: h.tenant.keyId });
     const page = await fetch(res.json().sessionUrl);
@@ -142,7 +143,7 @@ describe('review and manual updates', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ kycId, status: 'approved', reason: 'documents checked by hand', level: 'enhanced', decidedAt: h.clock.now().toISOString() });
-    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+    const detail = await readKyc(h, kycId);
     expect(detail.history.at(-1)).toEqual({
       action: 'transition',
       from: 'created',
@@ -160,7 +161,7 @@ describe('review and manual updates', () => {
       reason: 'documents checked by hand',
       actor: { type: 'user', id: admin },
     });
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('approved');
+    expect((await readUser(h, userId)).kycStatus).toBe('approved');
   });
 
   it('reject and request-resubmission store their reason; a resubmitted record can then be approved', async () => {
@@ -173,7 +174,7 @@ describe('review and manual updates', () => {
     const b = await manualRecord(userId);
     const resub = await h.inject({ method: 'PUT', url: `/kyc/request-resubmission/${b}`, headers: h.keyHeaders(), payload: { reason: 'expired passport' } });
     expect(resub.json()).toMatchObject({ status: 'resubmission_requested', reason: 'expired passport' });
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('resubmission_requested');
+    expect((await readUser(h, userId)).kycStatus).toBe('resubmission_requested');
     const approved = await h.inject({ method: 'PUT', url: `/kyc/approve/${b}`, headers: h.keyHeaders() });
     expect(approved.statusCode, approved.body).toBe(200);
     expect(approved.json()).toMatchObject({ status: 'approved', reason: null });
@@ -183,11 +184,11 @@ describe('review and manual updates', () => {
     const userId = await h.createUser();
     const first = await manualRecord(userId);
     await h.inject({ method: 'PUT', url: `/kyc/approve/${first}`, headers: h.keyHeaders() });
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('approved');
+    expect((await readUser(h, userId)).kycStatus).toBe('approved');
     const second = await manualRecord(userId);
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('created');
+    expect((await readUser(h, userId)).kycStatus).toBe('created');
     await h.inject({ method: 'PUT', url: `/kyc/reject/${second}`, headers: h.keyHeaders(), payload: { reason: 'mismatch' } });
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('declined');
+    expect((await readUser(h, userId)).kycStatus).toBe('declined');
   });
 
   it('PATCH updates fields and audits old and new values', async () => {
@@ -201,7 +202,7 @@ describe('review and manual updates', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ firstName: 'Augusta Ada', country: 'GB', dateOfBirth: '1815-12-10', status: 'created' });
-    const detail = await h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+    const detail = await readKyc(h, kycId);
     expect(detail.history.at(-1)).toMatchObject({
       action: 'update',
       from: 'created',
@@ -231,7 +232,7 @@ describe('expiry', () => {
     expect(after.json()).toMatchObject({ status: 'expired', reason: 'session expired' });
     expect(after.json().history.at(-1)).toMatchObject({ from: 'created', to: 'expired', actor: { type: 'system', id: null } });
     expect((await outbox(h, undefined, 'kyc.expired')).some((e) => e.payload.kycId === kycId)).toBe(true);
-    expect((await h.container.users.getUser(h.tenant.tenantId, userId)).kycStatus).toBe('expired');
+    expect((await readUser(h, userId)).kycStatus).toBe('expired');
     const approve = await h.inject({ method: 'PUT', url: `/kyc/approve/${kycId}`, headers: h.keyHeaders() });
     expect(approve.statusCode).toBe(409);
     expect(approve.json().code).toBe('KYC_TRANSITION_INVALID');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kycWebhooks } from '../../src/modules/kyc/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { decisionBody, http, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
+import { readKyc } from '../helpers/read.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const attempt = (kycId: string) => h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+const attempt = (kycId: string) => readKyc(h, kycId);
 
 async function storedRaw(kycId: string): Promise<string[]> {
   const rows = await h.database.db

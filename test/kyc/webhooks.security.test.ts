@@ -5,6 +5,7 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 import { decisionBody, eventBody, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
 import { outbox } from '../helpers/outbox.js';
 import { expectError } from '../helpers/security.js';
+import { readUser, readKyc } from '../helpers/read.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const attempt = (kycId: string) => h.container.kyc.getAttempt(h.tenant.tenantId, kycId, { privileged: true });
+const attempt = (kycId: string) => readKyc(h, kycId);
 
 async function freshSession() {
   const userId = await h.createUser();
@@ -109,7 +110,7 @@ describe('out-of-order webhooks never undo a decision', () => {
       expect(res.json()).toMatchObject({ applied: false, outcome: `ignored: approved cannot move to ${action}`, status: 'approved' });
     }
     expect((await attempt(kycId)).status).toBe('approved');
-    expect((await h.container.users.getUser(tenantId, (await attempt(kycId)).userId)).kycStatus).toBe('approved');
+    expect((await readUser(h, (await attempt(kycId)).userId)).kycStatus).toBe('approved');
   });
 
   it('a contradicting later decision (declined after approved) is ignored', async () => {

@@ -28,7 +28,8 @@ describe('persistence', () => {
     expect(await second.tenants.verifyApiKey(demo.tenantId, demo.apiKey)).toBeTruthy();
     expect((await second.users.getUser(demo.tenantId, user.id)).email).toBe('kept@example.com');
     await second.close();
-  });
+    // Two starts of a fresh embedded database, each running every migration: slow on a busy machine.
+  }, 120_000);
 
   it.runIf(usingPostgres)('a second instance on the same PostgreSQL serves the same data', async () => {
     const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY });

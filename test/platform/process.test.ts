@@ -50,7 +50,8 @@ describe('the service process', () => {
           port,
           method: 'POST',
           path: '/users',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-tenant-id': demo.tenantId, 'x-api-key': demo.apiKey },
+          // 100-continue: the server answers "continue" once it holds the request, whatever the load.
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-tenant-id': demo.tenantId, 'x-api-key': demo.apiKey, expect: '100-continue' },
         },
         (res) => {
           let text = '';
@@ -59,12 +60,12 @@ describe('the service process', () => {
         },
       );
       req.on('error', reject);
-      // Half the body now, SIGTERM, then the rest: the request is in flight during shutdown.
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
+      // The server holds the request, then SIGTERM, then the body: the request is in flight during shutdown.
+      req.on('continue', () => {
         proc.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 300);
+        setTimeout(() => req.end(body), 300);
+      });
+      req.flushHeaders();
     });
     const result = await response;
     expect(result.status).toBe(201);

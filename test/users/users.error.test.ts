@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
+import { readUser } from '../helpers/read.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -74,7 +75,7 @@ describe('PATCH /users/{id} errors', () => {
     await h.inject({ method: 'PATCH', url: `/users/${a}`, headers: h.keyHeaders(), payload: { phone: '+14155550100' } });
     const res = await h.inject({ method: 'PATCH', url: `/users/${b}`, headers: h.keyHeaders(), payload: { phone: '+1 415 555 0100' } });
     expectError(res, 409, 'USER_PHONE_TAKEN');
-    expect((await h.container.users.getUser(h.tenant.tenantId, b)).phone).toBeNull();
+    expect((await readUser(h, b)).phone).toBeNull();
   });
 
   it.runIf(usingPostgres)('parallel claims of one phone: exactly one wins', async () => {
@@ -93,7 +94,7 @@ describe('PATCH /users/{id} errors', () => {
       400,
       'USER_PHONE_INVALID',
     );
-    expect((await h.container.users.getUser(h.tenant.tenantId, a)).fullName).toBeNull();
+    expect((await readUser(h, a)).fullName).toBeNull();
   });
 
   it('rejects fields a caller may not set (mass assignment), changing nothing', async () => {
@@ -109,7 +110,7 @@ describe('PATCH /users/{id} errors', () => {
     ]) {
       expectError(await h.inject({ method: 'PATCH', url: `/users/${a}`, headers: h.keyHeaders(), payload }), 400, 'VALIDATION_FAILED');
     }
-    const after = await h.container.users.getUser(h.tenant.tenantId, a);
+    const after = await readUser(h, a);
     expect(after).toMatchObject({ id: a, role: 'user', emailVerified: false, kycStatus: null, fullName: null });
   });
 
@@ -118,7 +119,7 @@ describe('PATCH /users/{id} errors', () => {
     const foreign = await h.createUser(other);
     expectError(await h.inject({ method: 'PATCH', url: `/users/${randomUUID()}`, headers: h.keyHeaders(), payload: {} }), 404, 'USER_NOT_FOUND');
     expectError(await h.inject({ method: 'PATCH', url: `/users/${foreign}`, headers: h.keyHeaders(), payload: { fullName: 'x' } }), 404, 'USER_NOT_FOUND');
-    expect((await h.container.users.getUser(other.tenantId, foreign)).fullName).toBeNull();
+    expect((await readUser(h, foreign, other)).fullName).toBeNull();
     expectError(await h.inject({ method: 'PATCH', url: '/users/nope', headers: h.keyHeaders(), payload: {} }), 400, 'VALIDATION_FAILED');
   });
 });
@@ -130,7 +131,7 @@ describe('PATCH /users/me errors', () => {
     for (const payload of [{ role: 'admin' }, { emailVerified: true }, { kycStatus: 'approved' }, { id: randomUUID() }]) {
       expectError(await h.inject({ method: 'PATCH', url: '/users/me', headers, payload }), 400, 'VALIDATION_FAILED');
     }
-    expect(await h.container.users.getUser(h.tenant.tenantId, id)).toMatchObject({ role: 'user', emailVerified: false, kycStatus: null });
+    expect(await readUser(h, id)).toMatchObject({ role: 'user', emailVerified: false, kycStatus: null });
   });
 
   it('409 when the phone belongs to someone else', async () => {
