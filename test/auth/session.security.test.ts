@@ -2,6 +2,7 @@ import { refreshTokens } from '../../src/modules/auth/table.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
+import { auditEvents } from '../helpers/read.js';
 
 let h: Harness;
 let userId: string;
@@ -25,7 +26,7 @@ describe('POST /auth/refresh', () => {
     // The legitimate successor and its access token die with the family.
     expectError(await refresh(next.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
     expectError(await me(next.accessToken), 401, 'TOKEN_INVALID');
-    const events = await h.container.audit.list(h.tenant.tenantId, { type: 'refresh.reused', userId }, { limit: 10, offset: 0 });
+    const events = await auditEvents(h, { type: 'refresh.reused', userId });
     expect(events.data[0]).toMatchObject({ type: 'refresh.reused', subjectUserId: userId, details: { sessionRevoked: true } });
   });
 

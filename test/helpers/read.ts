@@ -15,3 +15,17 @@ export async function readKyc(h: Harness, kycId: string, tenant: TestTenant = h.
   if (!data) throw new Error(`GET /kyc/current/${kycId} answered ${response.status}`);
   return data;
 }
+
+/** How many users the tenant has (GET /users total). */
+export async function countUsers(h: Harness, tenant: TestTenant = h.tenant): Promise<number> {
+  const { data, response } = await h.api(h.keyHeaders(tenant)).GET('/users', { params: { query: { limit: 1 } } });
+  if (!data) throw new Error(`GET /users answered ${response.status}`);
+  return data.total;
+}
+
+/** The tenant's audit events, newest first (GET /audit-events). */
+export async function auditEvents(h: Harness, query: { type?: string; userId?: string; limit?: number } = {}, tenant: TestTenant = h.tenant) {
+  const { data, response } = await h.api(h.keyHeaders(tenant)).GET('/audit-events', { params: { query } });
+  if (!data) throw new Error(`GET /audit-events answered ${response.status}`);
+  return data;
+}

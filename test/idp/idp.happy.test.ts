@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '../helpers/outbox.js';
 import { CLIENT_URL, createIdpHarness, fragmentOf, type IdpHarness } from '../helpers/idp.js';
+import { auditEvents } from '../helpers/read.js';
 
 describe('IdP login against a real OpenID provider (oidc-provider on loopback)', () => {
   let t: IdpHarness;
@@ -66,7 +67,7 @@ describe('IdP login against a real OpenID provider (oidc-provider on loopback)',
     const me2 = await fetch(`${t.h.baseUrl}/users/me`, { headers: t.h.bearerHeaders(again.get('accessToken')!) });
     expect(((await me2.json()) as { id: string }).id).toBe(user.id);
 
-    const events = await t.h.container.audit.list(t.h.tenant.tenantId, { userId: user.id }, { limit: 20, offset: 0 });
+    const events = await auditEvents(t.h, { userId: user.id, limit: 20 });
     const types = events.data.map((e: { type: string }) => e.type);
     expect(types).toContain('user.registered');
     expect(types.filter((type: string) => type === 'login.succeeded')).toHaveLength(2);

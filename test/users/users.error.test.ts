@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
-import { readUser } from '../helpers/read.js';
+import { countUsers, readUser } from '../helpers/read.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
 });
 afterAll(async () => h.close());
-
-const countUsers = async (tenantId: string) => (await h.container.users.listUsers(tenantId, {}, { limit: 1, offset: 0 })).total;
 
 describe('POST /users errors', () => {
   it('409 when the email exists in the tenant, compared case-insensitively after trimming', async () => {
@@ -33,7 +31,7 @@ describe('POST /users errors', () => {
     expect(message).toContain('body.fullName');
     expect(message).toContain('body.password is not allowed');
     expect(message).toContain('body.role is not allowed');
-    expect(await countUsers(t.tenantId)).toBe(0);
+    expect(await countUsers(h, t)).toBe(0);
   });
 
   it('400 when the email is missing', async () => {
