@@ -1,11 +1,11 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/client.js';
-import { migrationsFolder, runMigrations } from '../../src/platform/db/migrate.js';
+import { runMigrations } from '../../src/platform/db/migrate.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { createSecretBox } from '../../src/platform/crypto/secrets.js';
 import { createProviderSettings } from '../../src/platform/provider-settings/settings.js';
@@ -15,6 +15,7 @@ import { createBusinessProfileConfig } from '../../src/modules/entities/bp-confi
 import { createBankLinkSettings } from '../../src/modules/bank-link/settings.js';
 import { createBankLinkRepo } from '../../src/modules/bank-link/repo.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
+import { migrationsBefore } from '../helpers/migrations.js';
 
 /**
  * The migration that moved idv_provider_configs, business_profile_configs and the provider half
@@ -29,23 +30,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The migrations folder up to (not including) the one that drops idv_provider_configs. */
-function migrationsBeforeMove(): string {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => readFileSync(join(migrationsFolder, `${e.tag}.sql`), 'utf8').includes('DROP TABLE "idv_provider_configs"'));
-  expect(at).toBeGreaterThan(0);
-  const folder = join(work, 'drizzle');
-  cpSync(migrationsFolder, folder, { recursive: true });
-  for (const e of journal.entries.slice(at)) rmSync(join(folder, `${e.tag}.sql`));
-  writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
-  expect(readdirSync(folder).filter((f) => f.endsWith('.sql'))).toHaveLength(at);
-  return folder;
-}
 
 describe('provider settings migration', () => {
   it('carries idv, business-profile and bank-link settings over, secrets still readable, then seals them anew', async () => {
     database = await openDatabase({});
-    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBeforeMove() });
+    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBefore(work, 'DROP TABLE "idv_provider_configs"') });
     const secrets = await createSecretBox(database.db, Buffer.from(TEST_MASTER_KEY, 'hex'));
     const tenant = crypto.randomUUID();
     const run = (sql: string, params: unknown[]) => database!.pglite!.query(sql, params);
