@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../helpers/harness.js';
-import { codeIn, linkIn, startMailHarness, type MailHarness } from '../helpers/mailbox.js';
+import { codeIn, linkIn, type MailHarness } from '../helpers/mailbox.js';
+import { emailFlowsFixture } from './email-flows.fixture.js';
 import { expectError } from '../helpers/security.js';
 
+const fx = emailFlowsFixture();
+const { t, register, verified, post, login, account } = fx;
 let h: Harness;
 let box: MailHarness['box'];
-let env: MailHarness;
-beforeAll(async () => {
-  env = await startMailHarness();
-  ({ h, box } = env);
-});
-afterAll(async () => env.close());
-
-const t = () => ({ 'x-tenant-id': h.tenant.tenantId });
-const register = (email: string) => h.inject({ method: 'POST', url: '/auth/email', headers: t(), payload: { email, password: 'a long enough passphrase' } });
-const verified = async (email: string) => (await h.container.users.findRowByEmail(h.tenant.tenantId, email))!.emailVerified;
-const post = (url: string, payload: object, headers: Record<string, string> = t()) => h.inject({ method: 'POST', url, headers, payload });
-const login = (email: string, password: string) => post('/auth/login', { email, password });
-async function account(email: string, password = 'the original passphrase') {
-  await post('/auth/email', { email, password });
-  await box.next(email, /Confirm/);
-}
+beforeAll(() => ({ h, box } = fx.env));
 
 describe('email verification', () => {
   it('codes expire after 10 minutes and verification tokens after 24 hours (injected clock)', async () => {

@@ -1,31 +1,12 @@
-import { and, count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents } from '../../src/modules/audit/table.js';
-import { sessions } from '../../src/modules/auth/table.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Harness } from '../helpers/harness.js';
+import { sessionFixture } from './session.fixture.js';
 import { expectError } from '../helpers/security.js';
 
+const fx = sessionFixture();
+const { refresh, start, counts } = fx;
 let h: Harness;
-let userId: string;
-beforeAll(async () => {
-  h = await createHarness();
-  userId = await h.createUser(undefined, 'refresh@example.com');
-});
-afterAll(async () => h.close());
-
-const refresh = (refreshToken: string, tenantId = h.tenant.tenantId) =>
-  h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': tenantId }, payload: { refreshToken } });
-const start = () => h.container.sessions.start(h.tenant.tenantId, userId, 'user');
-
-async function counts(tenantId: string, userId: string) {
-  const db = h.database.db;
-  const [s] = await db.select({ n: count() }).from(sessions).where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId)));
-  const [a] = await db
-    .select({ n: count() })
-    .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.subjectUserId, userId)));
-  return { sessions: s!.n, audit: a!.n };
-}
+beforeAll(() => ({ h } = fx.env));
 
 describe('POST /auth/refresh', () => {
   it('expires after 7 days (injected clock)', async () => {

@@ -1,21 +1,15 @@
 import { refreshTokens } from '../../src/modules/auth/table.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Harness } from '../helpers/harness.js';
+import { sessionFixture } from './session.fixture.js';
 import { expectError } from '../helpers/security.js';
 import { auditEvents } from '../helpers/read.js';
 
+const fx = sessionFixture();
+const { refresh, start, me } = fx;
 let h: Harness;
 let userId: string;
-beforeAll(async () => {
-  h = await createHarness();
-  userId = await h.createUser(undefined, 'refresh@example.com');
-});
-afterAll(async () => h.close());
-
-const refresh = (refreshToken: string, tenantId = h.tenant.tenantId) =>
-  h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': tenantId }, payload: { refreshToken } });
-const start = () => h.container.sessions.start(h.tenant.tenantId, userId, 'user');
-const me = (token: string) => h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(token) });
+beforeAll(() => ({ h, userId } = fx.env));
 
 describe('POST /auth/refresh', () => {
   it('a reuse after the window revokes the whole family, and the event is recorded', async () => {
