@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Access, userCaller } from '../../platform/http/access.js';
 import { CommonErrors } from '../../platform/http/errors.js';
-import { callerUserId } from '../../platform/http/guards.js';
 import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import type { BackgroundRunner } from '../../platform/module/background.js';
 import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
@@ -62,7 +62,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   r.get(
     '/auth/email/verify',
     {
-      config: { auth: 'public', bearerInHandler: true },
+      config: { auth: Access.public, bearerInHandler: true },
       schema: {
         tags,
         summary: 'Legacy link flow: verify with the single-use token from the mail as the bearer',
@@ -86,7 +86,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/email/verify-token',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Verify the email with the single-use token from the mail', body: TokenBody, response: { 201: Verified, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Verify the email with the single-use token from the mail', body: TokenBody, response: { 201: Verified, ...errorResponses(429) } } },
     async (request, reply) => {
       await verification.verifyToken(request.tenant, request.body.token);
       return reply.status(201).send(verified);
@@ -95,7 +95,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/email/verify-otp',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Verify the email with the 6-digit code from the mail', body: EmailCodeBody, response: { 201: Verified, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Verify the email with the 6-digit code from the mail', body: EmailCodeBody, response: { 201: Verified, ...errorResponses(429) } } },
     async (request, reply) => {
       await enforceRateLimit(limiter, `verify-otp:${request.tenant.id}:${request.ip}`, 30, PER_IP_WINDOW_MS);
       await verification.verifyCode(request.tenant, request.body.email, request.body.code);
@@ -103,18 +103,18 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
     },
   );
 
-  r.post('/auth/email/resend-verification', { config: { auth: 'public' }, schema: genericSchema('Send the verification mail again (link and code)') },
+  r.post('/auth/email/resend-verification', { config: { auth: Access.public }, schema: genericSchema('Send the verification mail again (link and code)') },
     generic('resend-verification', (req) => verification.resend(req.tenant, req.body.email, true)));
-  r.post('/auth/email/resend-otp', { config: { auth: 'public' }, schema: genericSchema('Send a new verification code') },
+  r.post('/auth/email/resend-otp', { config: { auth: Access.public }, schema: genericSchema('Send a new verification code') },
     generic('resend-otp', (req) => verification.resend(req.tenant, req.body.email, false)));
-  r.post('/auth/forgot-password', { config: { auth: 'public' }, schema: genericSchema('Mail a password reset link (30 minutes, single use)') },
+  r.post('/auth/forgot-password', { config: { auth: Access.public }, schema: genericSchema('Mail a password reset link (30 minutes, single use)') },
     generic('forgot-password', (req) => recovery.sendLink(req.tenant, req.body.email)));
-  r.post('/auth/forgot-password/request-otp', { config: { auth: 'public' }, schema: genericSchema('Mail a password reset code') },
+  r.post('/auth/forgot-password/request-otp', { config: { auth: Access.public }, schema: genericSchema('Mail a password reset code') },
     generic('forgot-password-otp', (req) => recovery.sendCode(req.tenant, req.body.email)));
 
   r.post(
     '/auth/forgot-password/verify-otp',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Exchange the reset code for a short-lived reset token', body: EmailCodeBody, response: { 201: ResetTokenResponse, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Exchange the reset code for a short-lived reset token', body: EmailCodeBody, response: { 201: ResetTokenResponse, ...errorResponses(429) } } },
     async (request, reply) => {
       await enforceRateLimit(limiter, `reset-otp:${request.tenant.id}:${request.ip}`, 30, PER_IP_WINDOW_MS);
       const resetToken = await recovery.exchangeCode(request.tenant, request.body.email, request.body.code);
@@ -124,7 +124,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/token-status',
-    { config: { auth: 'public' }, schema: { tags, summary: 'true when a password-reset token is valid; otherwise 400', body: TokenBody, response: { 201: Type.Literal(true), ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'true when a password-reset token is valid; otherwise 400', body: TokenBody, response: { 201: Type.Literal(true), ...errorResponses(429) } } },
     async (request, reply) => {
       await enforceRateLimit(limiter, `token-status:${request.tenant.id}:${request.ip}`, 60, PER_IP_WINDOW_MS);
       return reply.status(201).send(await recovery.tokenIsValid(request.tenant, request.body.token));
@@ -133,24 +133,24 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.put(
     '/auth/reset-password',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Set a new password with a reset token; revokes every session', querystring: TokenQuery, body: NewPasswordBody, response: { 200: MessageResponse, ...errorResponses(429, 503) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Set a new password with a reset token; revokes every session', querystring: TokenQuery, body: NewPasswordBody, response: { 200: MessageResponse, ...errorResponses(429, 503) } } },
     async (request) => {
       await recovery.reset(request.tenant, request.query.token, request.body.password);
       return { message: 'Password changed' };
     },
   );
 
-  const userOf = (request: FastifyRequest) => callerUserId(request)!;
+  const userOf = (request: FastifyRequest) => userCaller(request).userId;
 
   r.get(
     '/auth/2fa/status',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Two-factor status of the caller', response: { 200: TwoFactorStatus, ...errorResponses(403) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Two-factor status of the caller', response: { 200: TwoFactorStatus, ...errorResponses(403) } } },
     async (request) => twoFactor.status(request.tenant.id, userOf(request)),
   );
 
   r.post(
     '/auth/2fa/setup',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Start 2FA setup: a code is mailed', body: TwoFactorSetupBody, response: { 201: MessageResponse, ...errorResponses(403, 409) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Start 2FA setup: a code is mailed', body: TwoFactorSetupBody, response: { 201: MessageResponse, ...errorResponses(403, 409) } } },
     async (request, reply) => {
       await twoFactor.setup(request.tenant, userOf(request));
       return reply.status(201).send({ message: 'A verification code has been sent to your email address.' });
@@ -159,19 +159,19 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/2fa/enable',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Turn 2FA on with the setup code', body: TwoFactorCodeBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Turn 2FA on with the setup code', body: TwoFactorCodeBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.enable(request.tenant.id, userOf(request), request.body.code)),
   );
 
   r.post(
     '/auth/2fa/disable',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Turn 2FA off (needs the account password)', body: TwoFactorDisableBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409, 503) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Turn 2FA off (needs the account password)', body: TwoFactorDisableBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409, 503) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.disable(request.tenant.id, userOf(request), request.body.password)),
   );
 
   r.post(
     '/auth/2fa/verify',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Second login step: challenge token and mailed code give the pair', body: TwoFactorVerifyBody, response: { 201: TokenPair, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Second login step: challenge token and mailed code give the pair', body: TwoFactorVerifyBody, response: { 201: TokenPair, ...errorResponses(429) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.verify(request.tenant, request.body.challengeToken, request.body.code, sessionMeta(request))),
   );
 

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { Access } from '../../../platform/http/access.js';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { enforceRateLimit, type RateLimiter } from '../../../platform/ratelimit/limiter.js';
 import { sessionMeta } from '../routes.js';
@@ -51,7 +52,7 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
   r.get(
     '/auth/idp',
     {
-      config: { auth: 'public' },
+      config: { auth: Access.public },
       schema: {
         tags,
         summary: "Start a login at the tenant's external OpenID provider",
@@ -100,7 +101,7 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
   r.get(
     '/auth/idp/config',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: "The tenant's external identity provider settings (secret masked)", response: { 200: ConfigView, ...errorResponses(403, 404) } },
     },
     async (request) => config.view(request.tenant.id),
