@@ -136,8 +136,8 @@ export function custodyRoutes(
       ...idempotentRoute({ store, bodyField: 'idempotentId' }),
     },
     async (request, reply) => {
-      const caller = { ...callerOf(request), userId: userCaller(request).userId };
-      return reply.status(201).send(await transfers.create(request.tenant.id, caller, request.body));
+      const sender = { ...callerOf(request), userId: userCaller(request).userId };
+      return reply.status(201).send(await transfers.create(request.tenant.id, sender, request.body));
     },
   );
 
