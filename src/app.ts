@@ -7,7 +7,7 @@ import type { Container } from './container.js';
 import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { clientErrorHandler, frameworkErrors } from './platform/http/client-error.js';
 import { perPartValidators, registerInputChecks } from './platform/http/input.js';
-import { declarePlatformAnswers } from './platform/http/declared-answers.js';
+import { declarePlatformAnswers, recordUndeclaredAnswers, type UndeclaredAnswer } from './platform/http/declared-answers.js';
 import { openApiFixups } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
@@ -26,7 +26,16 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
   return (_address, hop) => hop < setting;
 }
 
-export async function buildApp(container: Container, logger: Logger): Promise<FastifyInstance> {
+export interface BuildAppOptions {
+  /**
+   * Called for every answer whose status its route does not declare in `schema.response`
+   * (declared-answers.ts says which routes are exempt). The test harness turns it on and fails
+   * the test file on any; production leaves it off.
+   */
+  onUndeclaredAnswer?: (answer: UndeclaredAnswer) => void;
+}
+
+export async function buildApp(container: Container, logger: Logger, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     logController: new AccessLogController(logger),
@@ -55,6 +64,7 @@ export async function buildApp(container: Container, logger: Logger): Promise<Fa
   registerErrorHandlers(app);
   registerInputChecks(app);
   declarePlatformAnswers(app);
+  if (options.onUndeclaredAnswer) recordUndeclaredAnswers(app, options.onUndeclaredAnswer);
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

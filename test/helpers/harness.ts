@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container, type ContainerOptions } from '../../src/container.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/client.js';
+import type { UndeclaredAnswer } from '../../src/platform/http/declared-answers.js';
 import type { Role } from '../../src/platform/http/guards.js';
 import { createLogger } from '../../src/platform/log/logger.js';
 
@@ -77,6 +78,12 @@ export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' 
   listen?: boolean;
 }
 
+/** The answers routes gave without declaring their status, one a line. */
+export function undeclaredMessage(answers: UndeclaredAnswer[]): string {
+  const lines = answers.map((a) => `  ${a.method} ${a.url} answered ${a.statusCode}${a.code ? ` (${a.code})` : ''}`);
+  return `${answers.length} answer(s) with a status the route's schema.response does not declare (declare it with errorResponses(...)):\n${lines.join('\n')}`;
+}
+
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bastion-test-'));
   const config = loadConfig({
@@ -106,7 +113,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     clock,
     logger,
   });
-  const app = await buildApp(container, logger);
+  // Every answer must be one its route declares (declared-answers.ts): close() fails the file otherwise.
+  const undeclared = new Map<string, UndeclaredAnswer>();
+  const app = await buildApp(container, logger, {
+    onUndeclaredAnswer: (answer) => undeclared.set(`${answer.method} ${answer.url} ${answer.statusCode} ${answer.code ?? ''}`, answer),
+  });
   await options.beforeReady?.(app);
   await app.ready();
   let baseUrl = config.publicBaseUrl;
@@ -151,6 +162,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     async close() {
       await app.close();
       await container.close();
+      if (undeclared.size > 0) throw new Error(undeclaredMessage([...undeclared.values()]));
     },
   };
   return harness;

@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { Access, viewerOf } from '../../platform/http/access.js';
 import { errorResponses, IdParam } from '../../platform/http/schemas.js';
 import { Accreditation, AccreditationList, CreateAccreditationBody, DecisionBody, ListAccreditationsQuery } from './schemas.js';
-import type { AccreditationsService, Viewer } from './service.js';
+import type { AccreditationsService } from './service.js';
 
-const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
 
 export function accreditationsRoutes(app: FastifyInstance, deps: { accreditations: AccreditationsService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -16,7 +15,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
   r.post(
     '/accreditations',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Submit an accreditation claim (the user for themself; an API key or admin names the user)',
@@ -31,7 +30,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
   r.get(
     '/accreditations',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "A user's accreditation claims, newest first (the user, an admin or an API key)",
@@ -48,7 +47,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
   r.post(
     '/accreditations/:id/decision',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Decide a claim: approved or rejected, with an optional reason (once; a second decision is 409)',

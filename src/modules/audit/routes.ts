@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { AuditEventList, ListAuditEventsQuery } from './schemas.js';
 import type { AuditService } from './service.js';
@@ -11,7 +12,7 @@ export function auditRoutes(app: FastifyInstance, deps: { audit: AuditService })
   r.get(
     '/audit-events',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags: ['Audit'],
         summary: 'The audit log of the tenant, newest first (keyset paging with beforeId)',

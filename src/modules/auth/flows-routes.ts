@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Access, userCaller } from '../../platform/http/access.js';
 import { CommonErrors } from '../../platform/http/errors.js';
-import { callerUserId } from '../../platform/http/guards.js';
 import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import type { BackgroundRunner } from '../../platform/module/background.js';
 import type { RecoveryService } from './recovery.js';
@@ -59,7 +59,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   r.get(
     '/auth/email/verify',
     {
-      config: { auth: 'public', bearerInHandler: true },
+      config: { auth: Access.public, bearerInHandler: true },
       schema: {
         tags,
         summary: 'Legacy link flow: verify with the single-use token from the mail as the bearer',
@@ -83,7 +83,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/email/verify-token',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Verify the email with the single-use token from the mail', body: TokenBody, response: { 201: Verified, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Verify the email with the single-use token from the mail', body: TokenBody, response: { 201: Verified, ...errorResponses(429) } } },
     async (request, reply) => {
       await verification.verifyToken(request.tenant, request.body.token);
       return reply.status(201).send(verified);
@@ -93,7 +93,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   r.post(
     '/auth/email/verify-otp',
     {
-      config: { auth: 'public', rateLimit: { name: 'verify-otp', max: 30, windowMs: PER_IP_WINDOW_MS } },
+      config: { auth: Access.public, rateLimit: { name: 'verify-otp', max: 30, windowMs: PER_IP_WINDOW_MS } },
       schema: { tags, summary: 'Verify the email with the 6-digit code from the mail', body: EmailCodeBody, response: { 201: Verified, ...errorResponses(429) } },
     },
     async (request, reply) => {
@@ -102,7 +102,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
     },
   );
 
-  const mailing = (name: string) => ({ auth: 'public' as const, rateLimit: { name, max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS } });
+  const mailing = (name: string) => ({ auth: Access.public, rateLimit: { name, max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS } });
   r.post('/auth/email/resend-verification', { config: mailing('resend-verification'), schema: genericSchema('Send the verification mail again (link and code)') },
     generic('resend-verification', (req) => verification.resend(req.tenant, req.body.email, true)));
   r.post('/auth/email/resend-otp', { config: mailing('resend-otp'), schema: genericSchema('Send a new verification code') },
@@ -115,7 +115,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   r.post(
     '/auth/forgot-password/verify-otp',
     {
-      config: { auth: 'public', rateLimit: { name: 'reset-otp', max: 30, windowMs: PER_IP_WINDOW_MS } },
+      config: { auth: Access.public, rateLimit: { name: 'reset-otp', max: 30, windowMs: PER_IP_WINDOW_MS } },
       schema: { tags, summary: 'Exchange the reset code for a short-lived reset token', body: EmailCodeBody, response: { 201: ResetTokenResponse, ...errorResponses(429) } },
     },
     async (request, reply) => {
@@ -127,7 +127,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
   r.post(
     '/auth/token-status',
     {
-      config: { auth: 'public', rateLimit: { name: 'token-status', max: 60, windowMs: PER_IP_WINDOW_MS } },
+      config: { auth: Access.public, rateLimit: { name: 'token-status', max: 60, windowMs: PER_IP_WINDOW_MS } },
       schema: { tags, summary: 'true when a password-reset token is valid; otherwise 400', body: TokenBody, response: { 201: Type.Literal(true), ...errorResponses(429) } },
     },
     async (request, reply) => {
@@ -137,24 +137,24 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.put(
     '/auth/reset-password',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Set a new password with a reset token; revokes every session', querystring: TokenQuery, body: NewPasswordBody, response: { 200: MessageResponse, ...errorResponses(429, 503) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Set a new password with a reset token; revokes every session', querystring: TokenQuery, body: NewPasswordBody, response: { 200: MessageResponse, ...errorResponses(429, 503) } } },
     async (request) => {
       await recovery.reset(request.tenant, request.query.token, request.body.password);
       return { message: 'Password changed' };
     },
   );
 
-  const userOf = (request: FastifyRequest) => callerUserId(request)!;
+  const userOf = (request: FastifyRequest) => userCaller(request).userId;
 
   r.get(
     '/auth/2fa/status',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Two-factor status of the caller', response: { 200: TwoFactorStatus, ...errorResponses(403) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Two-factor status of the caller', response: { 200: TwoFactorStatus, ...errorResponses(403) } } },
     async (request) => twoFactor.status(request.tenant.id, userOf(request)),
   );
 
   r.post(
     '/auth/2fa/setup',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Start 2FA setup: a code is mailed', body: TwoFactorSetupBody, response: { 201: MessageResponse, ...errorResponses(403, 409) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Start 2FA setup: a code is mailed', body: TwoFactorSetupBody, response: { 201: MessageResponse, ...errorResponses(403, 409) } } },
     async (request, reply) => {
       await twoFactor.setup(request.tenant, userOf(request));
       return reply.status(201).send({ message: 'A verification code has been sent to your email address.' });
@@ -163,19 +163,19 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/2fa/enable',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Turn 2FA on with the setup code', body: TwoFactorCodeBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Turn 2FA on with the setup code', body: TwoFactorCodeBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.enable(request.tenant.id, userOf(request), request.body.code)),
   );
 
   r.post(
     '/auth/2fa/disable',
-    { config: { auth: { bearer: 'user' } }, schema: { tags, summary: 'Turn 2FA off (needs the account password)', body: TwoFactorDisableBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409, 503) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: 'Turn 2FA off (needs the account password)', body: TwoFactorDisableBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409, 503) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.disable(request.tenant.id, userOf(request), request.body.password)),
   );
 
   r.post(
     '/auth/2fa/verify',
-    { config: { auth: 'public' }, schema: { tags, summary: 'Second login step: challenge token and mailed code give the pair', body: TwoFactorVerifyBody, response: { 201: TokenPair, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Second login step: challenge token and mailed code give the pair', body: TwoFactorVerifyBody, response: { 201: TokenPair, ...errorResponses(429) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.verify(request.tenant, request.body.challengeToken, request.body.code, sessionMeta(request))),
   );
 

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Access, apiKeyCaller, userCaller } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import { User, UserIdParam } from '../users/schemas.js';
 import type { UsersService } from '../users/service.js';
@@ -21,7 +22,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
   r.post(
     '/auth/email',
     {
-      config: { auth: 'public' },
+      config: { auth: Access.public },
       schema: { tags, summary: 'Register with email and password', body: RegisterBody, response: { 201: User, ...errorResponses(409, 429, 503) } },
     },
     async (request, reply) => {
@@ -36,7 +37,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
     r.post(
       url,
       {
-        config: { auth: 'public', rateLimit: loginLimit },
+        config: { auth: Access.public, rateLimit: loginLimit },
         schema: {
           tags,
           summary: 'Log in with email and password',
@@ -55,7 +56,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
   r.post(
     '/auth/refresh',
     {
-      config: { auth: 'public' },
+      config: { auth: Access.public },
       schema: { tags, summary: 'Rotate a refresh token for a new pair', body: RefreshBody, response: { 201: TokenPair, ...errorResponses(429) } },
     },
     async (request, reply) => reply.status(201).send(await auth.refresh(request.tenant.id, request.body.refreshToken)),
@@ -64,12 +65,12 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
   r.post(
     '/auth/logout',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", body: EmptyBody, response: { 201: MessageResponse, ...errorResponses(403) } },
     },
     async (request, reply) => {
-      const p = request.principal;
-      if (p?.kind === 'user') await auth.logout(request.tenant.id, p.sessionId, p.userId);
+      const { sessionId, userId } = userCaller(request);
+      await auth.logout(request.tenant.id, sessionId, userId);
       return reply.status(201).send({ message: 'Logged out' });
     },
   );
@@ -77,11 +78,11 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
   r.post(
     '/auth/users/:userId/token',
     {
-      config: { auth: { apiKey: true } },
+      config: { auth: Access.apiKey },
       schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, body: EmptyBody, response: { 201: TokenPair, ...errorResponses(403, 404) } },
     },
     async (request, reply) => {
-      const keyId = request.principal?.kind === 'apiKey' ? request.principal.keyId : '';
+      const { keyId } = apiKeyCaller(request);
       return reply.status(201).send(await auth.mintForUser(request.tenant.id, request.params.userId, keyId, sessionMeta(request)));
     },
   );

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId } from '../../platform/http/guards.js';
+import { Access, viewerOf } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import {
   BankLinkItem,
@@ -21,7 +21,7 @@ export function ownerOf(request: FastifyRequest): Owner {
   return {
     tenantId: request.tenant.id,
     tenantName: request.tenant.name,
-    userId: callerUserId(request) ?? null,
+    userId: viewerOf(request).userId ?? null,
     appUrl: typeof appUrl === 'string' ? appUrl : undefined,
   };
 }
@@ -30,13 +30,11 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { service } = deps;
   const tags = ['Bank-account linking'];
-  const userOrKey = { auth: { apiKey: true, bearer: 'user' } } as const;
-  const keyOnly = { auth: { apiKey: true } } as const;
 
   r.get(
     '/bank-link/link-token',
     {
-      config: userOrKey,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "A link token and the hosted Link page for the caller (the redirect must be in the tenant's allow-list)",
@@ -50,7 +48,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
   r.post(
     '/bank-link/public-token',
     {
-      config: userOrKey,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Exchange the public token from the Link page: stores the item and its accounts (the access token is kept sealed)',
@@ -63,14 +61,14 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
 
   r.get(
     '/bank-link/items',
-    { config: userOrKey, schema: { tags, summary: "The caller's linked items with their accounts (masks only)", response: { 200: BankLinkItemList, ...errorResponses(403) } } },
+    { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: "The caller's linked items with their accounts (masks only)", response: { 200: BankLinkItemList, ...errorResponses(403) } } },
     async (request) => service.listItems(ownerOf(request)),
   );
 
   r.delete(
     '/bank-link/items/:itemId',
     {
-      config: userOrKey,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Unlink an item: removed at the provider, then here',
@@ -85,7 +83,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
   r.get(
     '/bank-link/tenant/originator',
     {
-      config: keyOnly,
+      config: { auth: Access.apiKey },
       schema: { tags, summary: "The tenant's own originator profile and diligence status (404 until one exists)", response: { 200: Originator, ...errorResponses(403, 404, 502) } },
     },
     async (request) => service.tenantOriginator(request.tenant.id),
@@ -94,7 +92,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
   r.get(
     '/bank-link/tenant/link-token',
     {
-      config: keyOnly,
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: "A link token for the tenant's own funding account",

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
+import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { ownerOf } from './routes.js';
 import { CreateOriginatorBody, KybBody, KybResponse, Originator, OriginatorIdParam, OriginatorList, OriginatorListQuery } from './schemas.js';
@@ -11,12 +12,11 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { originators } = deps;
   const tags = ['Bank-account linking: sandbox originators'];
-  const config = { auth: { apiKey: true } } as const;
 
   r.post(
     '/bank-link-sandbox/originators',
     {
-      config,
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: "Create an originator (body: the tenant's sandbox credentials and the company name)",
@@ -30,7 +30,7 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
   r.get(
     '/bank-link-sandbox/originators',
     {
-      config,
+      config: { auth: Access.apiKey },
       schema: { tags, summary: 'The originators, in creation order (count 1-25 and offset required)', querystring: OriginatorListQuery, response: { 200: OriginatorList, ...errorResponses(403, 404, 502) } },
     },
     async (request) => originators.list(request.tenant.id, request.query),
@@ -39,7 +39,7 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
   r.post(
     '/bank-link-sandbox/originators/:id/kyb',
     {
-      config,
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: 'Start the KYB questionnaire of an originator: answers its onboarding URL',
@@ -54,7 +54,7 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
 
   r.get(
     '/bank-link-sandbox/originators/:id',
-    { config, schema: { tags, summary: 'An originator and its diligence status', params: OriginatorIdParam, response: { 200: Originator, ...errorResponses(403, 404, 502) } } },
+    { config: { auth: Access.apiKey }, schema: { tags, summary: 'An originator and its diligence status', params: OriginatorIdParam, response: { 200: Originator, ...errorResponses(403, 404, 502) } } },
     async (request) => originators.get(request.tenant.id, request.params.id),
   );
 }

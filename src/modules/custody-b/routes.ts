@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId } from '../../platform/http/guards.js';
+import { Access, userCaller } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { idempotentRoute } from '../../platform/idempotency/http.js';
 import type { createIdempotencyStore } from '../../platform/idempotency/store.js';
@@ -29,26 +29,25 @@ import type { Caller, CustodyBService } from './service.js';
 
 /** The caller acts as itself: a user's bearer token. */
 function callerOf(request: FastifyRequest): Caller {
-  return { tenantId: request.tenant.id, userId: callerUserId(request)!, actor: actorOf(request.principal) };
+  return { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
 }
 
 export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBService; idempotency: ReturnType<typeof createIdempotencyStore> }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { service } = deps;
   const tags = ['Custody provider (custody-b)'];
-  const config = { auth: { bearer: 'user' } } as const;
   const challengeErrors = errorResponses(400, 401, 403, 404, 502);
 
   r.get(
     '/custody-b/users/auth-token',
-    { config, schema: { tags, summary: "The provider's token for the caller (delegated login)", response: { 200: AuthToken, ...errorResponses(403, 404, 502) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: "The provider's token for the caller (delegated login)", response: { 200: AuthToken, ...errorResponses(403, 404, 502) } } },
     async (request) => service.authToken(callerOf(request)),
   );
 
   r.get(
     '/custody-b/users/challenge',
     {
-      config,
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: "Delegated registration: a challenge for the caller's new credential (a key credential or a passkey) to sign",
@@ -61,7 +60,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/users',
     {
-      config,
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'Completes the registration with the new credential (its attestation over the challenge); a second registration is 409',
@@ -75,7 +74,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.get(
     '/custody-b/wallets/challenge',
     {
-      config,
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'A user-action challenge for creating a wallet on a network (bound to that request); one wallet per network (409)',
@@ -89,7 +88,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/wallets',
     {
-      config,
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'Creates a wallet with the signed challenge; registered in the wallet registry as kind custody-b',
@@ -102,14 +101,14 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
 
   r.get(
     '/custody-b/wallets',
-    { config, schema: { tags, summary: "The caller's custody-b wallets", querystring: WalletListQuery, response: { 200: WalletList, ...errorResponses(403) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: "The caller's custody-b wallets", querystring: WalletListQuery, response: { 200: WalletList, ...errorResponses(403) } } },
     async (request) => service.listWallets(callerOf(request), request.query),
   );
 
   r.post(
     '/custody-b/raw-transaction/challenge',
     {
-      config,
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: "A user-action challenge for signing and broadcasting an unsigned transaction with the caller's wallet",
@@ -124,7 +123,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/raw-transaction/complete',
     {
-      config,
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'Signs the transaction with the signed challenge and broadcasts it; answers its hash (Idempotency-Key optional)',
@@ -140,7 +139,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/message/challenge',
     {
-      config,
+      config: { auth: Access.user },
       schema: { tags, summary: 'A user-action challenge for an EIP-191 signature of a text message', body: MessageChallengeBody, response: { 201: ActionChallenge, ...challengeErrors } },
     },
     async (request, reply) => reply.status(201).send(await service.messageChallenge(callerOf(request), request.body)),
@@ -149,7 +148,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/message',
     {
-      config,
+      config: { auth: Access.user },
       schema: { tags, summary: 'Signs the message (EIP-191) with the signed challenge', body: MessageSignBody, response: { 201: SignatureResult, ...challengeErrors } },
     },
     async (request, reply) => reply.status(201).send(await service.signMessage(callerOf(request), request.body)),
@@ -158,7 +157,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/message/eip712/challenge',
     {
-      config,
+      config: { auth: Access.user },
       schema: { tags, summary: 'A user-action challenge for an EIP-712 typed-data signature', body: Eip712ChallengeBody, response: { 201: ActionChallenge, ...challengeErrors } },
     },
     async (request, reply) => reply.status(201).send(await service.typedDataChallenge(callerOf(request), request.body)),
@@ -167,7 +166,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/message/eip712/sign',
     {
-      config,
+      config: { auth: Access.user },
       schema: { tags, summary: 'Signs the typed data (EIP-712) with the signed challenge', body: Eip712SignBody, response: { 201: SignatureResult, ...challengeErrors } },
     },
     async (request, reply) => reply.status(201).send(await service.signTypedData(callerOf(request), request.body)),

@@ -1,10 +1,10 @@
+import { Access, caller, userCaller, viewerOf } from '../../platform/http/access.js';
 import { keepRawJsonBody } from '../../platform/http/raw-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { idempotentRoute, type IdempotentRouteOptions } from '../../platform/idempotency/http.js';
 import { parseIdempotencyKey } from '../../platform/idempotency/key.js';
@@ -19,8 +19,11 @@ import type { TransfersService } from './transfers.js';
 import type { Caller, VaultsService } from './vaults.js';
 import type { CustodyWebhooks } from './webhooks.js';
 
-const callerOf = (request: FastifyRequest): Caller => ({ userId: callerUserId(request), privileged: isPrivileged(request), actor: actorOf(request.principal) });
-const callerKey = (request: FastifyRequest) => (request.principal?.kind === 'user' ? `user:${request.principal.userId}` : 'service');
+const callerOf = (request: FastifyRequest): Caller => ({ ...viewerOf(request), actor: actorOf(request.principal) });
+const callerKey = (request: FastifyRequest) => {
+  const c = caller(request);
+  return c.kind === 'user' ? `user:${c.userId}` : 'service';
+};
 
 /** The provider-side externalId: derived from the caller's Idempotency-Key, else fresh (no retry protection). */
 function externalIdFor(request: FastifyRequest): string {
@@ -39,7 +42,7 @@ export function custodyRoutes(
   r.post(
     '/evm-vaults',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags: ['Wallets'],
         summary: 'Create a custodial vault at custody-a with an EVM wallet (API key or admin: for body.userId; a user: for itself)',
@@ -53,7 +56,7 @@ export function custodyRoutes(
   r.get(
     '/evm-vaults',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags: ['Wallets'],
         summary: "A vault by id or by an address of its wallets (a user: its own only; another's is 404)",
@@ -67,7 +70,7 @@ export function custodyRoutes(
   r.post(
     '/custody-a/vaults/:vaultId/wallets/:walletId/transactions/transfer',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags: ['Custody (custody-a)'],
         summary: 'Transfer from a vault wallet (Idempotency-Key header: a retry never sends twice; the same key with another body is 409)',
@@ -87,7 +90,7 @@ export function custodyRoutes(
   r.put(
     '/custody-a/vaults/:vaultId/wallets/:walletId',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags: ['Custody (custody-a)'],
         summary: 'Rename and describe a vault wallet; accountSet on an XRPL wallet issues an AccountSet (DefaultRipple)',
@@ -106,7 +109,7 @@ export function custodyRoutes(
   r.get(
     '/custody-a/vaults/:vaultId/wallets/:walletId/transactions/:transactionId',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags: ['Custody (custody-a)'],
         summary: 'A transaction and its current status (refreshed from the provider until final)',
@@ -123,7 +126,7 @@ export function custodyRoutes(
   r.post(
     '/non-custodial-evm/transfers',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags: ['Transfers'],
         summary: "Transfer from the caller's wallet through the named custody provider, with travel-rule data; idempotentId replays the first answer",
@@ -133,24 +136,24 @@ export function custodyRoutes(
       ...idempotentRoute({ store, bodyField: 'idempotentId' }),
     },
     async (request, reply) => {
-      const caller = { ...callerOf(request), userId: callerUserId(request)! };
-      return reply.status(201).send(await transfers.create(request.tenant.id, caller, request.body));
+      const sender = { ...callerOf(request), userId: userCaller(request).userId };
+      return reply.status(201).send(await transfers.create(request.tenant.id, sender, request.body));
     },
   );
 
   r.get(
     '/non-custodial-evm/transfers',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: { tags: ['Transfers'], summary: "The caller's transfers, newest first", querystring: TransferListQuery, response: { 200: TransferList, ...errorResponses(403) } },
     },
-    async (request) => transfers.list(request.tenant.id, callerUserId(request)!, request.query),
+    async (request) => transfers.list(request.tenant.id, userCaller(request).userId, request.query),
   );
 
   r.get(
     '/non-custodial-evm/transfers/:id',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags: ['Transfers'],
         summary: "A transfer and its status (a user: its own; the travel-rule questionnaire only for the tenant's API key or an admin)",

@@ -1,9 +1,9 @@
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
 import { PageQueryFields } from '../../platform/http/pagination.js';
 import { EmptyBody, errorResponses, IdParam } from '../../platform/http/schemas.js';
 import { MAX_DOCUMENT_BYTES } from './content.js';
@@ -28,10 +28,9 @@ import {
   UserDocumentList,
   XrplSignBody,
 } from './schemas.js';
-import { toUserDocumentDto, type DocumentsService, type Viewer } from './service.js';
+import { toUserDocumentDto, type DocumentsService } from './service.js';
 import type { SigningService } from './signing-service.js';
 
-const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
 const Binary = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The document content, with its detected media type' });
 /** Base64 of the largest document, plus room for the other fields. */
 const TENANT_DOCUMENT_BODY_LIMIT = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 64 * 1024;
@@ -55,7 +54,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
     scope.withTypeProvider<TypeBoxTypeProvider>().post(
       '/user-documents',
       {
-        config: { auth: { apiKey: true, bearer: 'user' } },
+        config: { auth: Access.apiKeyOrUser },
         schema: {
           tags: ['Documents'],
           summary: 'Upload a user document: multipart/form-data with one file part `file` (20 MiB; PDF, PNG, JPEG, WebP or HEIC by content) and fields type, name, userId',
@@ -79,7 +78,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.post(
     '/user-documents/from-url',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Import a user document from an https URL (public addresses only, at most 3 redirects, 20 MiB, time-limited)',
@@ -97,7 +96,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/user-documents',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "A user's documents, newest first (the caller's; an API key or admin passes userId); filter by type",
@@ -114,7 +113,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/user-documents/:id',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A user document: metadata, and contentUrl to download it', params: IdParam, response: { 200: UserDocument, ...errorResponses(403, 404) } },
     },
     async (request) => toUserDocumentDto(await documents.getUserDocumentRow(request.tenant.id, viewerOf(request), request.params.id)),
@@ -123,7 +122,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/user-documents/:id/content',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "A user document's content (same access as its record)", params: IdParam, response: { 200: Binary, ...errorResponses(403, 404) } },
     },
     async (request, reply) => sendContent(reply, documents, await documents.getUserDocumentRow(request.tenant.id, viewerOf(request), request.params.id)),
@@ -134,7 +133,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.post(
     '/tenant-documents',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       bodyLimit: TENANT_DOCUMENT_BODY_LIMIT,
       schema: {
         tags,
@@ -149,7 +148,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/tenant-documents',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: "The tenant's documents (not deleted), newest first", querystring: Type.Object(PageQueryFields, { additionalProperties: false }), response: { 200: TenantDocumentList, ...errorResponses(403) } },
     },
     async (request) => documents.listTenantDocuments(request.tenant.id, request.query),
@@ -158,7 +157,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/tenant-documents/:id',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A tenant document (readable by the tenant\'s users, to sign it)', params: IdParam, response: { 200: TenantDocument, ...errorResponses(403, 404) } },
     },
     async (request) => documents.getTenantDocument(request.tenant.id, request.params.id),
@@ -167,7 +166,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/tenant-documents/:id/content',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "A tenant document's content", params: IdParam, response: { 200: Binary, ...errorResponses(403, 404) } },
     },
     async (request, reply) => sendContent(reply, documents, await documents.getTenantDocumentRow(request.tenant.id, request.params.id)),
@@ -176,7 +175,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.patch(
     '/tenant-documents/:id',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: 'Change title and metadata (the content never changes)', params: IdParam, body: PatchTenantDocumentBody, response: { 200: TenantDocument, ...errorResponses(403, 404) } },
     },
     async (request) => documents.patchTenantDocument(request.tenant.id, request.params.id, request.body, actorOf(request.principal)),
@@ -185,7 +184,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.delete(
     '/tenant-documents/:id',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: 'Soft-delete: no longer listed or signable; signed copies stay verifiable', params: IdParam, body: EmptyBody, response: { 200: TenantDocument, ...errorResponses(403, 404) } },
     },
     async (request) => documents.deleteTenantDocument(request.tenant.id, request.params.id, actorOf(request.principal)),
@@ -196,7 +195,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/tenant-documents/:id/sign',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'The message to sign: EIP-712 typed data and EIP-191 text (evm) or the canonical message and its hex (xrpl); single-use nonce, 15 minutes',
@@ -205,13 +204,13 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 200: SigningMessage, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => signing.message(request.tenant.id, callerUserId(request)!, request.params.id, request.query.chainType, request.query.address),
+    async (request) => signing.message(request.tenant.id, userCaller(request).userId, request.params.id, request.query.chainType, request.query.address),
   );
 
   r.post(
     '/tenant-documents/:id/sign',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'Sign with an EVM wallet: the signature of the typed data (eip712, default) or of the text (eip191); EIP-1271 and ERC-6492 wallets verify through the chain',
@@ -220,13 +219,13 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 201: SignedDocument, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await signing.signEvm(request.tenant.id, callerUserId(request)!, request.params.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await signing.signEvm(request.tenant.id, userCaller(request).userId, request.params.id, request.body, actorOf(request.principal))),
   );
 
   r.post(
     '/tenant-documents/:id/sign/xrpl',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: "Sign with an XRPL wallet: the signature of messageHex and the public key (the address's master key or its regular key)",
@@ -235,13 +234,13 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 201: SignedDocument, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await signing.signXrpl(request.tenant.id, callerUserId(request)!, request.params.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await signing.signXrpl(request.tenant.id, userCaller(request).userId, request.params.id, request.body, actorOf(request.principal))),
   );
 
   r.get(
     '/signed-documents',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "Signed documents: the caller's; an API key or admin may filter by userId and documentId", querystring: ListSignedQuery, response: { 200: SignedDocumentList, ...errorResponses(403) } },
     },
     async (request) => {
@@ -253,7 +252,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
   r.get(
     '/signed-documents/:id',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A signed document: signer, address, chain, the signed payload, signature and document hash (re-verifiable offline)', params: IdParam, response: { 200: SignedDocument, ...errorResponses(403, 404) } },
     },
     async (request) => signing.get(request.tenant.id, viewerOf(request), request.params.id),

@@ -1,3 +1,4 @@
+import type { Viewer } from '../../platform/http/access.js';
 import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
@@ -27,10 +28,7 @@ import type {
 } from './schemas.js';
 import type { DocumentMediaType, TenantDocumentRow, UserDocumentRow, UserDocumentType } from './table.js';
 
-export interface Viewer {
-  userId?: string;
-  privileged: boolean;
-}
+export type { Viewer };
 
 export interface FetchSettings {
   policy: OutboundPolicy;
@@ -123,19 +121,9 @@ export function createDocumentsService(deps: {
     }
   }
 
-  async function ownerOf(tenantId: string, viewer: Viewer, requested: string | undefined): Promise<string> {
-    let userId: string;
-    if (viewer.privileged) {
-      const chosen = requested ?? viewer.userId;
-      if (!chosen) throw DocumentErrors.userIdRequired();
-      userId = chosen;
-    } else {
-      // A plain user acts for themself; naming another user is "not found".
-      if (requested !== undefined && requested !== viewer.userId) throw DocumentErrors.userNotFound();
-      userId = viewer.userId!;
-    }
-    if (!(await users.findRow(tenantId, userId))) throw DocumentErrors.userNotFound();
-    return userId;
+  /** The owner a call acts for: the own-record rule of the users module. */
+  function ownerOf(tenantId: string, viewer: Viewer, requested: string | undefined): Promise<string> {
+    return users.actingFor(tenantId, viewer, requested, DocumentErrors.userIdRequired);
   }
 
   async function createUserDocument(tenantId: string, userId: string, fields: { type: UserDocumentType; name: string }, stored: Stored, source: string, actor: Actor) {

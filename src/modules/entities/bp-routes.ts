@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { SIGNATURE_HEADER } from '../../providers/business-profile/business-profile-a/protocol.js';
 import { BusinessProfile, SubmitBusinessProfileBody, WebhookAck, WebhookParams } from './bp-schemas.js';
@@ -8,7 +9,6 @@ import type { BusinessProfilesService } from './bp-service.js';
 import { callerOf } from './caller.js';
 import { EntityParams } from './schemas.js';
 
-const auth = { auth: { apiKey: true, bearer: 'user' } } as const;
 const tags = ['Entities'];
 
 export function businessProfileRoutes(app: FastifyInstance, deps: { businessProfiles: BusinessProfilesService }): void {
@@ -18,7 +18,7 @@ export function businessProfileRoutes(app: FastifyInstance, deps: { businessProf
   r.post(
     '/entities/:id/business-profile-a',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Submit the entity to business-profile-a (needs manage_entity; one live submission at a time: 409)',
@@ -33,7 +33,7 @@ export function businessProfileRoutes(app: FastifyInstance, deps: { businessProf
   r.get(
     '/entities/:id/business-profile-a',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'The business profile: status and review tasks (needs view)', params: EntityParams, response: { 200: BusinessProfile, ...errorResponses(403, 404) } },
     },
     async (request) => businessProfiles.get(request.tenant.id, request.params.id, callerOf(request)),

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { callerOf } from './caller.js';
 import { CreatePaymentMethodBody, ListPaymentMethodsQuery, MethodParams, PaymentMethod, PaymentMethodList, UpdatePaymentMethodBody } from './payment-schemas.js';
 import type { PaymentMethodsService } from './payment-service.js';
 import { EntityParams } from './schemas.js';
 
-const auth = { auth: { apiKey: true, bearer: 'user' } } as const;
 const tags = ['Entities'];
 
 /** Manual payment methods of an entity. */
@@ -17,7 +17,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
   r.post(
     '/entities/:id/manual-payment-methods',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Add a manual payment method (needs manage_payment_methods)',
@@ -32,7 +32,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
   r.get(
     '/entities/:id/manual-payment-methods',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Payment methods (needs view; account numbers masked without manage_payment_methods)',
@@ -50,7 +50,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
   r.get(
     '/entities/:id/manual-payment-methods/:methodId',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A payment method (needs view; masked as in the list)', params: MethodParams, response: { 200: PaymentMethod, ...errorResponses(403, 404) } },
     },
     async (request) => paymentMethods.get(request.tenant.id, request.params.id, request.params.methodId, callerOf(request)),
@@ -59,7 +59,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
   r.patch(
     '/entities/:id/manual-payment-methods/:methodId',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Change the label, archive or restore, or replace the details (needs manage_payment_methods)',

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { Access } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import { callerOf } from './caller.js';
 import type { MembersService } from './members.js';
@@ -20,7 +21,6 @@ import {
 } from './schemas.js';
 import type { EntitiesService } from './service.js';
 
-const auth = { auth: { apiKey: true, bearer: 'user' } } as const;
 const tags = ['Entities'];
 const Removed = Type.Object({ entityId: Type.String({ format: 'uuid' }), userId: Type.String({ format: 'uuid' }), removed: Type.Literal(true) });
 
@@ -32,7 +32,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
   r.post(
     '/entities',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Create an entity; the user (or the userId an API key or admin names) becomes its owner with every permission',
@@ -46,7 +46,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
   r.get(
     '/entities',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "The caller's entities (API key or admin: all, or a user's with ?userId=)", querystring: ListEntitiesQuery, response: { 200: EntityList, ...errorResponses(403) } },
     },
     async (request) => {
@@ -57,14 +57,14 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
 
   r.get(
     '/entities/:id',
-    { config: auth, schema: { tags, summary: 'An entity (needs view)', params: EntityParams, response: { 200: Entity, ...errorResponses(403, 404) } } },
+    { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: 'An entity (needs view)', params: EntityParams, response: { 200: Entity, ...errorResponses(403, 404) } } },
     async (request) => entities.get(request.tenant.id, request.params.id, callerOf(request)),
   );
 
   r.put(
     '/entities/:id/metadata',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'Replace the metadata (needs manage_entity)', params: EntityParams, body: MetadataBody, response: { 200: Entity, ...errorResponses(403, 404) } },
     },
     async (request) => entities.replaceMetadata(request.tenant.id, request.params.id, request.body.metadata, callerOf(request)),
@@ -72,14 +72,14 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
 
   r.get(
     '/entities/:id/users',
-    { config: auth, schema: { tags, summary: 'Members and their permissions (needs view)', params: EntityParams, response: { 200: EntityMemberList, ...errorResponses(403, 404) } } },
+    { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: 'Members and their permissions (needs view)', params: EntityParams, response: { 200: EntityMemberList, ...errorResponses(403, 404) } } },
     async (request) => members.list(request.tenant.id, request.params.id, callerOf(request)),
   );
 
   r.post(
     '/entities/:id/users',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Add a user (needs manage_users; granting owner needs owner); default permissions ["view"]',
@@ -94,7 +94,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
   r.delete(
     '/entities/:id/users/:targetUserId',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Remove a member (needs manage_users, owner to remove an owner; anyone may leave); the last owner stays (409)',
@@ -109,7 +109,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
   r.post(
     '/entities/:id/users/:targetUserId/permissions',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Grant one permission (needs manage_users; owner needs owner); idempotent',
@@ -125,7 +125,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
   r.delete(
     '/entities/:entityId/users/:targetUserId/permissions/:permission',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Revoke one permission (needs manage_users; owner needs owner); idempotent; the last owner keeps owner (409)',

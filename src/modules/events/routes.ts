@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
+import { Access } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses, IdParam } from '../../platform/http/schemas.js';
 import {
   CreatedEventEndpoint,
@@ -18,7 +19,6 @@ import {
 } from './schemas.js';
 import type { EventsService } from './service.js';
 
-const admin = { auth: { apiKey: true, bearer: 'admin' } } as const;
 
 export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -28,7 +28,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
   r.post(
     '/event-endpoints',
     {
-      config: admin,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Add an event endpoint; the answer holds its signing secret, shown only here',
@@ -42,7 +42,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
   r.get(
     '/event-endpoints',
     {
-      config: admin,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: "The tenant's event endpoints, oldest first", querystring: EndpointListQuery, response: { 200: EventEndpointList, ...errorResponses(403) } },
     },
     async (request) => events.list(request.tenant.id, request.query),
@@ -50,14 +50,14 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
 
   r.get(
     '/event-endpoints/:id',
-    { config: admin, schema: { tags, summary: 'One event endpoint', params: IdParam, response: { 200: EventEndpoint, ...errorResponses(403, 404) } } },
+    { config: { auth: Access.apiKeyOrAdmin }, schema: { tags, summary: 'One event endpoint', params: IdParam, response: { 200: EventEndpoint, ...errorResponses(403, 404) } } },
     async (request) => events.get(request.tenant.id, request.params.id),
   );
 
   r.patch(
     '/event-endpoints/:id',
     {
-      config: admin,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Change the URL, the type filter or the description; enable, or disable with a reason',
@@ -71,7 +71,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
 
   r.delete(
     '/event-endpoints/:id',
-    { config: admin, schema: { tags, summary: 'Remove an endpoint and its queued deliveries', params: IdParam, body: EmptyBody, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(403, 404) } } },
+    { config: { auth: Access.apiKeyOrAdmin }, schema: { tags, summary: 'Remove an endpoint and its queued deliveries', params: IdParam, body: EmptyBody, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(403, 404) } } },
     async (request, reply) => {
       await events.remove(request.tenant.id, request.params.id, actorOf(request.principal));
       return reply.status(204).send(null);
@@ -81,7 +81,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
   r.post(
     '/event-endpoints/:id/rotate-secret',
     {
-      config: admin,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'A new signing secret (shown only here); the previous one also signs for 24 hours',
@@ -96,7 +96,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
   r.post(
     '/event-endpoints/:id/replay',
     {
-      config: admin,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Queue a range of events (by time or by stream seq) for this endpoint again, with their original webhook-ids',
@@ -111,7 +111,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
   r.get(
     '/events',
     {
-      config: { auth: { apiKey: true } },
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: "The tenant's events, oldest first, after a cursor (for consumers that pull instead of receiving webhooks)",

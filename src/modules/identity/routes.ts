@@ -1,33 +1,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { Access, viewerOf } from '../../platform/http/access.js';
+import { subjectFor } from '../users/acting-for.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IdentityErrors } from './errors.js';
 import { IdentityProof, IdentityQuery, IdentityRoot, ProofQuery } from './schemas.js';
 import type { IdentityService } from './service.js';
 
-/** Whose identity: a plain user's own; an API key or admin names the user (default: the admin). */
+/** Whose identity: a plain user's own; an API key or admin names the user (default: the admin). The service checks it exists. */
 function subjectOf(request: FastifyRequest, userId: string | undefined): string {
-  const caller = callerUserId(request);
-  if (isPrivileged(request)) {
-    const subject = userId ?? caller;
-    if (!subject) throw IdentityErrors.userIdRequired();
-    return subject;
-  }
-  if (userId !== undefined && userId !== caller) throw IdentityErrors.userNotFound();
-  return caller!;
+  return subjectFor(viewerOf(request), userId, IdentityErrors.userIdRequired);
 }
 
 export function identityRoutes(app: FastifyInstance, deps: { identity: IdentityService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { identity } = deps;
   const tags = ['Identity'];
-  const auth = { auth: { apiKey: true, bearer: 'user' } } as const;
 
   r.get(
     '/kyc/identity/root',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Identity root hash for on-chain verification (OpenZeppelin StandardMerkleTree), with earlier roots',
@@ -41,7 +34,7 @@ export function identityRoutes(app: FastifyInstance, deps: { identity: IdentityS
   r.get(
     '/kyc/identity/proof',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Merkle proof of one identity field against the current root',

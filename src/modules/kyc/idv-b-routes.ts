@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId } from '../../platform/http/guards.js';
+import { Access, userCaller } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import type { IdvBService } from './idv-b.js';
 import { SessionCreated, Web3Challenge, Web3ChallengeBody } from './schemas.js';
@@ -14,7 +14,7 @@ export function idvBRoutes(app: FastifyInstance, deps: { idvB: IdvBService }): v
   r.post(
     '/kyc/idv-b/web3-challenge',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'Start an idv-b wallet verification: answers the challenge the wallet signs and the session URL',
@@ -23,15 +23,15 @@ export function idvBRoutes(app: FastifyInstance, deps: { idvB: IdvBService }): v
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await idvB.web3Challenge(request.tenant.id, callerUserId(request)!, request.body, actorOf(request.principal))),
+      reply.status(201).send(await idvB.web3Challenge(request.tenant.id, userCaller(request).userId, request.body, actorOf(request.principal))),
   );
 
   r.post(
     '/kyc/idv-b/regular-challenge',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: { tags, summary: 'Start an idv-b verification without a wallet', body: EmptyBody, response: { 201: SessionCreated, ...errorResponses(403, 404, 502) } },
     },
-    async (request, reply) => reply.status(201).send(await idvB.regularChallenge(request.tenant.id, callerUserId(request)!, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await idvB.regularChallenge(request.tenant.id, userCaller(request).userId, actorOf(request.principal))),
   );
 }

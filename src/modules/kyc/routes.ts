@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import type { FastifyInstance } from 'fastify';
+import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import {
   ApproveBody,
@@ -18,22 +18,20 @@ import {
   UpdateKycBody,
   UserKycQuery,
 } from './schemas.js';
-import type { KycService, Viewer } from './service.js';
+import type { KycService } from './service.js';
 import { actorOf } from '../../platform/audit/actor.js';
 
-const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
 
 export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { kyc } = deps;
   const tags = ['KYC'];
-  const reviewer = { auth: { apiKey: true, bearer: 'admin' } } as const;
 
   for (const url of ['/kyc', '/kyc/idv-a/session']) {
     r.post(
       url,
       {
-        config: { auth: { bearer: 'user' } },
+        config: { auth: Access.user },
         schema: {
           tags,
           summary: 'Start an identity-verification session at idv-a for the calling user',
@@ -43,14 +41,14 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         },
       },
       async (request, reply) =>
-        reply.status(201).send(await kyc.createSession(request.tenant.id, callerUserId(request)!, request.body ?? null, actorOf(request.principal))),
+        reply.status(201).send(await kyc.createSession(request.tenant.id, userCaller(request).userId, request.body ?? null, actorOf(request.principal))),
     );
   }
 
   r.get(
     '/kyc',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "A user's KYC attempts, newest first (the user, an admin or an API key)",
@@ -67,7 +65,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.get(
     '/kyc/current/:kycId',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'One KYC attempt with its history', params: KycIdParam, response: { 200: KycAttemptDetail, ...errorResponses(403, 404) } },
     },
     async (request) => kyc.getAttempt(request.tenant.id, request.params.kycId, viewerOf(request)),
@@ -76,7 +74,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.get(
     '/kyc/current',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'One KYC attempt with its history (kycId in the query, as the spec declares)',
@@ -90,7 +88,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.get(
     '/kyc/attempts',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: "The calling user's KYC attempts, newest first (poll until status is approved)",
@@ -99,7 +97,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
       },
     },
     async (request) => {
-      const userId = callerUserId(request)!;
+      const { userId } = userCaller(request);
       return kyc.listForUser(request.tenant.id, userId, { userId, privileged: false }, request.query);
     },
   );
@@ -107,7 +105,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.get(
     '/kyc/kycs',
     {
-      config: reviewer,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Every KYC record of the tenant, newest first (paged; filter by status, user, provider)',
@@ -124,7 +122,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.post(
     '/kyc/kyc',
     {
-      config: reviewer,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Initiate a KYC registration for a user (idv-a session, or a manual record for review)',
@@ -138,7 +136,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.patch(
     '/kyc/:kycId',
     {
-      config: reviewer,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: "Manually update a record's fields (audited; the status changes only through the review routes)",
@@ -153,7 +151,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.put(
     '/kyc/approve/:kycId',
     {
-      config: reviewer,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Approve a record (manual review); optional reason and level',
@@ -169,7 +167,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.put(
     '/kyc/reject/:kycId',
     {
-      config: reviewer,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: 'Decline a record (manual review); no body needed, a reason is stored when given', params: KycIdParam, body: ReasonBody, response: { 200: KycAttempt, ...errorResponses(403, 404, 409) } },
     },
     async (request) => kyc.reject(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason ?? null),
@@ -178,7 +176,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
   r.put(
     '/kyc/request-resubmission/:kycId',
     {
-      config: reviewer,
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Ask the person to resubmit (manual review); no body needed, a reason is stored when given',

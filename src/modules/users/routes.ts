@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
 import { errorResponses, IdParam } from '../../platform/http/schemas.js';
-import { UserErrors } from './errors.js';
+import { subjectFor } from './acting-for.js';
 import {
   CreateUserBody,
   ListUsersQuery,
@@ -23,16 +23,16 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
   r.get(
     '/users/me',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: { tags, summary: 'The calling user', response: { 200: UserProfile, ...errorResponses(403, 404) } },
     },
-    async (request) => users.getProfile(request.tenant.id, callerUserId(request)!),
+    async (request) => users.getProfile(request.tenant.id, userCaller(request).userId),
   );
 
   r.patch(
     '/users/me',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: "Edit the calling user's profile",
@@ -40,13 +40,13 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
         response: { 200: User, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => users.updateUser(request.tenant.id, callerUserId(request)!, request.body),
+    async (request) => users.updateUser(request.tenant.id, userCaller(request).userId, request.body),
   );
 
   r.post(
     '/users',
     {
-      config: { auth: { apiKey: true } },
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: 'Create a user (no password)',
@@ -63,7 +63,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
   r.get(
     '/users',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'List users (paged; exact-match filters)',
@@ -80,7 +80,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
   r.get(
     '/users/wallet-addresses/:userId',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "A user's wallet addresses (API key, the user, or an admin)",
@@ -90,15 +90,14 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
     },
     async (request) => {
       // A plain user sees only their own; another user's id is "not found", never a hint it exists.
-      if (!isPrivileged(request) && callerUserId(request) !== request.params.userId) throw UserErrors.notFound();
-      return users.walletAddresses(request.tenant.id, request.params.userId);
+      return users.walletAddresses(request.tenant.id, subjectFor(viewerOf(request), request.params.userId));
     },
   );
 
   r.get(
     '/users/:id',
     {
-      config: { auth: { apiKey: true } },
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: 'Full profile of a user',
@@ -112,7 +111,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
   r.patch(
     '/users/:id',
     {
-      config: { auth: { apiKey: true } },
+      config: { auth: Access.apiKey },
       schema: {
         tags,
         summary: "Edit a user's profile",

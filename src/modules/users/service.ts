@@ -7,6 +7,9 @@ import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import type { Viewer } from '../../platform/http/access.js';
+import type { AppError } from '../../platform/http/errors.js';
+import { subjectFor } from './acting-for.js';
 import { UserErrors } from './errors.js';
 import type { UserFilters, UsersRepo } from './repo.js';
 import type { CreateUserInput, UpdateUserInput, UserDto, UserProfileDto, WalletAddressesDto } from './schemas.js';
@@ -75,6 +78,16 @@ export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: 
   }
 
   return {
+    /**
+     * The user a call acts for (the own-record rule, `subjectFor`), which must exist in the
+     * tenant (else 404 USER_NOT_FOUND).
+     */
+    async actingFor(tenantId: string, viewer: Viewer, requested: string | undefined, userIdRequired: () => AppError): Promise<string> {
+      const userId = subjectFor(viewer, requested, userIdRequired);
+      await requireUser(tenantId, userId);
+      return userId;
+    },
+
     /**
      * Creates a user (no password). Runs inside `outerTx` when given, so the auth module can
      * create the user and its credential atomically.

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { getAddress, hexToBytes, isAddress, type Hex } from 'viem';
 import { createSiweMessage, parseSiweMessage, verifySiweMessage } from 'viem/siwe';
+import type { Viewer } from '../../platform/http/access.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
@@ -24,10 +25,7 @@ const STATEMENT = 'Register this address as my wallet.';
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 export const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
 
-export interface Viewer {
-  userId?: string;
-  privileged: boolean;
-}
+export type { Viewer };
 
 const hashNonce = (nonce: string) => createHash('sha256').update(nonce, 'utf8').digest('hex');
 
@@ -178,16 +176,7 @@ export function createEvmEoaService(deps: {
 
     /** A user's EOAs: the caller's own; an API key or admin names the user (an admin defaults to itself). */
     async list(tenantId: string, viewer: Viewer, requestedUserId: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
-      let userId: string;
-      if (viewer.privileged) {
-        const chosen = requestedUserId ?? viewer.userId;
-        if (!chosen) throw WalletErrors.userIdRequired();
-        userId = chosen;
-      } else {
-        if (requestedUserId !== undefined && requestedUserId !== viewer.userId) throw WalletErrors.userNotFound();
-        userId = viewer.userId!;
-      }
-      if (!(await users.findRow(tenantId, userId))) throw WalletErrors.userNotFound();
+      const userId = await users.actingFor(tenantId, viewer, requestedUserId, WalletErrors.userIdRequired);
       return wallets.listByUser(tenantId, userId, { kind: 'evm-eoa' }, page);
     },
   };

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { EvmEoaService } from './evm-eoas.js';
 import { Challenge, ChallengeQuery, ListEoasQuery, RegisterEoaBody, Wallet, WalletList } from './schemas.js';
@@ -14,7 +14,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
   r.get(
     '/evm-eoas/challenge',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'A Sign-In with Ethereum (EIP-4361) challenge: single-use nonce (10 minutes) and the fields to sign',
@@ -22,13 +22,13 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
         response: { 200: Challenge, ...errorResponses(403, 429) },
       },
     },
-    async (request) => eoas.challenge(request.tenant, callerUserId(request)!, request.query.address),
+    async (request) => eoas.challenge(request.tenant, userCaller(request).userId, request.query.address),
   );
 
   r.post(
     '/evm-eoas',
     {
-      config: { auth: { bearer: 'user' } },
+      config: { auth: Access.user },
       schema: {
         tags,
         summary: 'Register an EVM address (a key, or a contract wallet via EIP-1271 / ERC-6492) with a signed SIWE message',
@@ -37,7 +37,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
       },
     },
     async (request, reply) => {
-      const result = await eoas.register(request.tenant, callerUserId(request)!, request.body, actorOf(request.principal));
+      const result = await eoas.register(request.tenant, userCaller(request).userId, request.body, actorOf(request.principal));
       return reply.status(201).send(result.wallet);
     },
   );
@@ -45,7 +45,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
   r.get(
     '/evm-eoas',
     {
-      config: { auth: { apiKey: true, bearer: 'user' } },
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "A user's registered EVM addresses (the caller's; an API key or admin passes userId)",
@@ -55,7 +55,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
     },
     async (request) => {
       const { userId, ...page } = request.query;
-      return eoas.list(request.tenant.id, { userId: callerUserId(request), privileged: isPrivileged(request) }, userId, page);
+      return eoas.list(request.tenant.id, viewerOf(request), userId, page);
     },
   );
 }

@@ -1,31 +1,8 @@
 import { isValidClassicAddress } from 'xrpl';
 import type { XrplAccountInfo, XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
-import type { UsersService } from '../users/service.js';
-import { WalletErrors } from './errors.js';
 import { XrplErrors } from './xrpl-errors.js';
 
-export interface Viewer {
-  userId?: string;
-  privileged: boolean;
-}
-
-/**
- * The user a call acts for: the caller itself; an API key or admin names the user (`userId`;
- * an admin defaults to itself). A plain user naming another user gets 404, so ids cannot be probed.
- */
-export async function targetUser(users: UsersService, tenantId: string, viewer: Viewer, requested: string | undefined): Promise<string> {
-  let userId: string;
-  if (viewer.privileged) {
-    const chosen = requested ?? viewer.userId;
-    if (!chosen) throw WalletErrors.userIdRequired();
-    userId = chosen;
-  } else {
-    if (requested !== undefined && requested !== viewer.userId) throw WalletErrors.userNotFound();
-    userId = viewer.userId!;
-  }
-  if (!(await users.findRow(tenantId, userId))) throw WalletErrors.userNotFound();
-  return userId;
-}
+export type { Viewer } from '../../platform/http/access.js';
 
 export function checkAddress(address: string, field = 'address'): string {
   if (!isValidClassicAddress(address)) throw XrplErrors.addressInvalid(field);

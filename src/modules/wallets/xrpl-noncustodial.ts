@@ -7,10 +7,11 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { inspectSignedBlob } from '../../providers/xrpl-ledger/signatures.js';
 import type { UsersService } from '../users/service.js';
+import { WalletErrors } from './errors.js';
 import type { WalletDto } from './schemas.js';
 import { toWalletDto, type WalletsService } from './service.js';
 import type { WalletKind, WalletRow } from './table.js';
-import { accountState, checkAddress, targetUser, type AccountStateDto, type Viewer } from './xrpl-common.js';
+import { accountState, checkAddress, type AccountStateDto, type Viewer } from './xrpl-common.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
@@ -134,7 +135,7 @@ export function createXrplNonCustodial(deps: {
 
   /** Creates a service-held account (investor or signer): one per user; a repeat answers the existing one. */
   async function createHeld(tenantId: string, viewer: Viewer, requested: string | undefined, kind: 'xrpl-investor' | 'xrpl-signer', actor: Actor): Promise<{ wallet: XrplWalletDto; created: boolean }> {
-    const userId = await targetUser(users, tenantId, viewer, requested);
+    const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
     const net = await network();
     const result = await tx(async (db) => {
       // One wallet of the kind per user, even when two requests race (the lock serializes them).
@@ -168,7 +169,7 @@ export function createXrplNonCustodial(deps: {
 
   return {
     async challengeFor(tenantId: string, viewer: Viewer, requested: string | undefined, address: string | null) {
-      const userId = await targetUser(users, tenantId, viewer, requested);
+      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
       return challenges.issue(tenantId, userId, address === null ? null : checkAddress(address));
     },
 
@@ -182,7 +183,7 @@ export function createXrplNonCustodial(deps: {
       input: { userId?: string; address: string; publicKey: string; signature: string; challenge: string },
       actor: Actor,
     ): Promise<{ wallet: XrplWalletDto; created: boolean }> {
-      const userId = await targetUser(users, tenantId, viewer, input.userId);
+      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const address = checkAddress(input.address);
       const issued = await challenges.check(tenantId, userId, input.challenge, address);
       const info = await live(address);
@@ -217,7 +218,7 @@ export function createXrplNonCustodial(deps: {
       address: string,
       input: { userId?: string; multiSignature?: boolean } & Partial<Record<Setting, boolean>>,
     ): Promise<{ wallet: XrplWalletDto; transactions: SubmissionDto[] }> {
-      const userId = await targetUser(users, tenantId, viewer, input.userId);
+      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const row = await ownWallet(tenantId, userId, address);
       const settings = (Object.keys(SETTINGS) as Setting[]).filter((s) => input[s] !== undefined);
       if (settings.length === 0 && input.multiSignature === undefined) throw XrplErrors.nothingToChange();
@@ -261,7 +262,7 @@ export function createXrplNonCustodial(deps: {
      * must sign otherwise.
      */
     async signTransaction(tenantId: string, viewer: Viewer, input: { userId?: string; transaction: Record<string, unknown> }): Promise<SignedTransactionDto> {
-      const userId = await targetUser(users, tenantId, viewer, input.userId);
+      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const transaction = checkTransaction(input.transaction);
       const row = await ownWallet(tenantId, userId, transaction.Account);
       const info = await live(row.address);
@@ -301,7 +302,7 @@ export function createXrplNonCustodial(deps: {
      * `txBlobs` are multi-signatures of one transaction, combined first.
      */
     async submit(tenantId: string, viewer: Viewer, input: { userId?: string; txBlob?: string; txBlobs?: string[] }): Promise<SubmissionDto> {
-      const userId = await targetUser(users, tenantId, viewer, input.userId);
+      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       if ((input.txBlob === undefined) === (input.txBlobs === undefined)) throw XrplErrors.blobInvalid('send txBlob, or txBlobs (multi-signatures to combine), not both');
       let blob = input.txBlob;
       if (input.txBlobs) {
@@ -329,7 +330,7 @@ export function createXrplNonCustodial(deps: {
     /** Testing only: signs a message (UTF-8) with the key the service holds for one of the caller's wallets. */
     async signMessage(tenantId: string, viewer: Viewer, input: { userId?: string; address: string; message: string }) {
       if (!deps.testSigning) throw XrplErrors.testSigningOff();
-      const userId = await targetUser(users, tenantId, viewer, input.userId);
+      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const row = await ownWallet(tenantId, userId, input.address);
       if (!row.sealedKey) throw XrplErrors.noServiceKey();
       return withWallet(tenantId, row, (wallet) => ({
@@ -341,7 +342,7 @@ export function createXrplNonCustodial(deps: {
     },
 
     async listWallets(tenantId: string, viewer: Viewer, requested: string | undefined): Promise<WalletsByKind> {
-      const userId = await targetUser(users, tenantId, viewer, requested);
+      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
       const all = await wallets.listByUser(tenantId, userId, { chain: 'xrpl' }, { limit: 100, offset: 0 });
       return {
         investor: all.data.find((w) => w.kind === 'xrpl-investor') ?? null,

@@ -1,9 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
-import { callerUserId, isPrivileged } from '../../platform/http/guards.js';
+import { Access, viewerOf } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
-import type { Viewer } from './xrpl-common.js';
 import type { XrplNonCustodial } from './xrpl-noncustodial.js';
 import type { XrplSecureAccounts } from './xrpl-secure-accounts.js';
 import {
@@ -28,10 +27,6 @@ import {
 } from './xrpl-schemas.js';
 import { Wallet } from './schemas.js';
 
-const viewerOf = (request: FastifyRequest): Viewer => ({ userId: callerUserId(request), privileged: isPrivileged(request) });
-/** Bearer (the caller's own), or an API key / admin acting for `userId`. */
-const auth = { auth: { apiKey: true as const, bearer: 'user' as const } };
-
 /** /xrpl-secure-accounts and /non-custodian-xrpl. */
 export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccounts; noncustodial: XrplNonCustodial }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -41,7 +36,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/xrpl-secure-accounts',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Register an existing multi-signed (SignerList) or regular-key account, proven by signatures over a challenge',
@@ -57,7 +52,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
 
   r.get(
     '/xrpl-secure-accounts',
-    { config: auth, schema: { tags, summary: "The user's secure XRPL accounts (paged)", querystring: ListQuery, response: { 200: WalletPage, ...errorResponses(403, 404, 503) } } },
+    { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: "The user's secure XRPL accounts (paged)", querystring: ListQuery, response: { 200: WalletPage, ...errorResponses(403, 404, 503) } } },
     async (request) => {
       const { userId, ...page } = request.query;
       return secure.list(request.tenant.id, viewerOf(request), userId, page);
@@ -67,7 +62,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.get(
     '/xrpl-secure-accounts/:address',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'One secure XRPL account of the user', params: AddressParam, querystring: UserQuery, response: { 200: Wallet, ...errorResponses(403, 404, 503) } },
     },
     async (request) => secure.get(request.tenant.id, viewerOf(request), request.query.userId, request.params.address),
@@ -76,7 +71,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.get(
     '/non-custodian-xrpl/challenge',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A single-use challenge (10 minutes) to sign for registering an XRPL wallet or secure account', querystring: UserQuery, response: { 200: XrplChallenge, ...errorResponses(403, 404, 429) } },
     },
     async (request) => nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, null),
@@ -85,7 +80,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/wallet/investor',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "Create the user's investor account (service-generated; multi-signed by the signer and cold wallets once set up)",
@@ -99,7 +94,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/wallet/signer-wallet',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "Create the user's signer (hot) wallet: its key is generated and sealed by the service", body: UserBody, response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) } },
     },
     async (request, reply) => reply.status(201).send((await nc.createSigner(request.tenant.id, viewerOf(request), request.body?.userId, actorOf(request.principal))).wallet),
@@ -108,7 +103,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/wallet/challenge/:address',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'A single-use challenge bound to a cold wallet address',
@@ -124,7 +119,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/wallet',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "Register a cold wallet (the user's key, never sent): a signature over the challenge by its master or regular key",
@@ -138,7 +133,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.put(
     '/non-custodian-xrpl/wallet/update/:address',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Change account settings (rippling, ...) by AccountSet signed by the service; multiSignature sets up the investor account',
@@ -153,7 +148,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/sign',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'Testing only (XRPL_TEST_SIGNING): sign a message with a key the service holds for the user', body: SignMessageBody, response: { 201: SignedMessage, ...errorResponses(403, 404, 409) } },
     },
     async (request, reply) => reply.status(201).send(await nc.signMessage(request.tenant.id, viewerOf(request), request.body)),
@@ -162,7 +157,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/sign-transaction',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: 'Prepare a transaction of one of the user\'s wallets: autofilled, signed where the service may, with what the cold wallet must sign',
@@ -176,7 +171,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
   r.post(
     '/non-custodian-xrpl/tx-submit',
     {
-      config: auth,
+      config: { auth: Access.apiKeyOrUser },
       schema: {
         tags,
         summary: "Submit a signed blob of the user's wallet: verified locally, tracked, followed until validated or expired",
@@ -189,7 +184,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
 
   r.get(
     '/non-custodian-xrpl/wallets',
-    { config: auth, schema: { tags, summary: "The user's XRPL wallets by kind", querystring: UserQuery, response: { 200: WalletsByKind, ...errorResponses(403, 404) } } },
+    { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: "The user's XRPL wallets by kind", querystring: UserQuery, response: { 200: WalletsByKind, ...errorResponses(403, 404) } } },
     async (request) => nc.listWallets(request.tenant.id, viewerOf(request), request.query.userId),
   );
 }

@@ -5,9 +5,10 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
 import type { XrplAccountInfo, XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import type { UsersService } from '../users/service.js';
+import { WalletErrors } from './errors.js';
 import type { WalletDto } from './schemas.js';
 import { toWalletDto, type WalletsService } from './service.js';
-import { checkAddress, targetUser, type Viewer } from './xrpl-common.js';
+import { checkAddress, type Viewer } from './xrpl-common.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 
@@ -75,7 +76,7 @@ export function createXrplSecureAccounts(deps: {
 
   return {
     async register(tenantId: string, viewer: Viewer, input: RegisterSecureAccountInput, actor: Actor): Promise<{ wallet: WalletDto; created: boolean }> {
-      const userId = await targetUser(users, tenantId, viewer, input.userId);
+      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const address = checkAddress(input.address);
       const issued = await challenges.check(tenantId, userId, input.challenge, address);
       const info = await onLedger(() => ledger.accountInfo(address));
@@ -100,13 +101,13 @@ export function createXrplSecureAccounts(deps: {
     },
 
     async list(tenantId: string, viewer: Viewer, requested: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
-      const userId = await targetUser(users, tenantId, viewer, requested);
+      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
       return wallets.listByUser(tenantId, userId, { kind: 'xrpl-secure' }, page);
     },
 
     /** One secure account of the user; another user's, another tenant's or another kind: 404. */
     async get(tenantId: string, viewer: Viewer, requested: string | undefined, address: string): Promise<WalletDto> {
-      const userId = await targetUser(users, tenantId, viewer, requested);
+      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
       checkAddress(address);
       const row = await wallets.findByAddress(tenantId, { chain: 'xrpl', network: await network() }, address);
       if (!row || row.userId !== userId || row.kind !== 'xrpl-secure') throw XrplErrors.secureAccountNotFound();

@@ -31,3 +31,52 @@ export function declarePlatformAnswers(app: FastifyInstance): void {
     }
   });
 }
+
+/** An answer whose status the route's `schema.response` does not declare. */
+export interface UndeclaredAnswer {
+  method: string;
+  /** The route as registered, e.g. `/users/:id`. */
+  url: string;
+  statusCode: number;
+  /** The error body's `code`, when the answer is a JSON error. */
+  code?: string;
+}
+
+/** True when `response` declares `status`: by its number, its class (`4XX`) or `default`. */
+export function declaresStatus(response: Record<string, unknown>, status: number): boolean {
+  return String(status) in response || `${String(status)[0]}XX` in response || `${String(status)[0]}xx` in response || 'default' in response;
+}
+
+/** True when a route declares an answer of its own, beyond the error statuses the platform adds. */
+function declaresOwnAnswers(response: Record<string, unknown>): boolean {
+  return Object.keys(response).some((key) => key === 'default' || !/^\d/.test(key) || Number(key[0]) < 4);
+}
+
+function errorCodeOf(payload: unknown): string | undefined {
+  if (typeof payload !== 'string' || !payload.startsWith('{')) return undefined;
+  try {
+    const code = (JSON.parse(payload) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reports every answer whose status the route does not declare in `schema.response` (a test-time
+ * check: the harness fails the test file on any). Exempt: unknown routes, hidden routes
+ * (`schema.hide`: health, readiness, the OpenAPI document), and routes outside tenancy that
+ * declare no answer of their own (pages behind mailed links, provider sandboxes). A
+ * tenant-scoped route (one with an access requirement) is always checked.
+ */
+export function recordUndeclaredAnswers(app: FastifyInstance, record: (answer: UndeclaredAnswer) => void): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const { url, schema, config } = request.routeOptions;
+    const { hide, response = {} } = (schema ?? {}) as { hide?: boolean; response?: Record<string, unknown> };
+    const exempt = request.is404 || url === undefined || hide || (config.auth === undefined && !declaresOwnAnswers(response));
+    if (!exempt && !declaresStatus(response, reply.statusCode)) {
+      record({ method: request.method, url, statusCode: reply.statusCode, code: errorCodeOf(payload) });
+    }
+    done(null, payload);
+  });
+}

@@ -157,14 +157,3 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     }
   });
 }
-
-/** The calling user's id when the principal is a user, for "own record" checks. */
-export function callerUserId(request: FastifyRequest): string | undefined {
-  return request.principal?.kind === 'user' ? request.principal.userId : undefined;
-}
-
-/** True for an API key of the tenant or an admin bearer. */
-export function isPrivileged(request: FastifyRequest): boolean {
-  const p = request.principal;
-  return p?.kind === 'apiKey' || (p?.kind === 'user' && p.role === 'admin');
-}

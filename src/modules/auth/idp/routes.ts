@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { Access } from '../../../platform/http/access.js';
 import { errorResponses } from '../../../platform/http/schemas.js';
 import { sessionMeta } from '../routes.js';
 import type { IdpConfigService } from './config.js';
@@ -50,7 +51,7 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
   r.get(
     '/auth/idp',
     {
-      config: { auth: 'public', rateLimit: { name: 'idp-start', max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS } },
+      config: { auth: Access.public, rateLimit: { name: 'idp-start', max: PER_IP_LIMIT, windowMs: PER_IP_WINDOW_MS } },
       schema: {
         tags,
         summary: "Start a login at the tenant's external OpenID provider",
@@ -97,7 +98,7 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
   r.get(
     '/auth/idp/config',
     {
-      config: { auth: { apiKey: true, bearer: 'admin' } },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: "The tenant's external identity provider settings (secret masked)", response: { 200: ConfigView, ...errorResponses(403, 404) } },
     },
     async (request) => config.view(request.tenant.id),
