@@ -1,4 +1,4 @@
-import { Configuration, CountryCode, PlaidApi, Products, type AccountBase } from 'plaid';
+import type { AccountBase, CountryCode, PlaidApi, Products } from 'plaid';
 import { BankLinkProviderError, type BankAccount, type BankLinkEndpoint, type BankLinkPort, type DiligenceStatus } from '../port.js';
 
 const TIMEOUT_MS = 10_000;
@@ -54,9 +54,12 @@ const account = (a: AccountBase): BankAccount => ({
  */
 export function createPlaidAdapter(): BankLinkPort {
   const clients = new Map<string, PlaidApi>();
-  const client = (endpoint: BankLinkEndpoint): PlaidApi => {
+  const client = async (endpoint: BankLinkEndpoint): Promise<PlaidApi> => {
     let api = clients.get(endpoint.baseUrl);
     if (!api) {
+      // Loaded at the first call: the official client weighs about 55 MiB of memory, which a
+      // service that never links a bank account should not carry.
+      const { Configuration, PlaidApi } = await import('plaid');
       // The client follows no redirects: an answer from elsewhere is not the provider's.
       api = new PlaidApi(new Configuration({ basePath: endpoint.baseUrl, baseOptions: { timeout: TIMEOUT_MS, maxRedirects: 0 } }));
       if (clients.size > 100) clients.clear();
@@ -68,14 +71,14 @@ export function createPlaidAdapter(): BankLinkPort {
 
   return {
     async createLinkToken(endpoint, request) {
-      const data = await call(() =>
-        client(endpoint).linkTokenCreate({
+      const data = await call(async () =>
+        (await client(endpoint)).linkTokenCreate({
           ...auth(endpoint),
           client_name: request.clientName,
           language: 'en',
-          country_codes: [CountryCode.Us],
+          country_codes: ['US' as CountryCode],
           user: { client_user_id: request.clientUserId },
-          products: [Products.Auth],
+          products: ['auth' as Products],
           webhook: request.webhook,
           hosted_link: { completion_redirect_uri: request.completionRedirectUri },
         }),
@@ -84,12 +87,12 @@ export function createPlaidAdapter(): BankLinkPort {
     },
 
     async exchangePublicToken(endpoint, publicToken) {
-      const data = await call(() => client(endpoint).itemPublicTokenExchange({ ...auth(endpoint), public_token: publicToken }));
+      const data = await call(async () => (await client(endpoint)).itemPublicTokenExchange({ ...auth(endpoint), public_token: publicToken }));
       return { accessToken: data.access_token, itemId: data.item_id };
     },
 
     async getAccounts(endpoint, accessToken) {
-      const data = await call(() => client(endpoint).accountsGet({ ...auth(endpoint), access_token: accessToken }));
+      const data = await call(async () => (await client(endpoint)).accountsGet({ ...auth(endpoint), access_token: accessToken }));
       return {
         itemId: data.item.item_id,
         institutionId: data.item.institution_id ?? null,
@@ -100,34 +103,34 @@ export function createPlaidAdapter(): BankLinkPort {
     },
 
     async removeItem(endpoint, accessToken) {
-      await call(() => client(endpoint).itemRemove({ ...auth(endpoint), access_token: accessToken }));
+      await call(async () => (await client(endpoint)).itemRemove({ ...auth(endpoint), access_token: accessToken }));
     },
 
     async createOriginator(endpoint, companyName) {
-      const data = await call(() => client(endpoint).transferOriginatorCreate({ ...auth(endpoint), company_name: companyName }));
+      const data = await call(async () => (await client(endpoint)).transferOriginatorCreate({ ...auth(endpoint), company_name: companyName }));
       return { originatorClientId: data.originator_client_id, companyName: data.company_name };
     },
 
     async listOriginators(endpoint, page) {
-      const data = await call(() => client(endpoint).transferOriginatorList({ ...auth(endpoint), count: page.count, offset: page.offset }));
+      const data = await call(async () => (await client(endpoint)).transferOriginatorList({ ...auth(endpoint), count: page.count, offset: page.offset }));
       return data.originators.map((o) => ({ clientId: o.client_id, diligenceStatus: o.transfer_diligence_status as DiligenceStatus }));
     },
 
     async getOriginator(endpoint, originatorClientId) {
-      const data = await call(() => client(endpoint).transferOriginatorGet({ ...auth(endpoint), originator_client_id: originatorClientId }));
+      const data = await call(async () => (await client(endpoint)).transferOriginatorGet({ ...auth(endpoint), originator_client_id: originatorClientId }));
       const o = data.originator;
       return { clientId: o.client_id, diligenceStatus: o.transfer_diligence_status as DiligenceStatus, companyName: o.company_name };
     },
 
     async createQuestionnaire(endpoint, originatorClientId, redirectUri) {
-      const data = await call(() =>
-        client(endpoint).transferQuestionnaireCreate({ ...auth(endpoint), originator_client_id: originatorClientId, redirect_uri: redirectUri }),
+      const data = await call(async () =>
+        (await client(endpoint)).transferQuestionnaireCreate({ ...auth(endpoint), originator_client_id: originatorClientId, redirect_uri: redirectUri }),
       );
       return { onboardingUrl: data.onboarding_url };
     },
 
     async getWebhookVerificationKey(endpoint, keyId) {
-      const data = await call(() => client(endpoint).webhookVerificationKeyGet({ ...auth(endpoint), key_id: keyId }));
+      const data = await call(async () => (await client(endpoint)).webhookVerificationKeyGet({ ...auth(endpoint), key_id: keyId }));
       return data.key;
     },
   };

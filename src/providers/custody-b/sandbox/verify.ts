@@ -1,5 +1,4 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
-import { verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { CredentialAssertion, CredentialAttestation } from '../port.js';
 
 /** Why a credential was refused (answered 401 by the sandbox). */
@@ -90,6 +89,8 @@ export async function verifyAttestation(att: CredentialAttestation, challenge: s
     return { credId: info.credId, kind: 'Key', publicKey: key.export({ type: 'spki', format: 'pem' }).toString(), counter: 0 };
   }
   try {
+    // Loaded for the first passkey only (about 16 MiB): key credentials never need it.
+    const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
     const result = await verifyRegistrationResponse({
       response: {
         id: info.credId,
@@ -129,6 +130,7 @@ export async function verifyAssertion(
   }
   try {
     const fido = assertion.credentialAssertion;
+    const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
     const result = await verifyAuthenticationResponse({
       response: {
         id: fido.credId,
