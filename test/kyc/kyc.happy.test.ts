@@ -130,6 +130,25 @@ describe('reading', () => {
 });
 
 describe('review and manual updates', () => {
+  it('the largest update the schema admits is kept whole in the history (names, document type and reason of 4-byte characters)', async () => {
+    const userId = await h.createUser();
+    const kycId = await manualRecord(userId);
+    const wide = (n: number, c: string) => c.repeat(n);
+    const first = { firstName: wide(200, '😀'), lastName: wide(200, '😁'), documentType: wide(100, '😂'), reason: wide(1000, '😃') };
+    const second = { firstName: wide(200, '😄'), lastName: wide(200, '😅'), documentType: wide(100, '😆'), reason: wide(1000, '😇') };
+    for (const payload of [first, second]) {
+      const res = await h.inject({ method: 'PATCH', url: `/kyc/${kycId}`, headers: h.keyHeaders(), payload });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const last = (await readKyc(h, kycId)).history.at(-1)!;
+    expect(last).toMatchObject({ action: 'update', reason: second.reason });
+    expect(last.changes).toEqual({
+      firstName: { from: first.firstName, to: second.firstName },
+      lastName: { from: first.lastName, to: second.lastName },
+      documentType: { from: first.documentType, to: second.documentType },
+    });
+  });
+
   it('approve stores who, when, from, to and why, writes kyc.approved and updates the profile', async () => {
     const userId = await h.createUser();
     const kycId = await manualRecord(userId);

@@ -43,6 +43,12 @@ const TYPE_RE = new RegExp(AUDIT_TYPE_PATTERN);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SECRET_KEYS = new Set([...SECRET_FIELDS, 'passwordHash', 'secretHash', 'hash', 'otpHash', 'tokenHash'].map((f) => f.toLowerCase()));
 const MAX_DETAILS_BYTES = 4096;
+/**
+ * A tracked object's history step carries the fields it changed, from and to, and the reason:
+ * bounded by that object's own schema (a KYC update at most about 9 KiB), so it gets room of
+ * its own rather than the 4 KiB of a security event.
+ */
+const MAX_HISTORY_DETAILS_BYTES = 32 * 1024;
 const MAX_USER_AGENT = 512;
 
 function redact(value: unknown, depth = 0): unknown {
@@ -69,7 +75,8 @@ function toRow(event: AuditEventInput, now: Date): Omit<AuditEventRow, 'tenantId
   if (event.subjectUserId && !UUID_RE.test(event.subjectUserId)) throw AuditErrors.invalidEvent('subjectUserId');
   if (event.object && !UUID_RE.test(event.object.id)) throw AuditErrors.invalidEvent('object');
   const details = redact(event.details ?? {}) as Record<string, unknown>;
-  if (Buffer.byteLength(JSON.stringify(details)) > MAX_DETAILS_BYTES) throw AuditErrors.invalidEvent('details over 4 KiB');
+  const limit = event.object ? MAX_HISTORY_DETAILS_BYTES : MAX_DETAILS_BYTES;
+  if (Buffer.byteLength(JSON.stringify(details)) > limit) throw AuditErrors.invalidEvent(`details over ${limit / 1024} KiB`);
   return {
     id: newId(),
     type: event.type,
