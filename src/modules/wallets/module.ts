@@ -22,6 +22,11 @@ export interface XrplModuleOptions {
   standIn?: StandInServerOptions;
   /** How long a request waits for its transaction to be final (default 30 s). */
   finalTimeoutMs?: number;
+  /**
+   * How often the follower sweeps the transactions still in flight that no request waits for
+   * (default 5 s; the first sweep runs at start, for what a previous run left).
+   */
+  followIntervalMs?: number;
 }
 
 export interface WalletsServices {
@@ -86,6 +91,7 @@ export function createWalletsModule(
   const xrplRepo = createXrplRepo(db);
   const network = xrplNetworkOf(xrplLedger);
   const challenges = createXrplChallenges({ repo: xrplRepo, clock, limiter: platform.limiter, publicBaseUrl: platform.publicBaseUrl });
+  let follower: { stop(): Promise<void> } | undefined;
   const xrplSubmissions = createXrplSubmissions({ repo: xrplRepo, tx, clock, ledger: xrplLedger, finalTimeoutMs: xrplOptions.finalTimeoutMs ?? 30_000 });
   const xrplSecureAccounts = createXrplSecureAccounts({ tx, users: deps.users, wallets, ledger: xrplLedger, network, challenges });
   const xrplNonCustodial = createXrplNonCustodial({
@@ -112,8 +118,9 @@ export function createWalletsModule(
     },
     start() {
       evmChain().catch((error: unknown) => platform.logger.error({ err: error }, 'the EVM chain did not start'));
-      // Transactions left in flight by a previous run are followed until final.
-      platform.background.run('xrpl-resume', () => xrplSubmissions.resume().catch((error: unknown) => platform.logger.warn({ err: error }, 'XRPL submissions could not be resumed')));
+      // Transactions in flight that no request waits for (any more), including those a previous
+      // run left, are followed until validated or expired.
+      follower = xrplSubmissions.startFollowing(xrplOptions.followIntervalMs ?? 5000, (error) => platform.logger.warn({ err: error }, 'XRPL submissions sweep failed'));
     },
     async ready() {
       const chain = await evmChain();
@@ -124,6 +131,7 @@ export function createWalletsModule(
       };
     },
     async stop() {
+      await follower?.stop();
       if (!deps.xrplLedger) await xrplLedger.close();
       if (started) await (await started.catch(() => undefined))?.close();
     },

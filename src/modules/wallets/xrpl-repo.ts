@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, inArray, isNull, lt, max, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, lt, max, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { xrplChallenges, xrplSubmissions, type XrplChallengeRow, type XrplSubmissionRow } from './table.js';
 
@@ -99,9 +99,9 @@ export function createXrplRepo(db: DbOrTx) {
       return row;
     },
 
-    /** Submissions not final yet (any tenant), for the follower at start. */
+    /** Submissions not final yet (any tenant), least recently changed first, for the follower's sweep. */
     async listInFlight(limit: number, tx: DbOrTx = db): Promise<XrplSubmissionRow[]> {
-      return tx.select().from(xrplSubmissions).where(inArray(xrplSubmissions.status, ['submitted'])).limit(limit);
+      return tx.select().from(xrplSubmissions).where(inArray(xrplSubmissions.status, ['submitted'])).orderBy(asc(xrplSubmissions.updatedAt)).limit(limit);
     },
   };
 }

@@ -62,6 +62,8 @@ export interface XrplSubmissionsOptions {
 export function createXrplSubmissions(options: XrplSubmissionsOptions) {
   const { repo, tx, clock, ledger, finalTimeoutMs } = options;
   const lanes = new Map<string, Promise<unknown>>();
+  /** Ids of the submissions a request or the sweep of this process is following right now. */
+  const following = new Set<string>();
 
   function inLane<T>(key: string, work: () => Promise<T>): Promise<T> {
     const previous = lanes.get(key) ?? Promise.resolve();
@@ -107,6 +109,15 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
 
   /** Follows a sent transaction until final or until `timeoutMs` passes (then it stays `submitted`). */
   async function follow(row: XrplSubmissionRow, timeoutMs = finalTimeoutMs): Promise<XrplSubmissionRow> {
+    following.add(row.id);
+    try {
+      return await followUntil(row, timeoutMs);
+    } finally {
+      following.delete(row.id);
+    }
+  }
+
+  async function followUntil(row: XrplSubmissionRow, timeoutMs: number): Promise<XrplSubmissionRow> {
     let current = row;
     const slice = Math.min(1000, Math.max(50, timeoutMs));
     for (let waited = 0; current.status === 'submitted' && waited < timeoutMs; waited += slice) {
@@ -122,6 +133,18 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
       if (current.engineResult === null || current.engineResult.startsWith('ter')) current = await send(current);
     }
     return current;
+  }
+
+  /**
+   * One look at every transaction still in flight that nobody in this process is following
+   * (left by a request that stopped waiting, or by a previous run): each is followed for at
+   * most `timeoutMs`, sent again if it is held or never arrived, and marked validated or
+   * expired once it is. Returns how many it looked at.
+   */
+  async function sweep(timeoutMs = 1000, limit = 100): Promise<number> {
+    const rows = (await repo.listInFlight(limit)).filter((row) => !following.has(row.id));
+    await Promise.all(rows.map((row) => follow(row, timeoutMs)));
+    return rows.length;
   }
 
   function rowFor(tenantId: string, userId: string | null, network: string, signed: { tx: Record<string, unknown>; hash: string; blob: string }): Omit<XrplSubmissionRow, 'tenantId'> {
@@ -193,10 +216,37 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
       return finalOrRefused(await follow(sent));
     },
 
-    /** Follows every transaction left in flight (e.g. by a restart), once, in the background. */
-    async resume(timeoutMs = finalTimeoutMs): Promise<void> {
-      const rows = await repo.listInFlight(100);
-      await Promise.all(rows.map((row) => follow(row, timeoutMs)));
+    sweep,
+
+    /**
+     * Sweeps now and then every `intervalMs` until the returned `stop()` (which waits for the
+     * sweep under way). A failed sweep is logged and the next one runs as planned.
+     */
+    startFollowing(intervalMs: number, onError: (error: unknown) => void): { stop(): Promise<void> } {
+      let running = true;
+      let timer: NodeJS.Timeout | undefined;
+      let current: Promise<void> = Promise.resolve();
+      const tick = () => {
+        timer = undefined;
+        current = sweep().then(
+          () => undefined,
+          (error: unknown) => onError(error),
+        );
+        void current.then(() => {
+          if (!running) return;
+          timer = setTimeout(tick, intervalMs);
+          timer.unref();
+        });
+      };
+      timer = setTimeout(tick, 0);
+      timer.unref();
+      return {
+        async stop() {
+          running = false;
+          if (timer) clearTimeout(timer);
+          await current;
+        },
+      };
     },
   };
 }
