@@ -8,12 +8,12 @@ export interface Compiled {
   bytecode: Hex;
 }
 
-/** Compiles test/wallets/contracts/OwnedWallet.sol with solc from npm (WebAssembly, nothing downloaded). */
-export function compileWallets(): { wallet: Compiled; factory: Compiled } {
-  const source = readFileSync(fileURLToPath(new URL('./contracts/OwnedWallet.sol', import.meta.url)), 'utf8');
+/** Compiles test/wallets/contracts/<file> with solc from npm (WebAssembly, nothing downloaded); answers the named contracts. */
+export function compileContracts<N extends string>(file: string, names: readonly N[]): Record<N, Compiled> {
+  const source = readFileSync(fileURLToPath(new URL(`./contracts/${file}`, import.meta.url)), 'utf8');
   const input = {
     language: 'Solidity',
-    sources: { 'OwnedWallet.sol': { content: source } },
+    sources: { [file]: { content: source } },
     settings: { evmVersion: 'prague', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
@@ -22,9 +22,19 @@ export function compileWallets(): { wallet: Compiled; factory: Compiled } {
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const get = (name: string): Compiled => {
-    const contract = output.contracts['OwnedWallet.sol']![name]!;
-    return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  };
-  return { wallet: get('OwnedWallet'), factory: get('OwnedWalletFactory') };
+  const compiled = {} as Record<N, Compiled>;
+  for (const name of names) {
+    const contract = output.contracts[file]![name]!;
+    compiled[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  }
+  return compiled;
 }
+
+/** OwnedWallet.sol: an EIP-1271 wallet and its CREATE2 factory. */
+export function compileWallets(): { wallet: Compiled; factory: Compiled } {
+  const { OwnedWallet, OwnedWalletFactory } = compileContracts('OwnedWallet.sol', ['OwnedWallet', 'OwnedWalletFactory']);
+  return { wallet: OwnedWallet, factory: OwnedWalletFactory };
+}
+
+/** TestToken.sol: a small ERC-20 (the deployer holds the supply). */
+export const compileToken = (): Compiled => compileContracts('TestToken.sol', ['TestToken']).TestToken;

@@ -18,7 +18,7 @@ export class Refused extends Error {}
 export type Outcome = 'CONFIRMED' | 'FAILED' | 'PENDING';
 
 /** Sends ETH (no contract) or an ERC-20 `transfer`, signed with the wallet's key; answers the hash. */
-export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { to: string; qty: string; contract?: string | null }): Promise<Hex> {
+export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { to: string; qty: string; contract?: string | null; symbol?: string }): Promise<Hex> {
   const chain = await chains.evmChain();
   const account = privateKeyToAccount(privateKey);
   const client = chain.walletClient(account);
@@ -31,11 +31,17 @@ export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { t
   }
   const contract = getAddress(input.contract);
   let decimals: number;
+  let symbol: string;
   try {
-    decimals = await chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'decimals' });
+    [decimals, symbol] = await Promise.all([
+      chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'decimals' }),
+      chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'symbol' }),
+    ]);
   } catch {
     throw new Refused('contract is not an ERC-20 token');
   }
+  // The symbol names the asset the caller means; a different token at that address is refused.
+  if (input.symbol !== undefined && input.symbol !== symbol) throw new Refused(`the token at ${contract} is ${symbol}, not ${input.symbol}`);
   if ((input.qty.split('.')[1] ?? '').length > decimals) throw new Refused(`qty has more than ${decimals} decimals`);
   const amount = parseUnits(input.qty, decimals);
   const balance = await chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });

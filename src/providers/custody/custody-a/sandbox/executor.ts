@@ -77,7 +77,12 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
   async function send(wallet: SandboxWalletRow, request: Record<string, unknown>, type: 'TRANSFER' | 'ACCOUNT_SET'): Promise<{ hash: string; lls?: number }> {
     const key = await walletKey(wallet);
     if (wallet.blockchain === 'ETHEREUM') {
-      const hash = await sendEvm(chains, key as Hex, { to: String(request.destinationAddress), qty: String(request.qty), contract: (request.contract as string | undefined) ?? null });
+      const hash = await sendEvm(chains, key as Hex, {
+        to: String(request.destinationAddress),
+        qty: String(request.qty),
+        contract: (request.contract as string | undefined) ?? null,
+        ...(typeof request.symbol === 'string' ? { symbol: request.symbol } : {}),
+      });
       return { hash };
     }
     const sequence = request.sequence === undefined ? undefined : Number(request.sequence);
