@@ -1,4 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustodyAClient } from '../../src/providers/custody/custody-a/http.js';
+import { verifyWebhook } from '../../src/providers/custody/custody-a/signing.js';
+import { expectError } from '../helpers/security.js';
 import type { CustodyServices } from '../../src/modules/custody/module.js';
 import { signRequest } from '../../src/providers/custody/custody-a/signing.js';
 import { newEd25519KeyPair } from '../../src/providers/custody/custody-a/signing.js';
@@ -67,4 +72,50 @@ describe('webhooks', () => {
     const events = await h.container.db.execute(`select count(*)::int as n from outbox_events where tenant_id = '${h.tenant.tenantId}' and type = 'transfer.completed' and payload->>'transferId' = '${transfer.id}'`);
     expect((events as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(1);
   });
+
+  it('names a transfer not recorded here: 503 with Retry-After, nothing applied; once recorded the same delivery applies', async () => {
+    const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
+    const body = JSON.stringify({ id: 'evt-early', type: 'transfer.status_changed', data: { transferId: 'not-recorded-yet', status: 'COMPLETED' } });
+    const early = await h.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...(await custody.custodyASandbox.webhookHeaders(body)) }, payload: body });
+    expectError(early, 503, 'CUSTODY_WEBHOOK_OBJECT_UNKNOWN');
+    expect(early.headers['retry-after']).toBe('1');
+  });
+
+  it('the sandbox sends a delivery again while the receiver answers 503, with the same id and a valid signature each time', async () => {
+    const seen: { id: string; status: number; valid: boolean }[] = [];
+    let publicKeyPem = '';
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const id = (JSON.parse(raw) as { id: string; data: { status: string } }).id;
+        const valid = verifyWebhook(publicKeyPem, String(req.headers['x-custody-timestamp']), raw, String(req.headers['x-custody-signature']));
+        const status = seen.filter((s) => s.id === id).length < 2 ? 503 : 200; // the first two attempts of each fail
+        seen.push({ id, status, valid });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const credentials = await custody.custodyASandbox.credentialsFor('retry-receiver', hook);
+      const client = createCustodyAClient({ baseUrl: `${h.baseUrl}/sandbox/custody-a`, ...credentials }, { clock: h.clock });
+      publicKeyPem = await client.webhookPublicKey();
+      const vault = await client.createVault({ name: 'retry' });
+      const wallet = await client.createWallet(vault.id, { blockchain: 'ETHEREUM', name: 'retry' });
+      await fundEvm(h, wallet.address, '1');
+      const transfer = await client.createTransfer({
+        sourceWalletId: wallet.id, destinationAddress: '0x000000000000000000000000000000000000dEaD', assetType: 'ETH', amount: '0.01', idempotentId: 'retry-1', deductFeeFromAmountIfSameType: false,
+      });
+      await drain(h); // the work and every delivery, retries included
+      const ids = [...new Set(seen.map((s) => s.id))];
+      expect(ids.length).toBeGreaterThanOrEqual(2); // IN_PROGRESS and COMPLETED at least
+      for (const id of ids) expect(seen.filter((s) => s.id === id).map((s) => s.status)).toEqual([503, 503, 200]);
+      expect(seen.every((s) => s.valid)).toBe(true);
+      expect((await client.getTransfer(transfer.transferId)).status).toBe('COMPLETED');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 60_000);
 });

@@ -30,6 +30,8 @@ export const CustodyErrors = {
   providerRefused: (message: string) => new AppError(400, 'CUSTODY_PROVIDER_REFUSED', `The custody provider refused the request: ${message}`),
   providerFailed: (message: string) => new AppError(502, 'CUSTODY_PROVIDER_ERROR', `The custody provider answered an error: ${message}`),
   webhookSignature: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not verify'),
+  webhookObjectUnknown: () =>
+    new AppError(503, 'CUSTODY_WEBHOOK_OBJECT_UNKNOWN', 'The webhook names a transaction or transfer not recorded here (yet): send it again later', { 'retry-after': '1' }),
 };
 
 /** Maps a provider failure onto the answer: down 503 (Retry-After), refused 400, not found 404, else 502. */

@@ -149,11 +149,12 @@ export function createTransactionsService(deps: {
       return { wallet: wallets.toDto(wallet), name: updated.name, description: updated.description, accountSet };
     },
 
-    /** A provider webhook's transaction (already verified). Unknown ids are ignored. */
-    async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<void> {
-      await tx(async (db) => {
+    /** A provider webhook's transaction (already verified); false when no such transaction is recorded (yet). */
+    async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<boolean> {
+      return tx(async (db) => {
         const row = await repo.findTransactionByProviderId(tenantId, seen.id, db);
         if (row) await apply(db, tenantId, row, seen, 'provider');
+        return row !== undefined;
       });
     },
   };

@@ -160,10 +160,12 @@ export function createTransfersService(deps: {
       return { total: result.total, data: await Promise.all(result.data.map((r) => toDto(r, false, tenantId))) };
     },
 
-    async fromWebhook(tenantId: string, seen: CustodyTransfer): Promise<void> {
-      await tx(async (db) => {
+    /** A provider webhook's transfer (already verified); false when no such transfer is recorded (yet). */
+    async fromWebhook(tenantId: string, seen: CustodyTransfer): Promise<boolean> {
+      return tx(async (db) => {
         const row = await repo.findTransferByProviderId(tenantId, CUSTODY_A, seen.transferId, db);
         if (row) await apply(db, tenantId, row, seen, 'provider');
+        return row !== undefined;
       });
     },
   };

@@ -31,11 +31,18 @@ export function createCustodyWebhooks(deps: {
       });
       if (!verifyWebhook(key, timestamp, raw, signature)) throw CustodyErrors.webhookSignature();
     },
+    /**
+     * Applies a verified webhook. One that names a transaction or transfer not recorded here is
+     * 503 with Retry-After, so the provider sends it again: its work can finish before the
+     * request that started it has stored the provider's answer (the id the webhook names).
+     */
     async handle(tenantId: string, body: { type: string; data: unknown }): Promise<void> {
       const data = body.data as Record<string, unknown> | null;
       if (!data || typeof data !== 'object' || typeof data.status !== 'string') return;
-      if (body.type === 'transaction.status_changed' && typeof data.id === 'string') await deps.transactions.fromWebhook(tenantId, data as unknown as CustodyTransaction);
-      if (body.type === 'transfer.status_changed' && typeof data.transferId === 'string') await deps.transfers.fromWebhook(tenantId, data as unknown as CustodyTransfer);
+      let known = true;
+      if (body.type === 'transaction.status_changed' && typeof data.id === 'string') known = await deps.transactions.fromWebhook(tenantId, data as unknown as CustodyTransaction);
+      if (body.type === 'transfer.status_changed' && typeof data.transferId === 'string') known = await deps.transfers.fromWebhook(tenantId, data as unknown as CustodyTransfer);
+      if (!known) throw CustodyErrors.webhookObjectUnknown();
     },
   };
 }

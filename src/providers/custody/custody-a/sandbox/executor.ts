@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { FINAL_TRANSACTION_STATUSES, FINAL_TRANSFER_STATUSES, type CustodyTransactionStatus, type TransferStatus } from '../../port.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, newP256KeyPair } from '../signing.js';
@@ -9,6 +10,7 @@ import type { SandboxTransactionRow, SandboxTransferRow, SandboxWalletRow } from
 
 const KEY_CONTEXT = 'custody-a-sandbox:webhook-key';
 const DELIVERY_TIMEOUT_MS = 10_000;
+const RETRY_DELAYS_MS = [250, 1000, 3000, 10_000];
 
 /**
  * The sandbox's back office: executes accepted transactions and transfers for real on the
@@ -40,22 +42,44 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     return { publicKeyPem: row.publicKeyPem, privateKeyPem: await secrets.decrypt(row.privateKeySealed, KEY_CONTEXT) };
   }
 
+  /**
+   * Sends a signed webhook; a receiver that fails or answers other than 2xx gets it again after
+   * 0.25, 1, 3 and 10 s (the same id and body, a fresh timestamp and signature), then no more.
+   */
   function notify(apiKey: string, type: string, data: unknown): void {
     background.run('custody-a sandbox webhook', async () => {
       const client = await store.findClient(apiKey);
       if (!client?.webhookUrl) return;
+      const webhookUrl = client.webhookUrl;
       const body = JSON.stringify({ id: randomUUID(), type, createdAt: clock.now().toISOString(), data });
-      const timestamp = String(Math.floor(clock.now().getTime() / 1000));
       const { privateKeyPem } = await webhookKey();
-      const res = await doFetch(client.webhookUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [WEBHOOK_TIMESTAMP_HEADER]: timestamp, [WEBHOOK_SIGNATURE_HEADER]: signWebhook(privateKeyPem, timestamp, body) },
-        body,
-        redirect: 'error',
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      await res.arrayBuffer();
-      logger.info({ type, status: res.status }, 'custody-a sandbox webhook delivered');
+      for (let attempt = 0; ; attempt++) {
+        const timestamp = String(Math.floor(clock.now().getTime() / 1000));
+        let status = 0;
+        try {
+          const res = await doFetch(webhookUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', [WEBHOOK_TIMESTAMP_HEADER]: timestamp, [WEBHOOK_SIGNATURE_HEADER]: signWebhook(privateKeyPem, timestamp, body) },
+            body,
+            redirect: 'error',
+            signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+          });
+          await res.arrayBuffer();
+          status = res.status;
+        } catch {
+          status = 0; // not reached, or no answer in time
+        }
+        if (status >= 200 && status < 300) {
+          logger.info({ type, status, attempt }, 'custody-a sandbox webhook delivered');
+          return;
+        }
+        const delay = RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          logger.warn({ type, status, attempts: attempt + 1 }, 'custody-a sandbox webhook given up');
+          return;
+        }
+        await sleep(delay);
+      }
     });
   }
 
