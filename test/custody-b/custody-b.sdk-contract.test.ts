@@ -11,6 +11,7 @@ import { DfnsApiClient, DfnsDelegatedApiClient } from '@dfns/sdk';
 import { AsymmetricKeySigner } from '@dfns/sdk-keysigner';
 import { hashMessage, parseEther, recoverAddress, serializeTransaction, toHex, verifyMessage, verifyTypedData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decode, encode, verifySignature, Wallet, type Payment } from 'xrpl';
 import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
 import type { WalletsServices } from '../../src/modules/wallets/module.js';
 import { SANDBOX_PREFIX } from '../../src/providers/custody-b/sandbox/plugin.js';
@@ -95,6 +96,23 @@ describe('@dfns/sdk against the custody-b sandbox', () => {
     const sent = await user.wallets.broadcastTransaction({ walletId: wallet.id, body: { kind: 'Transaction', transaction } });
     expect(sent.status).toBe('Broadcasted');
     expect((await evm.publicClient.waitForTransactionReceipt({ hash: (sent as { txHash: Hex }).txHash })).status).toBe('success');
+
+    // An XRPL wallet: a transaction signed (signedData, verifiable) and one broadcast to the ledger.
+    const xrplWallet = await user.wallets.createWallet({ body: { network: 'XrpLedgerTestnet' } });
+    expect(xrplWallet.address).toMatch(/^r[1-9A-HJ-NP-Za-km-z]{24,34}$/);
+    const ledger = services<WalletsServices>('wallets').xrplLedger;
+    await ledger.fundAccount(xrplWallet.address!, '30');
+    const unsigned = (tx: Payment) => ledger.autofill(tx).then((filled) => encode(filled));
+    const payment: Payment = { TransactionType: 'Payment', Account: xrplWallet.address!, Destination: Wallet.generate().classicAddress, Amount: '2000000' };
+    const xrplSig = await user.wallets.generateSignature({ walletId: xrplWallet.id, body: { kind: 'Transaction', transaction: await unsigned(payment) } });
+    const signedData = (xrplSig as { signedData: string }).signedData;
+    expect(verifySignature(signedData)).toBe(true);
+    expect(decode(signedData)).toMatchObject({ Account: xrplWallet.address, SigningPubKey: xrplWallet.signingKey.publicKey });
+    const xrplSent = await user.wallets.broadcastTransaction({ walletId: xrplWallet.id, body: { kind: 'Transaction', transaction: await unsigned(payment) } });
+    const lastLedger = Number((await ledger.autofill(payment)).LastLedgerSequence);
+    expect(await ledger.waitForFinal((xrplSent as { txHash: string }).txHash, lastLedger, { timeoutMs: 10_000 })).toMatchObject({ status: 'validated', result: 'tesSUCCESS' });
+    // An XRPL wallet signs transactions only.
+    await expect(user.wallets.generateSignature({ walletId: xrplWallet.id, body: { kind: 'Message', message: toHex('hi') } })).rejects.toMatchObject({ httpStatus: 400 });
 
     // Without the user's signer, the SDK cannot make a user action (and the sandbox wants one).
     await expect(new DfnsApiClient({ baseUrl: providerUrl, authToken: token }).wallets.createWallet({ body: { network: 'Ethereum' } })).rejects.toThrow(/signer/);

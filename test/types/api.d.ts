@@ -10205,7 +10205,7 @@ export interface paths {
         post: {
             parameters: {
                 query: {
-                    /** @description The wallet's EVM address (any case) */
+                    /** @description The wallet's address: EVM (any case) or XRPL classic */
                     address: string;
                 };
                 header?: never;
@@ -10215,7 +10215,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The unsigned serialized EVM transaction (EIP-1559, EIP-2930 or legacy), hex */
+                        /** @description The unsigned serialized transaction, hex: EVM (EIP-1559, EIP-2930 or legacy), or XRPL (the binary codec's encoding, with Sequence and Fee, of the wallet's Account) */
                         transaction: string;
                     };
                 };
@@ -10461,7 +10461,7 @@ export interface paths {
         post: {
             parameters: {
                 query: {
-                    /** @description The wallet's EVM address (any case) */
+                    /** @description The wallet's address: EVM (any case) or XRPL classic */
                     address: string;
                 };
                 header?: never;
@@ -10502,7 +10502,7 @@ export interface paths {
                                 kind: "Fido2";
                             };
                         };
-                        /** @description The unsigned serialized EVM transaction (EIP-1559, EIP-2930 or legacy), hex */
+                        /** @description The unsigned serialized transaction, hex: EVM (EIP-1559, EIP-2930 or legacy), or XRPL (the binary codec's encoding, with Sequence and Fee, of the wallet's Account) */
                         transaction: string;
                     };
                 };
@@ -11570,7 +11570,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The provider's network name (e.g. EthereumSepolia); default: the tenant's setting, else EthereumSepolia */
+                        /** @description The provider's network name (e.g. EthereumSepolia, or XrpLedger / XrpLedgerTestnet for an XRPL wallet); default: the tenant's setting, else EthereumSepolia */
                         network?: string;
                         signedChallenge: {
                             /** @description As the challenge route answered it */
@@ -11855,7 +11855,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The provider's network name (e.g. EthereumSepolia); default: the tenant's setting, else EthereumSepolia */
+                    /** @description The provider's network name (e.g. EthereumSepolia, or XrpLedger / XrpLedgerTestnet for an XRPL wallet); default: the tenant's setting, else EthereumSepolia */
                     network?: string;
                 };
                 header?: never;

@@ -14,9 +14,9 @@ export const CustodyBErrors = {
   challengeMismatch: () =>
     new AppError(400, 'CUSTODY_B_CHALLENGE_MISMATCH', 'The challenge was issued for another request: the body must be the one the challenge was asked for'),
   credentialRejected: (detail: string) => new AppError(401, 'CUSTODY_B_CREDENTIAL_REJECTED', `The credential's signature was refused: ${detail}`),
-  unknownNetwork: (network: string) => new AppError(400, 'CUSTODY_B_NETWORK_UNSUPPORTED', `Network ${network} is not an EVM network custody-b wallets are opened on here`),
+  unknownNetwork: (network: string) => new AppError(400, 'CUSTODY_B_NETWORK_UNSUPPORTED', `Network ${network} is not a network custody-b wallets are opened on here (EVM networks, XrpLedger, XrpLedgerTestnet)`),
   badTypedData: (detail: string) => new AppError(400, 'CUSTODY_B_TYPED_DATA_INVALID', `The EIP-712 typed data is not valid: ${detail}`),
-  badTransaction: (detail: string) => new AppError(400, 'CUSTODY_B_TRANSACTION_INVALID', `The transaction is not an unsigned serialized EVM transaction: ${detail}`),
+  badTransaction: (chain: 'EVM' | 'XRPL', detail: string) => new AppError(400, 'CUSTODY_B_TRANSACTION_INVALID', `The transaction is not an unsigned serialized ${chain} transaction of the wallet: ${detail}`),
   notConfigured: () => new AppError(502, 'CUSTODY_B_NOT_CONFIGURED', 'custody-b is not configured for this tenant (provider configure --kind custody --provider custody-b) and the sandbox is off'),
   providerRejected: (status: number, message: string) => new AppError(status === 409 ? 409 : 400, 'CUSTODY_B_PROVIDER_REJECTED', `The custody-b provider refused the request: ${message}`),
   providerUnavailable: () => new AppError(502, 'CUSTODY_B_PROVIDER_UNAVAILABLE', 'The custody-b provider could not be reached or failed'),

@@ -1,12 +1,14 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import type { EvmChainPort } from '../../providers/evm-chain/port.js';
+import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
 import type { CustodyBPort } from '../../providers/custody-b/port.js';
 import { createCustodyBSandbox, type CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
+import { xrplNetworkOf } from '../wallets/xrpl-common.js';
 import { createCustodyBRepo } from './repo.js';
 import { custodyBRoutes } from './routes.js';
 import { createCustodyBService, CUSTODY_B, CUSTODY_KIND, type CustodyBService } from './service.js';
@@ -24,7 +26,7 @@ export interface CustodyBServices {
  */
 export function createCustodyBModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; port?: CustodyBPort },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; xrplLedger: XrplLedgerPort; port?: CustodyBPort },
 ): BastionModule<CustodyBServices> {
   const { config, db, clock, secrets, providerSettings } = platform;
   platform.providerSettings.declare({
@@ -34,14 +36,14 @@ export function createCustodyBModule(
     settings: {
       appId: { required: true, description: 'The application id (x-dfns-appid)' },
       serviceCredId: { required: true, description: "The service account's key credential id" },
-      network: { required: false, description: 'Default network of new wallets (e.g. EthereumSepolia)' },
+      network: { required: false, description: 'Default network of new wallets (e.g. EthereumSepolia, XrpLedgerTestnet)' },
     },
     secrets: {
       serviceToken: { required: true, description: "The service account's bearer token" },
       servicePrivateKey: { required: true, description: "The service account's key credential (PKCS#8 PEM, P-256 or Ed25519)" },
     },
   });
-  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: deps.evmChain });
+  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: deps.evmChain, xrplLedger: deps.xrplLedger });
   const custodyB = createCustodyBService({
     repo: createCustodyBRepo(db),
     clock,
@@ -54,6 +56,7 @@ export function createCustodyBModule(
     wallets: deps.wallets,
     audit: deps.audit,
     localChainId: config.evm.chainId,
+    localXrplNetwork: xrplNetworkOf(deps.xrplLedger),
   });
   const idempotency = createIdempotencyStore({ db, clock, logger: platform.logger, background: platform.background });
 

@@ -3,9 +3,15 @@ import { Type, type Static } from 'typebox';
 const B64URL = '^[A-Za-z0-9_-]+={0,2}$';
 const b64 = (max: number, description: string) => Type.String({ minLength: 1, maxLength: max, pattern: B64URL, description });
 const EvmAddress = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: "The wallet's EVM address (any case)" });
+const XrplAddress = Type.String({ pattern: '^r[1-9A-HJ-NP-Za-km-z]{24,34}$', description: "The wallet's XRPL classic address" });
 const Hex = (max: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: max, description });
 
-export const Network = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9]+$', description: "The provider's network name (e.g. EthereumSepolia); default: the tenant's setting, else EthereumSepolia" });
+export const Network = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9]+$',
+  description: "The provider's network name (e.g. EthereumSepolia, or XrpLedger / XrpLedgerTestnet for an XRPL wallet); default: the tenant's setting, else EthereumSepolia",
+});
 
 /** A new credential as the user's authenticator made it (a key credential, or a WebAuthn passkey). */
 export const CredentialAttestation = Type.Object(
@@ -104,7 +110,10 @@ export const ActionChallenge = Type.Object({
 
 export const WalletChallengeQuery = Type.Object({ network: Type.Optional(Network) }, { additionalProperties: false });
 export const CreateWalletBody = Type.Object({ network: Type.Optional(Network), signedChallenge: SignedChallenge }, { additionalProperties: false });
-export const AddressQuery = Type.Object({ address: EvmAddress }, { additionalProperties: false });
+export const AddressQuery = Type.Object(
+  { address: Type.Union([EvmAddress, XrplAddress], { description: "The wallet's address: EVM (any case) or XRPL classic" }) },
+  { additionalProperties: false },
+);
 export const WalletListQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
@@ -113,7 +122,7 @@ export const WalletListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const transaction = Hex(262_144, 'The unsigned serialized EVM transaction (EIP-1559, EIP-2930 or legacy), hex');
+const transaction = Hex(262_144, "The unsigned serialized transaction, hex: EVM (EIP-1559, EIP-2930 or legacy), or XRPL (the binary codec's encoding, with Sequence and Fee, of the wallet's Account)");
 export const RawTransactionChallengeBody = Type.Object({ transaction }, { additionalProperties: false });
 export const RawTransactionCompleteBody = Type.Object({ transaction, signedChallenge: SignedChallenge }, { additionalProperties: false });
 

@@ -1,6 +1,7 @@
 import { auditActor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
-import { hashTypedData, isHex, parseTransaction, toHex, type Hex, type TypedDataDefinition } from 'viem';
+import { hashTypedData, parseTransaction, toHex, type Hex, type TypedDataDefinition } from 'viem';
+import { decode, isValidClassicAddress } from 'xrpl';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
@@ -10,7 +11,7 @@ import { CUSTODY_B_PATHS as P, type CustodyBConnection, type CustodyBPort, type 
 import type { CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
-import type { WalletsService } from '../wallets/service.js';
+import type { WalletLocation, WalletsService } from '../wallets/service.js';
 import { CustodyBErrors, viaProvider } from './errors.js';
 import type { CustodyBRepo } from './repo.js';
 import type { RegisterInput, SignedChallengeInput, TypedDataInput } from './schemas.js';
@@ -36,6 +37,9 @@ export const NETWORK_CHAIN_IDS: Record<string, number> = {
   OptimismSepolia: 11155420,
 };
 
+/** The provider's XRP Ledger networks and the XRPL network names wallets are registered under. */
+export const XRPL_NETWORK_NAMES: Record<string, string> = { XrpLedger: 'mainnet', XrpLedgerTestnet: 'testnet' };
+
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const bodyHash = (body: unknown) => sha256(canonicalJson(body));
 
@@ -58,6 +62,8 @@ export function createCustodyBService(deps: {
   audit: AuditService;
   /** The chain id of the local/configured EVM chain: where sandbox wallets live. */
   localChainId: number;
+  /** The network name of the service's XRPL ledger (`local` for the stand-in): where sandbox XRPL wallets live. */
+  localXrplNetwork: () => Promise<string>;
 }) {
   const { repo, clock, secrets, port, sandbox, wallets } = deps;
   /** An audit row for the caller's act at the provider (secret-free facts). */
@@ -150,12 +156,14 @@ export function createCustodyBService(deps: {
     return { conn, token, action, sandboxed };
   }
 
-  /** The caller's custody-b wallet with this address (on the chain its network maps to). */
+  /** The caller's custody-b wallet with this address (EVM or XRPL, on the chain its network maps to). */
   async function ownWallet(caller: Caller, address: string) {
     const { sandboxed } = await connect(caller.tenantId);
-    const candidates = sandboxed ? [deps.localChainId] : [...new Set(Object.values(NETWORK_CHAIN_IDS))];
-    for (const chainId of candidates) {
-      const row = await wallets.findByAddress(caller.tenantId, { chain: 'evm', chainId }, address);
+    const locations: WalletLocation[] = isValidClassicAddress(address)
+      ? (sandboxed ? [await deps.localXrplNetwork()] : [...new Set(Object.values(XRPL_NETWORK_NAMES))]).map((network) => ({ chain: 'xrpl', network }))
+      : (sandboxed ? [deps.localChainId] : [...new Set(Object.values(NETWORK_CHAIN_IDS))]).map((chainId) => ({ chain: 'evm', chainId }));
+    for (const location of locations) {
+      const row = await wallets.findByAddress(caller.tenantId, location, address);
       if (row && row.kind === 'custody-b' && row.userId === caller.userId && row.providerRef) return row;
     }
     throw CustodyBErrors.walletNotFound();
@@ -189,20 +197,35 @@ export function createCustodyBService(deps: {
     return { method: 'POST', path: P.signatures(providerRef), body: { kind: 'Eip712', types, domain: typedData.domain, message: typedData.message } };
   }
 
-  function checkTransaction(transaction: string): void {
+  /** An unsigned serialized transaction for the wallet's chain (XRPL: of the wallet's account). */
+  function checkTransaction(wallet: { chain: string; address: string }, transaction: string): void {
+    const reason = (error: unknown) => (error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message.split('\n')[0]!) : 'invalid');
+    if (wallet.chain === 'xrpl') {
+      let tx: Record<string, unknown>;
+      try {
+        tx = decode(transaction.replace(/^0x/i, '')) as Record<string, unknown>;
+      } catch (error) {
+        throw CustodyBErrors.badTransaction('XRPL', reason(error));
+      }
+      if (typeof tx.TransactionType !== 'string') throw CustodyBErrors.badTransaction('XRPL', 'it has no TransactionType');
+      if (tx.Account !== wallet.address) throw CustodyBErrors.badTransaction('XRPL', `its Account is not the wallet ${wallet.address}`);
+      if (tx.TxnSignature !== undefined || tx.Signers !== undefined) throw CustodyBErrors.badTransaction('XRPL', 'it is signed already');
+      if (tx.Sequence === undefined && tx.TicketSequence === undefined) throw CustodyBErrors.badTransaction('XRPL', 'it has no Sequence');
+      if (tx.Fee === undefined) throw CustodyBErrors.badTransaction('XRPL', 'it has no Fee');
+      return;
+    }
     try {
-      if (!isHex(transaction)) throw new Error('not hex');
       const tx = parseTransaction(transaction as Hex);
       if (tx.r !== undefined || tx.s !== undefined) throw new Error('it is signed already');
     } catch (error) {
-      throw CustodyBErrors.badTransaction(error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message.split('\n')[0]!) : 'invalid');
+      throw CustodyBErrors.badTransaction('EVM', reason(error));
     }
   }
 
   async function network(tenantId: string, requested: string | undefined): Promise<string> {
     const { defaultNetwork } = await connect(tenantId);
     const name = requested ?? defaultNetwork;
-    if (NETWORK_CHAIN_IDS[name] === undefined) throw CustodyBErrors.unknownNetwork(name);
+    if (NETWORK_CHAIN_IDS[name] === undefined && XRPL_NETWORK_NAMES[name] === undefined) throw CustodyBErrors.unknownNetwork(name);
     return name;
   }
 
@@ -271,11 +294,14 @@ export function createCustodyBService(deps: {
       await noWalletOn(caller, name);
       const { conn, token, action, sandboxed } = await userAction(caller, request, input.signedChallenge);
       const wallet = await viaProvider(() => port.createWallet(conn, token, action, { network: name }));
-      const chainId = sandboxed ? deps.localChainId : NETWORK_CHAIN_IDS[name]!;
+      const xrplName = XRPL_NETWORK_NAMES[name];
+      let location: WalletLocation;
+      if (xrplName !== undefined) location = { chain: 'xrpl', network: sandboxed ? await deps.localXrplNetwork() : xrplName };
+      else location = { chain: 'evm', chainId: sandboxed ? deps.localChainId : NETWORK_CHAIN_IDS[name]! };
       const { wallet: row } = await wallets.register(
         caller.tenantId,
         caller.userId,
-        { kind: 'custody-b', chain: 'evm', chainId, address: wallet.address, provider: CUSTODY_B, providerRef: wallet.id, details: { network: wallet.network, providerWalletId: wallet.id } },
+        { kind: 'custody-b', ...location, address: wallet.address, provider: CUSTODY_B, providerRef: wallet.id, details: { network: wallet.network, providerWalletId: wallet.id } },
         { actor: caller.actor },
       );
       return wallets.toDto(row);
@@ -286,14 +312,14 @@ export function createCustodyBService(deps: {
     },
 
     async rawTransactionChallenge(caller: Caller, address: string, transaction: string) {
-      checkTransaction(transaction);
       const wallet = await ownWallet(caller, address);
+      checkTransaction(wallet, transaction);
       return challengeFor(caller, 'raw-transaction', transactionRequest(wallet.providerRef!, transaction));
     },
 
     async rawTransactionComplete(caller: Caller, address: string, input: { transaction: string; signedChallenge: SignedChallengeInput }) {
-      checkTransaction(input.transaction);
       const wallet = await ownWallet(caller, address);
+      checkTransaction(wallet, input.transaction);
       const request = transactionRequest(wallet.providerRef!, input.transaction);
       const { conn, token, action } = await userAction(caller, request, input.signedChallenge);
       const sent = await viaProvider(() => port.broadcastTransaction(conn, token, action, wallet.providerRef!, request.body as { kind: 'Transaction'; transaction: string }));

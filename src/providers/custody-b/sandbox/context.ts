@@ -5,6 +5,7 @@ import type { SecretBox } from '../../../platform/crypto/secrets.js';
 import type { Db } from '../../../platform/db/client.js';
 import { canonicalJson } from '../../../platform/idempotency/key.js';
 import type { EvmChainPort } from '../../evm-chain/port.js';
+import type { XrplLedgerPort } from '../../xrpl-ledger/port.js';
 import { APP_ID_HEADER, NONCE_HEADER, USER_ACTION_HEADER } from '../port.js';
 import type { SandboxStore } from './store.js';
 import type { RelyingParty } from './verify.js';
@@ -24,6 +25,8 @@ export interface CustodyBSandboxOptions {
   publicBaseUrl: () => string;
   /** The local EVM chain, where signed transactions are broadcast. */
   evmChain: () => Promise<EvmChainPort>;
+  /** The XRPL ledger (the stand-in by default), where XRPL wallets' transactions are submitted. */
+  xrplLedger: XrplLedgerPort;
 }
 
 export interface SandboxContext {

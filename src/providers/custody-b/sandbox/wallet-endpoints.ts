@@ -3,12 +3,17 @@ import { parseSignature, parseTransaction, type Hex, type TypedDataDefinition } 
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { apiPath, authenticate, randomId, requireUserAction, SANDBOX_PREFIX, SandboxError, sendError, type Caller, type SandboxContext } from './context.js';
 import type { CustodyBSandboxWalletRow } from './table.js';
+import { isXrplNetwork, signXrplTransaction, submitXrpl, xrplAccountOf, XRPL_NETWORKS } from './xrpl.js';
 
 /** EVM networks the sandbox opens wallets on: every one of them is the local chain. */
-export const SANDBOX_NETWORKS = ['Ethereum', 'EthereumSepolia', 'EthereumHolesky', 'Polygon', 'PolygonAmoy', 'Base', 'BaseSepolia', 'ArbitrumOne', 'ArbitrumSepolia', 'Optimism', 'OptimismSepolia'];
+export const SANDBOX_EVM_NETWORKS = ['Ethereum', 'EthereumSepolia', 'EthereumHolesky', 'Polygon', 'PolygonAmoy', 'Base', 'BaseSepolia', 'ArbitrumOne', 'ArbitrumSepolia', 'Optimism', 'OptimismSepolia'];
+/** Every network the sandbox opens wallets on (the XRPL ones are the service's XRPL ledger). */
+export const SANDBOX_NETWORKS = [...SANDBOX_EVM_NETWORKS, ...XRPL_NETWORKS];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
+/** EVM transactions are 0x hex; XRPL ones are hex with or without 0x. */
+const XRPL_OR_EVM_HEX = /^(?:0x)?(?:[0-9a-fA-F]{2})+$/;
 const walletContext = (id: string) => `custody-b-sandbox-wallet:${id}`;
 
 function walletDto(row: CustodyBSandboxWalletRow) {
@@ -51,11 +56,36 @@ export function walletEndpoints(app: FastifyInstance, ctx: SandboxContext): void
     }
   };
 
-  async function ownWallet(caller: Caller, walletId: string): Promise<{ row: CustodyBSandboxWalletRow; account: PrivateKeyAccount }> {
+  async function ownWallet(caller: Caller, walletId: string): Promise<{ row: CustodyBSandboxWalletRow; key: Hex; account: PrivateKeyAccount }> {
     const row = await store.wallet(caller.orgId, walletId);
     if (!row || row.userId !== caller.userId) throw new SandboxError(404, 'Not found: no such wallet');
     const key = (await options.secrets.decrypt(row.sealedKey, walletContext(row.id))) as Hex;
-    return { row, account: privateKeyToAccount(key) };
+    return { row, key, account: privateKeyToAccount(key) };
+  }
+
+  /** An XRPL wallet signs transactions only (no EIP-191 or EIP-712): answers the signed blob as `signedData`. */
+  async function signXrplOnly(caller: Caller, row: CustodyBSandboxWalletRow, key: Hex, body: Record<string, unknown>) {
+    if (body.kind !== 'Transaction' || typeof body.transaction !== 'string' || !XRPL_OR_EVM_HEX.test(body.transaction)) {
+      throw new SandboxError(400, `Bad request: a ${row.network} wallet signs kind Transaction (the unsigned serialized transaction, hex) only`);
+    }
+    const signed = signXrplTransaction(key, body.transaction);
+    const id = randomId('sig');
+    const signature = { ...signed.signature, recid: 0 };
+    await store.insertSignature({ id, orgId: caller.orgId, walletId: row.id, kind: 'Transaction', requestBody: body, signature, signedData: signed.blob, status: 'Signed', createdAt: now() });
+    return { id, walletId: row.id, network: row.network, requester: { userId: caller.userId }, requestBody: body, status: 'Signed', signature, signedData: signed.blob, dateRequested: now().toISOString(), dateSigned: now().toISOString() };
+  }
+
+  /** Signs an unsigned EVM transaction for the local chain and broadcasts it; answers its hash. */
+  async function broadcastEvm(account: PrivateKeyAccount, transaction: string): Promise<Hex> {
+    try {
+      const chain = await options.evmChain();
+      const tx = parseTransaction(transaction as Hex);
+      if (tx.chainId !== undefined && tx.chainId !== chain.chainId) throw new Error(`the transaction is for chain ${tx.chainId}, not ${chain.chainId}`);
+      const signed = await account.signTransaction({ ...tx, chainId: tx.chainId ?? chain.chainId });
+      return await chain.publicClient.sendRawTransaction({ serializedTransaction: signed });
+    } catch (error) {
+      throw new SandboxError(400, `Bad request: the transaction was not broadcast: ${error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message.split('\n')[0]) : 'invalid'}`);
+    }
   }
 
   async function userAction(request: FastifyRequest): Promise<Caller> {
@@ -74,9 +104,10 @@ export function walletEndpoints(app: FastifyInstance, ctx: SandboxContext): void
       if (typeof body.network !== 'string' || !SANDBOX_NETWORKS.includes(body.network)) throw new SandboxError(400, `Bad request: network must be one of ${SANDBOX_NETWORKS.join(', ')}`);
       const name = typeof body.name === 'string' && body.name.length <= 200 ? body.name : null;
       const privateKey = generatePrivateKey();
-      const account = privateKeyToAccount(privateKey);
+      // One secp256k1 key either way: an EVM address, or an XRPL account of its compressed public key.
+      const { address, publicKey } = isXrplNetwork(body.network) ? xrplAccountOf(privateKey) : privateKeyToAccount(privateKey);
       const id = randomId('wa');
-      const row = { id, orgId: caller.orgId, userId: caller.userId, network: body.network, name, address: account.address, publicKey: account.publicKey, sealedKey: options.secrets.encrypt(privateKey, walletContext(id)), createdAt: now() };
+      const row = { id, orgId: caller.orgId, userId: caller.userId, network: body.network, name, address, publicKey, sealedKey: options.secrets.encrypt(privateKey, walletContext(id)), createdAt: now() };
       await store.insertWallet(row);
       return walletDto(row);
     }),
@@ -96,8 +127,9 @@ export function walletEndpoints(app: FastifyInstance, ctx: SandboxContext): void
     { schema: { hide: true } },
     handle(async (request) => {
       const caller = await userAction(request);
-      const { row, account } = await ownWallet(caller, (request.params as { walletId: string }).walletId);
+      const { row, key, account } = await ownWallet(caller, (request.params as { walletId: string }).walletId);
       const body = request.body as Record<string, unknown>;
+      if (isXrplNetwork(row.network)) return signXrplOnly(caller, row, key, body);
       let signed: Hex;
       let signedData: string | undefined;
       try {
@@ -131,20 +163,18 @@ export function walletEndpoints(app: FastifyInstance, ctx: SandboxContext): void
     { schema: { hide: true } },
     handle(async (request) => {
       const caller = await userAction(request);
-      const { row, account } = await ownWallet(caller, (request.params as { walletId: string }).walletId);
+      const { row, key, account } = await ownWallet(caller, (request.params as { walletId: string }).walletId);
       const body = request.body as Record<string, unknown>;
-      if (body.kind !== 'Transaction' || typeof body.transaction !== 'string' || !HEX.test(body.transaction)) {
+      if (body.kind !== 'Transaction' || typeof body.transaction !== 'string' || !XRPL_OR_EVM_HEX.test(body.transaction)) {
         throw new SandboxError(400, 'Bad request: kind must be Transaction with the unsigned serialized transaction (hex)');
       }
-      const chain = await options.evmChain();
-      let txHash: Hex;
-      try {
-        const tx = parseTransaction(body.transaction as Hex);
-        if (tx.chainId !== undefined && tx.chainId !== chain.chainId) throw new Error(`the transaction is for chain ${tx.chainId}, not ${chain.chainId}`);
-        const signed = await account.signTransaction({ ...tx, chainId: tx.chainId ?? chain.chainId });
-        txHash = await chain.publicClient.sendRawTransaction({ serializedTransaction: signed });
-      } catch (error) {
-        throw new SandboxError(400, `Bad request: the transaction was not broadcast: ${error instanceof Error ? (error as { shortMessage?: string }).shortMessage ?? error.message.split('\n')[0] : 'invalid'}`);
+      let txHash: string;
+      if (isXrplNetwork(row.network)) {
+        const signed = signXrplTransaction(key, body.transaction);
+        await submitXrpl(options.xrplLedger, signed.blob);
+        txHash = signed.hash;
+      } else {
+        txHash = await broadcastEvm(account, body.transaction);
       }
       const id = randomId('tx');
       await store.insertSignature({ id, orgId: caller.orgId, walletId: row.id, kind: 'Transaction', requestBody: body, txHash, status: 'Broadcasted', createdAt: now() });
