@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,31 @@ describe('webhooks', () => {
     expect((events as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(1);
   });
 
+  it('ten deliveries of COMPLETED and reads at once record one change: one transfer.completed event', async () => {
+    const userId = await h.createUser();
+    const token = await h.tokenFor(userId);
+    const vault = await createVault(h, userId);
+    await fundEvm(h, vault.address, '1');
+    const created = await h.inject({
+      method: 'POST',
+      url: '/non-custodial-evm/transfers',
+      headers: h.bearerHeaders(token),
+      payload: { amount: '0.1', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: '0x000000000000000000000000000000000000dEaD', destinationType: 'ADDRESS', idempotentId: 'wh-burst', provider: 'custody-a' },
+    });
+    const transfer = created.json();
+    const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
+    const body = JSON.stringify({ id: 'evt-burst', type: 'transfer.status_changed', data: { transferId: transfer.providerTransferId, status: 'COMPLETED', blockchainTxId: `0x${'ab'.repeat(32)}` } });
+    const headers = { 'content-type': 'application/json', ...(await custody.custodyASandbox.webhookHeaders(body)) };
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => h.inject({ method: 'POST', url, headers, payload: body })),
+      ...Array.from({ length: 3 }, () => h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) })),
+    ]);
+    for (const a of answers) expect(a.statusCode).toBe(200);
+    await drain(h);
+    const events = await h.container.db.execute(`select count(*)::int as n from outbox_events where tenant_id = '${h.tenant.tenantId}' and type = 'transfer.completed' and payload->>'transferId' = '${transfer.id}'`);
+    expect((events as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(1);
+  });
+
   it('names a transfer not recorded here: 503 with Retry-After, nothing applied; once recorded the same delivery applies', async () => {
     const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
     const body = JSON.stringify({ id: 'evt-early', type: 'transfer.status_changed', data: { transferId: 'not-recorded-yet', status: 'COMPLETED' } });
@@ -99,7 +125,7 @@ describe('webhooks', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      const credentials = await custody.custodyASandbox.credentialsFor('retry-receiver', hook);
+      const credentials = await custody.custodyASandbox.credentialsFor(`retry-receiver-${randomUUID()}`, hook); // an account of its own
       const client = createCustodyAClient({ baseUrl: `${h.baseUrl}/sandbox/custody-a`, ...credentials }, { clock: h.clock });
       publicKeyPem = await client.webhookPublicKey();
       const vault = await client.createVault({ name: 'retry' });

@@ -19,6 +19,9 @@ export function createCustodyRepo(db: Db) {
     },
     findTransaction: async (tenantId: string, id: string, tx: DbOrTx = db) =>
       first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1)),
+    /** The row again, locked until the transaction `tx` ends: concurrent status updates of one row take turns. */
+    lockTransaction: async (tenantId: string, id: string, tx: DbOrTx) =>
+      first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1).for('update')),
     findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db) =>
       first(
         await tx
@@ -38,6 +41,9 @@ export function createCustodyRepo(db: Db) {
     },
     findTransfer: async (tenantId: string, id: string, tx: DbOrTx = db) =>
       first(await tx.select().from(custodyTransfers).where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.id, id))).limit(1)),
+    /** The row again, locked until the transaction `tx` ends: concurrent status updates of one row take turns. */
+    lockTransfer: async (tenantId: string, id: string, tx: DbOrTx) =>
+      first(await tx.select().from(custodyTransfers).where(and(eq(custodyTransfers.tenantId, tenantId), eq(custodyTransfers.id, id))).limit(1).for('update')),
     findTransferByProviderId: async (tenantId: string, provider: string, providerId: string, tx: DbOrTx = db) =>
       first(
         await tx

@@ -53,7 +53,10 @@ export function createTransactionsService(deps: {
   }
 
   /** Applies what the provider says, forward only; writes the event and audit row of a change. */
-  async function apply(db: DbOrTx, tenantId: string, row: CustodyTransactionRow, seen: CustodyTransaction, _by: 'provider' | 'system'): Promise<CustodyTransactionRow> {
+  /** Moves the row forward to what the provider says (under the row's lock: a webhook and a read at once record one change). */
+  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransactionRow, seen: CustodyTransaction, _by: 'provider' | 'system'): Promise<CustodyTransactionRow> {
+    if (rank(seen.status) <= rank(stale.status) && !(seen.hash && !stale.hash)) return stale;
+    const row = (await repo.lockTransaction(tenantId, stale.id, db)) ?? stale;
     if (rank(seen.status) <= rank(row.status) && !(seen.hash && !row.hash)) return row;
     const status = rank(seen.status) > rank(row.status) ? seen.status : row.status;
     const updated = await repo.updateTransaction(tenantId, row.id, { status, hash: seen.hash ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);

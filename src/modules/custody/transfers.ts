@@ -67,7 +67,10 @@ export function createTransfersService(deps: {
     return dto;
   }
 
-  async function apply(db: DbOrTx, tenantId: string, row: CustodyTransferRow, seen: CustodyTransfer, _by: 'provider' | 'system'): Promise<CustodyTransferRow> {
+  /** Moves the row forward to what the provider says (under the row's lock: a webhook and a read at once record one change). */
+  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransferRow, seen: CustodyTransfer, _by: 'provider' | 'system'): Promise<CustodyTransferRow> {
+    if (rank(seen.status) <= rank(stale.status) && !(seen.blockchainTxId && !stale.hash)) return stale;
+    const row = (await repo.lockTransfer(tenantId, stale.id, db)) ?? stale;
     if (rank(seen.status) <= rank(row.status) && !(seen.blockchainTxId && !row.hash)) return row;
     const status = rank(seen.status) > rank(row.status) ? seen.status : row.status;
     const updated = await repo.updateTransfer(tenantId, row.id, { status, hash: seen.blockchainTxId ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);
