@@ -77,7 +77,7 @@ export async function createContainer(options: ContainerOptions) {
     createCustodyModule(platform, { ...services, wallets: wallets.services, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
-    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }),
+    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger, xrplNetwork: wallets.services.xrplNetwork }),
   ];
 
   const { tenants: tenantsService } = tenants.services;

@@ -8,7 +8,6 @@ import { createCustodyBSandbox, type CustodyBSandbox } from '../../providers/cus
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
-import { xrplNetworkOf } from '../wallets/xrpl-common.js';
 import { createCustodyBRepo } from './repo.js';
 import { custodyBRoutes } from './routes.js';
 import { createCustodyBService, CUSTODY_B, CUSTODY_KIND, type CustodyBService } from './service.js';
@@ -26,7 +25,7 @@ export interface CustodyBServices {
  */
 export function createCustodyBModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; xrplLedger: XrplLedgerPort; port?: CustodyBPort },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; xrplLedger: XrplLedgerPort; xrplNetwork: () => Promise<string>; port?: CustodyBPort },
 ): BastionModule<CustodyBServices> {
   const { config, db, clock, secrets, providerSettings } = platform;
   platform.providerSettings.declare({
@@ -56,7 +55,7 @@ export function createCustodyBModule(
     wallets: deps.wallets,
     audit: deps.audit,
     localChainId: config.evm.chainId,
-    localXrplNetwork: xrplNetworkOf(deps.xrplLedger),
+    localXrplNetwork: deps.xrplNetwork,
   });
   const idempotency = createIdempotencyStore({ db, clock, logger: platform.logger, background: platform.background });
 

@@ -31,11 +31,11 @@ export function createCustodyModule(
   deps: { users: UsersService; audit: AuditService; wallets: WalletsServices; findTenant: (id: string) => Promise<unknown>; fetch?: typeof fetch },
 ): BastionModule<CustodyServices> {
   const { db, tx, clock, secrets, logger, background, config } = platform;
-  const { wallets, evmChain, xrplLedger } = deps.wallets;
+  const { wallets, evmChain, xrplLedger, xrplNetwork } = deps.wallets;
   const repo = createCustodyRepo(db);
   const custodyASandbox = createCustodyASandbox({
     db, secrets, clock, logger, background, publicBaseUrl: () => platform.publicBaseUrl(),
-    chains: { evmChain, xrplLedger, xrplNetwork: 'local' },
+    chains: { evmChain, xrplLedger, xrplNetwork },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const custodyA = createCustodyAProvider(platform, custodyASandbox, deps.fetch);

@@ -43,6 +43,8 @@ export interface WalletsServices {
    * the first call; else a ledger that refuses every call).
    */
   xrplLedger: XrplLedger;
+  /** The XRPL network name wallets are registered under: `local` on the stand-in, else the ledger's (mainnet, testnet...). */
+  xrplNetwork: () => Promise<string>;
   xrplSecureAccounts: XrplSecureAccounts;
   xrplNonCustodial: XrplNonCustodial;
   /** Reliable submission of XRPL transactions (tracked until validated or expired). */
@@ -109,7 +111,7 @@ export function createWalletsModule(
 
   return {
     name: 'wallets',
-    services: { wallets, eoas, evmChain, xrplLedger, xrplSecureAccounts, xrplNonCustodial, xrplSubmissions },
+    services: { wallets, eoas, evmChain, xrplLedger, xrplNetwork: network, xrplSecureAccounts, xrplNonCustodial, xrplSubmissions },
     routes: {
       tenant: (scope) => {
         evmEoaRoutes(scope, { eoas });

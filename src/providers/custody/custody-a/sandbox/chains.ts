@@ -8,8 +8,8 @@ import type { XrplLedgerPort } from '../../../xrpl-ledger/port.js';
 export interface SandboxChains {
   evmChain: () => Promise<EvmChainPort>;
   xrplLedger: XrplLedgerPort;
-  /** The XRPL network name wallets are registered under (`local` for the stand-in). */
-  xrplNetwork: string;
+  /** The XRPL network name wallets are registered under (`local` for the stand-in; else the ledger's). */
+  xrplNetwork: () => Promise<string>;
 }
 
 /** A refusal before anything is signed: the transaction is REJECTED. */

@@ -107,7 +107,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
         const w = newXrplWallet();
         key = w.seed;
         address = w.address;
-        network = options.chains.xrplNetwork;
+        network = await options.chains.xrplNetwork();
       }
       const now = clock.now();
       const row: SandboxWalletRow = {
