@@ -44,7 +44,8 @@ describe('the custody-a sandbox authenticates as the provider does', () => {
 });
 
 describe('webhooks', () => {
-  it('a replayed or out-of-order delivery changes nothing', async () => {
+  /** A user's non-custodial transfer of 0.1 ETH from a funded vault, just created (not drained). */
+  async function startTransfer(idempotentId: string) {
     const userId = await h.createUser();
     const token = await h.tokenFor(userId);
     const vault = await createVault(h, userId);
@@ -53,9 +54,19 @@ describe('webhooks', () => {
       method: 'POST',
       url: '/non-custodial-evm/transfers',
       headers: h.bearerHeaders(token),
-      payload: { amount: '0.1', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: '0x000000000000000000000000000000000000dEaD', destinationType: 'ADDRESS', idempotentId: 'wh-1', provider: 'custody-a' },
+      payload: { amount: '0.1', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: '0x000000000000000000000000000000000000dEaD', destinationType: 'ADDRESS', idempotentId, provider: 'custody-a' },
     });
-    const transfer = created.json();
+    return { token, transfer: created.json() };
+  }
+
+  /** How many transfer.completed events the outbox holds for a transfer. */
+  async function completedEvents(transferId: string): Promise<number> {
+    const events = await h.container.db.execute(`select count(*)::int as n from outbox_events where tenant_id = '${h.tenant.tenantId}' and type = 'transfer.completed' and payload->>'transferId' = '${transferId}'`);
+    return (events as unknown as { rows: { n: number }[] }).rows[0]!.n;
+  }
+
+  it('a replayed or out-of-order delivery changes nothing', async () => {
+    const { token, transfer } = await startTransfer('wh-1');
     await drain(h);
     const done = (await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) })).json();
     expect(done.status).toBe('COMPLETED');
@@ -70,22 +81,11 @@ describe('webhooks', () => {
     expect((await deliver({ transferId: transfer.providerTransferId, status: 'COMPLETED', blockchainTxId: done.hash })).statusCode).toBe(200);
     const after = (await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) })).json();
     expect(after).toMatchObject({ status: 'COMPLETED', hash: done.hash, updatedAt: done.updatedAt });
-    const events = await h.container.db.execute(`select count(*)::int as n from outbox_events where tenant_id = '${h.tenant.tenantId}' and type = 'transfer.completed' and payload->>'transferId' = '${transfer.id}'`);
-    expect((events as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(1);
+    expect(await completedEvents(transfer.id)).toBe(1);
   });
 
   it('ten deliveries of COMPLETED and reads at once record one change: one transfer.completed event', async () => {
-    const userId = await h.createUser();
-    const token = await h.tokenFor(userId);
-    const vault = await createVault(h, userId);
-    await fundEvm(h, vault.address, '1');
-    const created = await h.inject({
-      method: 'POST',
-      url: '/non-custodial-evm/transfers',
-      headers: h.bearerHeaders(token),
-      payload: { amount: '0.1', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: '0x000000000000000000000000000000000000dEaD', destinationType: 'ADDRESS', idempotentId: 'wh-burst', provider: 'custody-a' },
-    });
-    const transfer = created.json();
+    const { token, transfer } = await startTransfer('wh-burst');
     const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
     const body = JSON.stringify({ id: 'evt-burst', type: 'transfer.status_changed', data: { transferId: transfer.providerTransferId, status: 'COMPLETED', blockchainTxId: `0x${'ab'.repeat(32)}` } });
     const headers = { 'content-type': 'application/json', ...(await custody.custodyASandbox.webhookHeaders(body)) };
@@ -95,8 +95,7 @@ describe('webhooks', () => {
     ]);
     for (const a of answers) expect(a.statusCode).toBe(200);
     await drain(h);
-    const events = await h.container.db.execute(`select count(*)::int as n from outbox_events where tenant_id = '${h.tenant.tenantId}' and type = 'transfer.completed' and payload->>'transferId' = '${transfer.id}'`);
-    expect((events as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(1);
+    expect(await completedEvents(transfer.id)).toBe(1);
   });
 
   it('names a transfer not recorded here: 503 with Retry-After, nothing applied; once recorded the same delivery applies', async () => {
