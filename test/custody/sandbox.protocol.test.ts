@@ -143,4 +143,42 @@ describe('webhooks', () => {
       await new Promise((resolve) => receiver.close(resolve));
     }
   }, 60_000);
+
+  it('a shutdown ends the waits between resends: close does not wait for the next attempt', async () => {
+    const own = await createHarness({ listen: true });
+    const attempts = new Map<string, number>(); // per webhook id
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
+        attempts.set(id, (attempts.get(id) ?? 0) + 1);
+        res.writeHead(503).end(); // never accepted
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const sandbox = (own.container.modules.find((m) => m.name === 'custody')!.services as CustodyServices).custodyASandbox;
+      const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const credentials = await sandbox.credentialsFor(`shutdown-${randomUUID()}`, hook);
+      const client = createCustodyAClient({ baseUrl: `${own.baseUrl}/sandbox/custody-a`, ...credentials }, { clock: own.clock });
+      const vault = await client.createVault({ name: 'shutdown' });
+      const wallet = await client.createWallet(vault.id, { blockchain: 'ETHEREUM', name: 'shutdown' });
+      await fundEvm(own, wallet.address, '1');
+      await client.createTransfer({
+        sourceWalletId: wallet.id, destinationAddress: '0x000000000000000000000000000000000000dEaD', assetType: 'ETH', amount: '0.01', idempotentId: 'shutdown-1', deductFeeFromAmountIfSameType: false,
+      });
+      // Three failed attempts of the first delivery: the sandbox now waits 3 s, then 10 s.
+      const most = () => Math.max(0, ...attempts.values());
+      for (const deadline = Date.now() + 20_000; most() < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(most()).toBeGreaterThanOrEqual(3);
+      const started = performance.now();
+      await own.close();
+      // Waiting out the resends would take 13 s and reach 5 attempts of every delivery.
+      expect(performance.now() - started).toBeLessThan(8000);
+      for (const count of attempts.values()) expect(count).toBeLessThan(5);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 60_000);
 });

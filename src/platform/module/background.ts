@@ -10,11 +10,22 @@ export interface BackgroundRunner {
   run(name: string, work: () => Promise<void>): void;
   /** Resolves when everything started so far, and anything it started, has finished. */
   drain(): Promise<void>;
+  /**
+   * Aborted once the process shuts down (`close`): work that waits between attempts (a webhook
+   * resent after a delay) passes it to its waits and stops waiting, so shutdown is not held up.
+   */
+  readonly signal: AbortSignal;
+  /** Shutdown: aborts `signal`, then drains. */
+  close(): Promise<void>;
   readonly pending: number;
 }
 
 export function createBackgroundRunner(logger: Logger): BackgroundRunner {
   const inFlight = new Set<Promise<void>>();
+  const stopping = new AbortController();
+  const drain = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
   return {
     run(name, work) {
       const task: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
@@ -23,8 +34,11 @@ export function createBackgroundRunner(logger: Logger): BackgroundRunner {
         .finally(() => inFlight.delete(task));
       inFlight.add(task);
     },
-    async drain() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    drain,
+    signal: stopping.signal,
+    async close() {
+      stopping.abort();
+      await drain();
     },
     get pending() {
       return inFlight.size;

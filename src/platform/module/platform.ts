@@ -116,7 +116,7 @@ export async function createPlatform(options: PlatformOptions) {
     },
     /** Stops background work first (it may be mid-batch on the database), then connections. */
     async close(): Promise<void> {
-      await background.drain();
+      await background.close();
       await worker.stop();
       await transport.close();
       if (redis) await closeRedis(redis);

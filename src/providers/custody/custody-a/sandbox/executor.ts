@@ -45,6 +45,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
   /**
    * Sends a signed webhook; a receiver that fails or answers other than 2xx gets it again after
    * 0.25, 1, 3 and 10 s (the same id and body, a fresh timestamp and signature), then no more.
+   * A shutdown ends the waits (the status stays readable with GET, as at the provider).
    */
   function notify(apiKey: string, type: string, data: unknown): void {
     background.run('custody-a sandbox webhook', async () => {
@@ -78,7 +79,12 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
           logger.warn({ type, status, attempts: attempt + 1 }, 'custody-a sandbox webhook given up');
           return;
         }
-        await sleep(delay);
+        try {
+          await sleep(delay, undefined, { signal: background.signal });
+        } catch {
+          logger.warn({ type, status, attempts: attempt + 1 }, 'custody-a sandbox webhook not resent: shutting down');
+          return;
+        }
       }
     });
   }
