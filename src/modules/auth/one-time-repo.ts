@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { attemptCounters, oneTimeSecrets, type OneTimePurpose, type OneTimeSecretRow } from './table.js';
 
@@ -8,8 +8,9 @@ export function createOneTimeRepo(db: DbOrTx) {
       await tx.insert(oneTimeSecrets).values(row);
     },
 
-    /** Voids the live secrets of a user and purpose (a new code replaces the old one). */
-    async voidLive(tenantId: string, userId: string, purpose: OneTimePurpose, tx: DbOrTx = db): Promise<void> {
+    /** Voids the live secrets of a user and purpose(s) (a new code replaces the old one; a reset ends every reset secret). */
+    async voidLive(tenantId: string, userId: string, purpose: OneTimePurpose | OneTimePurpose[], tx: DbOrTx = db): Promise<void> {
+      const purposes = Array.isArray(purpose) ? purpose : [purpose];
       await tx
         .update(oneTimeSecrets)
         .set({ voided: true })
@@ -17,7 +18,7 @@ export function createOneTimeRepo(db: DbOrTx) {
           and(
             eq(oneTimeSecrets.tenantId, tenantId),
             eq(oneTimeSecrets.userId, userId),
-            eq(oneTimeSecrets.purpose, purpose),
+            inArray(oneTimeSecrets.purpose, purposes),
             isNull(oneTimeSecrets.consumedAt),
             eq(oneTimeSecrets.voided, false),
           ),

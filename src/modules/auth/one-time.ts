@@ -49,6 +49,9 @@ export function createOneTimeService(deps: { repo: OneTimeRepo; clock: Clock }) 
       return token;
     },
 
+    /** Voids every live secret of these purposes of a user (a newer request, a reset). */
+    voidLive: (db: DbOrTx, tenantId: string, userId: string, purposes: OneTimePurpose[]) => repo.voidLive(tenantId, userId, purposes, db),
+
     /**
      * Checks and consumes a code. A wrong code counts against the account and purpose; the
      * fifth wrong try voids the live codes, and further tries are refused until the window ends.

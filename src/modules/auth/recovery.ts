@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
+import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import type { UsersService } from '../users/service.js';
@@ -8,14 +9,19 @@ import type { OneTimeService } from './one-time.js';
 import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
 import type { AuthRepo } from './repo.js';
 import type { SecurityEventSink, SessionService } from './sessions.js';
+import type { OneTimePurpose } from './table.js';
 
 export const RESET_TOKEN_TTL_MS = 30 * 60_000;
 /** The token POST /auth/forgot-password/verify-otp hands out: short-lived. */
 export const OTP_RESET_TOKEN_TTL_MS = 10 * 60_000;
+/** Every secret that can set an account's password: the links' tokens (and those a code buys) and the codes. */
+export const RESET_SECRETS: OneTimePurpose[] = ['password_reset_token', 'password_reset_code'];
 
 /**
  * Password reset: a mailed link with a single-use token (30 minutes), or a mailed code that
- * buys a short-lived reset token. Setting the password consumes the token and revokes every
+ * buys a short-lived reset token. Only the newest request's secret works: a new link or code
+ * voids every earlier reset token and code of the account. Setting the password (the one
+ * place a password changes, setPassword) voids every reset secret left and revokes every
  * session. Users created without a password set their first one the same way.
  */
 export function createRecoveryService(deps: {
@@ -31,11 +37,27 @@ export function createRecoveryService(deps: {
 }) {
   const { tx, clock, users, oneTime, mailer, passwords, repo, sessions, record } = deps;
 
+  /**
+   * Sets a user's password in `db`: voids every reset token and code still live, revokes every
+   * session (all refresh families; none is the caller's, a reset is unauthenticated) and records
+   * the change. Returns the revoked session ids, to forget() after the commit.
+   */
+  async function setPassword(db: DbOrTx, tenantId: string, userId: string, passwordHash: string, via: string): Promise<string[]> {
+    await repo.upsertPassword(tenantId, userId, passwordHash, clock.now(), db);
+    await oneTime.voidLive(db, tenantId, userId, RESET_SECRETS);
+    const ids = await sessions.revokeAllForUser(tenantId, userId, via === 'reset' ? 'password_reset' : 'password_changed', db);
+    await record(db, tenantId, { type: 'password.changed', userId, details: { via } });
+    return ids;
+  }
+
   return {
+    setPassword,
+
     async sendLink(tenant: TenantContext, email: string): Promise<void> {
       const user = await users.findRowByEmail(tenant.id, email);
       if (!user || !(await mailer.allow(tenant.id, user.email, 'reset'))) return;
       await tx(async (db) => {
+        await oneTime.voidLive(db, tenant.id, user.id, RESET_SECRETS);
         const token = await oneTime.issueToken(db, tenant.id, user.id, 'password_reset_token', RESET_TOKEN_TTL_MS);
         await mailer.send(db, tenant.id, user.email, {
           title: 'Reset your password',
@@ -49,13 +71,14 @@ export function createRecoveryService(deps: {
     async sendCode(tenant: TenantContext, email: string): Promise<void> {
       const user = await users.findRowByEmail(tenant.id, email);
       if (!user || !(await mailer.allow(tenant.id, user.email, 'reset'))) return;
-      await tx((db) =>
-        mailer.sendCode(db, tenant.id, user, 'password_reset_code', {
+      await tx(async (db) => {
+        await oneTime.voidLive(db, tenant.id, user.id, RESET_SECRETS);
+        await mailer.sendCode(db, tenant.id, user, 'password_reset_code', {
           title: 'Your password reset code',
           intro: 'Enter this code to reset your password. It is valid for 10 minutes.',
           outro: 'If you did not ask for this, ignore this message: your password stays as it is.',
-        }),
-      );
+        });
+      });
     },
 
     async exchangeCode(tenant: TenantContext, email: string, code: string): Promise<string> {
@@ -81,13 +104,10 @@ export function createRecoveryService(deps: {
       const revoked = await tx(async (db) => {
         const row = await oneTime.consumeToken(tenant.id, ['password_reset_token'], token, db);
         if (!row) throw AuthErrors.invalidToken();
-        await repo.upsertPassword(tenant.id, row.userId, passwordHash, clock.now(), db);
         // The reset proved control of the mailbox.
         const user = await users.findRow(tenant.id, row.userId, db);
         if (user) await users.markEmailVerified(tenant.id, user, db);
-        const ids = await sessions.revokeAllForUser(tenant.id, row.userId, 'password_reset', db);
-        await record(db, tenant.id, { type: 'password.changed', userId: row.userId, details: { via: 'reset' } });
-        return ids;
+        return setPassword(db, tenant.id, row.userId, passwordHash, 'reset');
       });
       sessions.forget(tenant.id, revoked);
     },
