@@ -1,4 +1,4 @@
-import { getAddress, isAddress } from 'viem';
+import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
 import { isValidClassicAddress } from 'xrpl';
 import { CustodyErrors } from './errors.js';
 
@@ -13,10 +13,9 @@ export function checkQty(value: string, decimals: number, field: string): string
 
 /** An EVM address in one case or valid EIP-55; answered checksummed. */
 export function checkEvmAddress(value: string, field: string): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw CustodyErrors.addressInvalid(field, 'EVM');
-  const hex = value.slice(2);
-  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && getAddress(value) !== value) throw CustodyErrors.addressInvalid(field, 'EVM');
-  return getAddress(value);
+  const address = parseEvmAddress(value);
+  if (!address) throw CustodyErrors.addressInvalid(field, 'EVM');
+  return address;
 }
 
 export function checkXrplAddress(value: string, field: string): string {
@@ -25,6 +24,6 @@ export function checkXrplAddress(value: string, field: string): string {
 }
 
 export function checkContract(value: string): string {
-  if (!isAddress(value, { strict: true }) || getAddress(value) !== value) throw CustodyErrors.contractInvalid();
+  if (!parseEvmAddress(value, { checksummedOnly: true })) throw CustodyErrors.contractInvalid();
   return value;
 }

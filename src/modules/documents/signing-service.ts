@@ -1,6 +1,7 @@
 import { auditActor } from '../../platform/audit/actor.js';
 import { randomBytes } from 'node:crypto';
-import { getAddress, hexToBytes, type Hex } from 'viem';
+import { hexToBytes, type Hex } from 'viem';
+import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import { isValidAddress, normalizeAddress } from '../../platform/crypto/wallet-signatures.js';
@@ -176,7 +177,8 @@ export function createSigningService(deps: {
     },
 
     async signEvm(tenantId: string, userId: string, documentId: string, input: EvmSignInput, actor: Actor): Promise<SignedDocumentDto> {
-      const address = getAddress(input.address);
+      const address = parseEvmAddress(input.address);
+      if (!address) throw DocumentErrors.addressInvalid('evm');
       const facts = await issued(tenantId, documentId, userId, 'evm', address, input.nonce);
       const signature = input.signature as Hex;
       const bytes = hexToBytes(signature);

@@ -2,7 +2,7 @@ import bitcoinAddress, { Network } from 'bitcoin-address-validation';
 import { code as currencyCode } from 'currency-codes';
 import countries from 'i18n-iso-countries';
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
-import { isAddress } from 'viem';
+import { isEvmAddress } from '../../platform/crypto/evm-address.js';
 import { isValidClassicAddress } from 'xrpl';
 
 /** Letters count 10..35 and the whole number is taken mod 97, a digit at a time (ISO 7064). */
@@ -67,7 +67,7 @@ export type CryptoChain = (typeof CRYPTO_CHAINS)[number];
 
 /** Address check per chain: EIP-55 checksum when mixed case, XRPL classic base58check, Bitcoin mainnet. */
 export function isValidChainAddress(chain: CryptoChain, address: string): boolean {
-  if (chain === 'evm') return isAddress(address, { strict: true });
+  if (chain === 'evm') return isEvmAddress(address);
   if (chain === 'xrpl') return isValidClassicAddress(address);
   return bitcoinAddress(address, Network.mainnet);
 }

@@ -1,5 +1,4 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { getAddress, isAddress } from 'viem';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -14,6 +13,7 @@ import { UserErrors } from './errors.js';
 import type { UserFilters, UsersRepo } from './repo.js';
 import type { CreateUserInput, UpdateUserInput, UserDto, UserProfileDto, WalletAddressesDto } from './schemas.js';
 import type { UserRole, UserRow } from './table.js';
+import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -54,11 +54,16 @@ function walletAddressesOf(row: UserRow): WalletAddressesDto {
   return { evm: row.evmEoa, evmCompatible: row.evmCompatibleAddress, xrpl: row.xrplAddress };
 }
 
-/** The forms an EVM address filter matches: EIP-55 (how wallets are stored) and lower case (older rows). */
+/**
+ * The forms an EVM address filter matches: EIP-55 (how wallets are stored) and lower case (older
+ * rows). A value the one address rule refuses (a wrong checksum included) matches only itself,
+ * that is nothing stored: a typo is not quietly corrected into someone's address.
+ */
 function evmAddressForms(value: string): string[] {
   const trimmed = value.trim();
-  if (!isAddress(trimmed, { strict: false })) return [trimmed.toLowerCase()];
-  return [...new Set([getAddress(trimmed), trimmed.toLowerCase()])];
+  const address = parseEvmAddress(trimmed);
+  if (!address) return [trimmed];
+  return [...new Set([address, address.toLowerCase()])];
 }
 
 export type WalletAddressField = 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress';

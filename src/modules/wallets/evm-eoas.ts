@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { getAddress, hexToBytes, isAddress, type Hex } from 'viem';
+import { hexToBytes, type Hex } from 'viem';
 import { createSiweMessage, parseSiweMessage, verifySiweMessage } from 'viem/siwe';
 import type { Viewer } from '../../platform/http/access.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
+import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
@@ -94,6 +95,8 @@ export function createEvmEoaService(deps: {
 
   return {
     async challenge(tenant: TenantContext, userId: string, address?: string): Promise<ChallengeDto> {
+      const evmAddress = address === undefined ? undefined : parseEvmAddress(address);
+      if (address !== undefined && !evmAddress) throw WalletErrors.addressInvalid('EVM');
       await enforceRateLimit(limiter, `siwe-challenge:${tenant.id}:${userId}`, CHALLENGES_PER_WINDOW, SIWE_NONCE_TTL_MS);
       const { domain, uri } = siweOrigin(tenant, deps.publicBaseUrl());
       const nonce = randomBytes(16).toString('hex');
@@ -110,8 +113,8 @@ export function createEvmEoaService(deps: {
         expiresAt: expirationTime,
         consumedAt: null,
       });
-      const message = address
-        ? createSiweMessage({ address: getAddress(address), chainId, domain, nonce, uri, version: '1', issuedAt, expirationTime, statement: STATEMENT })
+      const message = evmAddress
+        ? createSiweMessage({ address: evmAddress, chainId, domain, nonce, uri, version: '1', issuedAt, expirationTime, statement: STATEMENT })
         : null;
       return {
         domain,
@@ -131,7 +134,8 @@ export function createEvmEoaService(deps: {
       const missing = (['domain', 'address', 'uri', 'version', 'chainId', 'nonce', 'issuedAt'] as const).filter((f) => parsed[f] === undefined);
       if (missing.length > 0) throw SiweErrors.messageInvalid(`missing ${missing.join(', ')}`);
       if (parsed.version !== '1') throw SiweErrors.messageInvalid('version must be 1');
-      if (!isAddress(parsed.address!, { strict: false })) throw SiweErrors.messageInvalid('the address is not an EVM address');
+      const address = parseEvmAddress(parsed.address);
+      if (!address) throw SiweErrors.messageInvalid('the address is not an EVM address in one case or with a valid EIP-55 checksum');
       if (!/^[a-zA-Z0-9]{8,}$/.test(parsed.nonce!)) throw SiweErrors.messageInvalid('the nonce must be 8 or more letters and digits');
       for (const field of ['issuedAt', 'expirationTime', 'notBefore'] as const) {
         if (parsed[field] && Number.isNaN(parsed[field].getTime())) throw SiweErrors.messageInvalid(`${field} is not a date`);
@@ -153,7 +157,6 @@ export function createEvmEoaService(deps: {
       const signature = input.signature as Hex;
       checkSignatureShape(signature);
       const chain = await chainOrUnavailable();
-      const address = getAddress(parsed.address!);
       let verified: boolean;
       let signer: 'eoa' | 'contract' | 'counterfactual';
       try {

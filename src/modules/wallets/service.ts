@@ -2,7 +2,6 @@ import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
-import { getAddress } from 'viem';
 import { isValidAddress, normalizeAddress } from '../../platform/crypto/wallet-signatures.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -52,9 +51,7 @@ export interface RegisterResult {
  */
 export function isWalletAddress(chain: WalletChain, address: string): boolean {
   if (chain === 'xrpl') return isValidAddress('xrpl', address);
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
-  const hex = address.slice(2);
-  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || getAddress(address) === address;
+  return isValidAddress('evm', address);
 }
 
 const XRPL_NETWORK_RE = /^[a-z0-9][a-z0-9-]{0,31}$/;

@@ -1,16 +1,17 @@
 import { deriveAddress, verify as verifyXrpl } from 'ripple-keypairs';
-import { getAddress, isAddress, isHex, verifyMessage } from 'viem';
+import { isHex, verifyMessage } from 'viem';
 import { isValidClassicAddress } from 'xrpl';
+import { isEvmAddress, parseEvmAddress, toEip55 } from './evm-address.js';
 
 export type Chain = 'evm' | 'xrpl';
 
 export function isValidAddress(chain: Chain, address: string): boolean {
-  return chain === 'evm' ? isAddress(address, { strict: false }) : isValidClassicAddress(address);
+  return chain === 'evm' ? isEvmAddress(address) : isValidClassicAddress(address);
 }
 
 /** The form an address is stored and compared in: EIP-55 checksum for EVM, as given for XRPL. */
 export function normalizeAddress(chain: Chain, address: string): string {
-  return chain === 'evm' ? getAddress(address) : address;
+  return chain === 'evm' ? toEip55(address) : address;
 }
 
 /**
@@ -27,8 +28,9 @@ export async function verifyWalletSignature(input: {
 }): Promise<boolean> {
   try {
     if (input.chain === 'evm') {
-      if (!isAddress(input.address, { strict: false }) || !isHex(input.signature)) return false;
-      return await verifyMessage({ address: getAddress(input.address), message: input.message, signature: input.signature });
+      const address = parseEvmAddress(input.address);
+      if (!address || !isHex(input.signature)) return false;
+      return await verifyMessage({ address, message: input.message, signature: input.signature });
     }
     if (!input.publicKey || !/^[0-9A-Fa-f]{66}$/.test(input.publicKey) || !/^[0-9A-Fa-f]+$/.test(input.signature)) return false;
     if (deriveAddress(input.publicKey.toUpperCase()) !== input.address) return false;

@@ -1,4 +1,5 @@
-import { erc20Abi, getAddress, parseEther, parseUnits, type Hex } from 'viem';
+import { erc20Abi, parseEther, parseUnits, type Hex } from 'viem';
+import { toEip55 } from '../../../../platform/crypto/evm-address.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, xrpToDrops, type AccountSet, type Payment, type SubmittableTransaction } from 'xrpl';
 import type { EvmChainPort } from '../../../evm-chain/port.js';
@@ -22,14 +23,14 @@ export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { t
   const chain = await chains.evmChain();
   const account = privateKeyToAccount(privateKey);
   const client = chain.walletClient(account);
-  const to = getAddress(input.to);
+  const to = toEip55(input.to);
   if (!input.contract) {
     const value = parseEther(input.qty);
     const balance = await chain.publicClient.getBalance({ address: account.address });
     if (balance < value) throw new Refused('insufficient balance');
     return client.sendTransaction({ to, value, account, chain: chain.chain });
   }
-  const contract = getAddress(input.contract);
+  const contract = toEip55(input.contract);
   let decimals: number;
   let symbol: string;
   try {

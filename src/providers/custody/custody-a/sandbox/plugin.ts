@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { getAddress, isAddress } from 'viem';
 import { isValidClassicAddress } from 'xrpl';
+import { parseEvmAddress } from '../../../../platform/crypto/evm-address.js';
 import {
   ACCESS_KEY_HEADER, newEd25519KeyPair, REQUEST_WINDOW_SECONDS, SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER, verifyRequest, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
 } from '../signing.js';
@@ -75,8 +75,9 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
 
   function validDestination(wallet: SandboxWalletRow, address: string): string {
     if (wallet.blockchain === 'ETHEREUM') {
-      if (!isAddress(address, { strict: false })) throw bad('destinationAddress is not an EVM address');
-      return getAddress(address);
+      const evm = parseEvmAddress(address);
+      if (!evm) throw bad('destinationAddress is not an EVM address (one case, or a valid EIP-55 checksum)');
+      return evm;
     }
     if (!isValidClassicAddress(address)) throw bad('destinationAddress is not an XRPL classic address');
     return address;
@@ -135,7 +136,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
       if (wallet.blockchain === 'ETHEREUM') {
         if (sequence !== undefined) throw bad('sequence is for XRPL wallets');
         if (contract === undefined && symbol !== 'ETH') throw bad('symbol must be ETH, or an ERC-20 with its contract');
-        if (contract !== undefined && !isAddress(contract, { strict: true })) throw bad('contract must be a checksummed address');
+        if (contract !== undefined && !parseEvmAddress(contract, { checksummedOnly: true })) throw bad('contract must be a checksummed address');
       } else {
         if (symbol !== 'XRP' || contract !== undefined) throw bad('an XRPL wallet sends XRP');
         if (sequence !== undefined && !/^\d{1,10}$/.test(sequence)) throw bad('sequence must be a non-negative integer');
