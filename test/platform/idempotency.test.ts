@@ -4,7 +4,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/http/errors.js';
 import { canonicalJson, parseIdempotencyKey, requestHash } from '../../src/platform/idempotency/key.js';
-import { createIdempotencyStore, type IdempotencyRequest, type IdempotencyStore } from '../../src/platform/idempotency/store.js';
+import { beforeEffects } from '../../src/platform/idempotency/before-effects.js';
+import { createIdempotencyStore, type IdempotencyRequest, type IdempotencyStore, type IdempotentAnswer } from '../../src/platform/idempotency/store.js';
 import { idempotencyKeys } from '../../src/platform/idempotency/table.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 
@@ -146,6 +147,20 @@ describe('idempotency store', () => {
     expect(await store.idempotent(tenant.tenantId, r, work)).toEqual({ ...expected, replayed: false });
     expect(await store.idempotent(tenant.tenantId, r, work)).toEqual({ ...expected, replayed: true });
     expect(runs).toBe(1);
+  });
+
+  it('a 4xx raised before the work changed anything (beforeEffects) gives the key back: the corrected request runs under it', async () => {
+    const r = request();
+    const refused = () =>
+      beforeEffects<IdempotentAnswer>(() => {
+        throw new AppError(400, 'ENUM_VALUE_UNKNOWN', 'body.purpose must be one of: PAYMENT');
+      });
+    await expect(store.idempotent(tenant.tenantId, r, refused)).rejects.toMatchObject({ statusCode: 400, code: 'ENUM_VALUE_UNKNOWN' });
+    // Another body under the same key is not 409 IDEMPOTENCY_KEY_REUSED: the key was never used.
+    const corrected = { ...r, requestHash: 'b'.repeat(64) };
+    const ok = await store.idempotent(tenant.tenantId, corrected, async () => ({ statusCode: 201, body: { sent: true } }));
+    expect(ok).toEqual({ statusCode: 201, body: { sent: true }, replayed: false });
+    await expect(store.idempotent(tenant.tenantId, r, async () => ({ statusCode: 201, body: {} }))).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
   });
 
   it('a repeat while the first runs waits for its answer, or answers 409 IDEMPOTENCY_IN_PROGRESS after the wait', async () => {

@@ -22711,26 +22711,59 @@ export interface paths {
                                 /** @description QUEUED, IN_PROGRESS, COMPLETED or FAILED */
                                 status: string;
                                 transferAmlQuestionnaire?: {
+                                    /**
+                                     * @description Where the funds go: an account at a financial institution, or a wallet whose keys the recipient holds. Required for both destination types. One of: FINANCIAL_INSTITUTION, SELFHOSTED_WALLET.
+                                     * @example FINANCIAL_INSTITUTION
+                                     */
                                     destinationType?: string;
+                                    /** @description The country of the receiving financial institution (ISO 3166-1 alpha-2). Required when destinationType is FINANCIAL_INSTITUTION. */
                                     institutionCountry?: string;
+                                    /** @description The name of the receiving financial institution. Required when destinationType is FINANCIAL_INSTITUTION. */
                                     institutionName?: string;
+                                    /** @description The originator's city. */
                                     originatorCity?: string;
+                                    /** @description The originator's country (ISO 3166-1 alpha-2). Required for both destination types. */
                                     originatorCountry?: string;
+                                    /** @description The originator's name. Required for both destination types. */
                                     originatorName?: string;
+                                    /** @description The originator's postal code. */
                                     originatorPostalCode?: string;
+                                    /** @description The originator's state or province. */
                                     originatorStateProvince?: string;
+                                    /** @description The originator's street address. */
                                     originatorStreetAddress?: string;
+                                    /**
+                                     * @description Who sends the funds. Required for both destination types. One of: MY_ORGANIZATION, PERSON.
+                                     * @example MY_ORGANIZATION
+                                     */
                                     originatorType?: string;
+                                    /**
+                                     * @description Why the funds are sent. Required for both destination types. One of: TRADING_SETTLEMENT, INVESTMENT, PAYMENT, OTHER.
+                                     * @example TRADING_SETTLEMENT
+                                     */
                                     purpose?: string;
+                                    /** @description The recipient's city. */
                                     recipientCity?: string;
+                                    /** @description The recipient's country (ISO 3166-1 alpha-2). */
                                     recipientCountry?: string;
+                                    /** @description The recipient's first name (a person). */
                                     recipientFirstName?: string;
+                                    /** @description The recipient's full name. */
                                     recipientFullName?: string;
+                                    /** @description The recipient's last name (a person). */
                                     recipientLastName?: string;
+                                    /** @description The recipient's postal code. */
                                     recipientPostalCode?: string;
+                                    /** @description The recipient's state or province. */
                                     recipientStateProvince?: string;
+                                    /** @description The recipient's street address. */
                                     recipientStreetAddress?: string;
+                                    /**
+                                     * @description Who receives the funds. Required when destinationType is FINANCIAL_INSTITUTION. One of: DESTINATION_INSTITUTION, MY_ORGANIZATION, PERSON.
+                                     * @example DESTINATION_INSTITUTION
+                                     */
                                     recipientType?: string;
+                                    /** @description For a self-hosted wallet: a free description of it (optional). */
                                     selfhostedDescription?: string;
                                 } | null;
                                 transferMemo: string | null;
@@ -22898,27 +22931,61 @@ export interface paths {
                         sourceId: string;
                         /** @description WALLET */
                         sourceType: string;
+                        /** @description Travel-rule data. Required fields depend on destinationType (see each field). */
                         transferAmlQuestionnaire?: {
+                            /**
+                             * @description Where the funds go: an account at a financial institution, or a wallet whose keys the recipient holds. Required for both destination types. One of: FINANCIAL_INSTITUTION, SELFHOSTED_WALLET.
+                             * @example FINANCIAL_INSTITUTION
+                             */
                             destinationType?: string;
+                            /** @description The country of the receiving financial institution (ISO 3166-1 alpha-2). Required when destinationType is FINANCIAL_INSTITUTION. */
                             institutionCountry?: string;
+                            /** @description The name of the receiving financial institution. Required when destinationType is FINANCIAL_INSTITUTION. */
                             institutionName?: string;
+                            /** @description The originator's city. */
                             originatorCity?: string;
+                            /** @description The originator's country (ISO 3166-1 alpha-2). Required for both destination types. */
                             originatorCountry?: string;
+                            /** @description The originator's name. Required for both destination types. */
                             originatorName?: string;
+                            /** @description The originator's postal code. */
                             originatorPostalCode?: string;
+                            /** @description The originator's state or province. */
                             originatorStateProvince?: string;
+                            /** @description The originator's street address. */
                             originatorStreetAddress?: string;
+                            /**
+                             * @description Who sends the funds. Required for both destination types. One of: MY_ORGANIZATION, PERSON.
+                             * @example MY_ORGANIZATION
+                             */
                             originatorType?: string;
+                            /**
+                             * @description Why the funds are sent. Required for both destination types. One of: TRADING_SETTLEMENT, INVESTMENT, PAYMENT, OTHER.
+                             * @example TRADING_SETTLEMENT
+                             */
                             purpose?: string;
+                            /** @description The recipient's city. */
                             recipientCity?: string;
+                            /** @description The recipient's country (ISO 3166-1 alpha-2). */
                             recipientCountry?: string;
+                            /** @description The recipient's first name (a person). */
                             recipientFirstName?: string;
+                            /** @description The recipient's full name. */
                             recipientFullName?: string;
+                            /** @description The recipient's last name (a person). */
                             recipientLastName?: string;
+                            /** @description The recipient's postal code. */
                             recipientPostalCode?: string;
+                            /** @description The recipient's state or province. */
                             recipientStateProvince?: string;
+                            /** @description The recipient's street address. */
                             recipientStreetAddress?: string;
+                            /**
+                             * @description Who receives the funds. Required when destinationType is FINANCIAL_INSTITUTION. One of: DESTINATION_INSTITUTION, MY_ORGANIZATION, PERSON.
+                             * @example DESTINATION_INSTITUTION
+                             */
                             recipientType?: string;
+                            /** @description For a self-hosted wallet: a free description of it (optional). */
                             selfhostedDescription?: string;
                         };
                         transferMemo?: string;
@@ -22953,26 +23020,59 @@ export interface paths {
                             /** @description QUEUED, IN_PROGRESS, COMPLETED or FAILED */
                             status: string;
                             transferAmlQuestionnaire?: {
+                                /**
+                                 * @description Where the funds go: an account at a financial institution, or a wallet whose keys the recipient holds. Required for both destination types. One of: FINANCIAL_INSTITUTION, SELFHOSTED_WALLET.
+                                 * @example FINANCIAL_INSTITUTION
+                                 */
                                 destinationType?: string;
+                                /** @description The country of the receiving financial institution (ISO 3166-1 alpha-2). Required when destinationType is FINANCIAL_INSTITUTION. */
                                 institutionCountry?: string;
+                                /** @description The name of the receiving financial institution. Required when destinationType is FINANCIAL_INSTITUTION. */
                                 institutionName?: string;
+                                /** @description The originator's city. */
                                 originatorCity?: string;
+                                /** @description The originator's country (ISO 3166-1 alpha-2). Required for both destination types. */
                                 originatorCountry?: string;
+                                /** @description The originator's name. Required for both destination types. */
                                 originatorName?: string;
+                                /** @description The originator's postal code. */
                                 originatorPostalCode?: string;
+                                /** @description The originator's state or province. */
                                 originatorStateProvince?: string;
+                                /** @description The originator's street address. */
                                 originatorStreetAddress?: string;
+                                /**
+                                 * @description Who sends the funds. Required for both destination types. One of: MY_ORGANIZATION, PERSON.
+                                 * @example MY_ORGANIZATION
+                                 */
                                 originatorType?: string;
+                                /**
+                                 * @description Why the funds are sent. Required for both destination types. One of: TRADING_SETTLEMENT, INVESTMENT, PAYMENT, OTHER.
+                                 * @example TRADING_SETTLEMENT
+                                 */
                                 purpose?: string;
+                                /** @description The recipient's city. */
                                 recipientCity?: string;
+                                /** @description The recipient's country (ISO 3166-1 alpha-2). */
                                 recipientCountry?: string;
+                                /** @description The recipient's first name (a person). */
                                 recipientFirstName?: string;
+                                /** @description The recipient's full name. */
                                 recipientFullName?: string;
+                                /** @description The recipient's last name (a person). */
                                 recipientLastName?: string;
+                                /** @description The recipient's postal code. */
                                 recipientPostalCode?: string;
+                                /** @description The recipient's state or province. */
                                 recipientStateProvince?: string;
+                                /** @description The recipient's street address. */
                                 recipientStreetAddress?: string;
+                                /**
+                                 * @description Who receives the funds. Required when destinationType is FINANCIAL_INSTITUTION. One of: DESTINATION_INSTITUTION, MY_ORGANIZATION, PERSON.
+                                 * @example DESTINATION_INSTITUTION
+                                 */
                                 recipientType?: string;
+                                /** @description For a self-hosted wallet: a free description of it (optional). */
                                 selfhostedDescription?: string;
                             } | null;
                             transferMemo: string | null;
@@ -23217,26 +23317,59 @@ export interface paths {
                             /** @description QUEUED, IN_PROGRESS, COMPLETED or FAILED */
                             status: string;
                             transferAmlQuestionnaire?: {
+                                /**
+                                 * @description Where the funds go: an account at a financial institution, or a wallet whose keys the recipient holds. Required for both destination types. One of: FINANCIAL_INSTITUTION, SELFHOSTED_WALLET.
+                                 * @example FINANCIAL_INSTITUTION
+                                 */
                                 destinationType?: string;
+                                /** @description The country of the receiving financial institution (ISO 3166-1 alpha-2). Required when destinationType is FINANCIAL_INSTITUTION. */
                                 institutionCountry?: string;
+                                /** @description The name of the receiving financial institution. Required when destinationType is FINANCIAL_INSTITUTION. */
                                 institutionName?: string;
+                                /** @description The originator's city. */
                                 originatorCity?: string;
+                                /** @description The originator's country (ISO 3166-1 alpha-2). Required for both destination types. */
                                 originatorCountry?: string;
+                                /** @description The originator's name. Required for both destination types. */
                                 originatorName?: string;
+                                /** @description The originator's postal code. */
                                 originatorPostalCode?: string;
+                                /** @description The originator's state or province. */
                                 originatorStateProvince?: string;
+                                /** @description The originator's street address. */
                                 originatorStreetAddress?: string;
+                                /**
+                                 * @description Who sends the funds. Required for both destination types. One of: MY_ORGANIZATION, PERSON.
+                                 * @example MY_ORGANIZATION
+                                 */
                                 originatorType?: string;
+                                /**
+                                 * @description Why the funds are sent. Required for both destination types. One of: TRADING_SETTLEMENT, INVESTMENT, PAYMENT, OTHER.
+                                 * @example TRADING_SETTLEMENT
+                                 */
                                 purpose?: string;
+                                /** @description The recipient's city. */
                                 recipientCity?: string;
+                                /** @description The recipient's country (ISO 3166-1 alpha-2). */
                                 recipientCountry?: string;
+                                /** @description The recipient's first name (a person). */
                                 recipientFirstName?: string;
+                                /** @description The recipient's full name. */
                                 recipientFullName?: string;
+                                /** @description The recipient's last name (a person). */
                                 recipientLastName?: string;
+                                /** @description The recipient's postal code. */
                                 recipientPostalCode?: string;
+                                /** @description The recipient's state or province. */
                                 recipientStateProvince?: string;
+                                /** @description The recipient's street address. */
                                 recipientStreetAddress?: string;
+                                /**
+                                 * @description Who receives the funds. Required when destinationType is FINANCIAL_INSTITUTION. One of: DESTINATION_INSTITUTION, MY_ORGANIZATION, PERSON.
+                                 * @example DESTINATION_INSTITUTION
+                                 */
                                 recipientType?: string;
+                                /** @description For a self-hosted wallet: a free description of it (optional). */
                                 selfhostedDescription?: string;
                             } | null;
                             transferMemo: string | null;

@@ -7,6 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import { canonicalJson } from '../../platform/idempotency/key.js';
 import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
+import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { CUSTODY_B_PATHS as P, type CustodyBConnection, type CustodyBPort, type UserActionChallenge, type UserActionRequest } from '../../providers/custody-b/port.js';
 import type { CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
 import type { AuditService } from '../audit/service.js';
@@ -142,13 +143,16 @@ export function createCustodyBService(deps: {
    * signature for the provider's one-time user-action token.
    */
   async function userAction(caller: Caller, request: UserActionRequest, signed: SignedChallengeInput) {
-    const user = await registered(caller);
-    const hash = sha256(signed.challengeIdentifier);
-    const row = await repo.findChallenge(caller.tenantId, hash);
-    if (!row || row.userId !== caller.userId) throw CustodyBErrors.challengeInvalid();
-    if (row.consumedAt) throw CustodyBErrors.challengeUsed();
-    if (row.expiresAt <= clock.now()) throw CustodyBErrors.challengeExpired();
-    if (row.method !== request.method || row.path !== request.path || row.bodyHash !== bodyHash(request.body)) throw CustodyBErrors.challengeMismatch();
+    const { user, hash } = await beforeEffects(async () => {
+      const user = await registered(caller);
+      const hash = sha256(signed.challengeIdentifier);
+      const row = await repo.findChallenge(caller.tenantId, hash);
+      if (!row || row.userId !== caller.userId) throw CustodyBErrors.challengeInvalid();
+      if (row.consumedAt) throw CustodyBErrors.challengeUsed();
+      if (row.expiresAt <= clock.now()) throw CustodyBErrors.challengeExpired();
+      if (row.method !== request.method || row.path !== request.path || row.bodyHash !== bodyHash(request.body)) throw CustodyBErrors.challengeMismatch();
+      return { user, hash };
+    });
     if (!(await repo.consumeChallenge(caller.tenantId, hash, clock.now()))) throw CustodyBErrors.challengeUsed();
     const { conn, sandboxed } = await connect(caller.tenantId);
     const token = await userToken(conn, user.username);
@@ -318,9 +322,12 @@ export function createCustodyBService(deps: {
     },
 
     async rawTransactionComplete(caller: Caller, address: string, input: { transaction: string; signedChallenge: SignedChallengeInput }) {
-      const wallet = await ownWallet(caller, address);
-      checkTransaction(wallet, input.transaction);
-      const request = transactionRequest(wallet.providerRef!, input.transaction);
+      // Nothing changes until the challenge is consumed: a refusal before gives an Idempotency-Key back.
+      const { wallet, request } = await beforeEffects(async () => {
+        const wallet = await ownWallet(caller, address);
+        checkTransaction(wallet, input.transaction);
+        return { wallet, request: transactionRequest(wallet.providerRef!, input.transaction) };
+      });
       const { conn, token, action } = await userAction(caller, request, input.signedChallenge);
       const sent = await viaProvider(() => port.broadcastTransaction(conn, token, action, wallet.providerRef!, request.body as { kind: 'Transaction'; transaction: string }));
       await record(caller, 'custody_b.transaction_broadcast', { walletId: wallet.id, address: wallet.address, transactionId: sent.id, txHash: sent.txHash ?? null });

@@ -22,8 +22,17 @@ export const CustodyErrors = {
   enumUnknown: (field: string, allowed: readonly string[]) => new AppError(400, 'ENUM_VALUE_UNKNOWN', `${field} must be one of: ${allowed.join(', ')}`),
   providerUnknown: (allowed: readonly string[]) => new AppError(400, 'PROVIDER_UNKNOWN', `body.provider must be one of: ${allowed.join(', ')}`),
   sourceInvalid: () => new AppError(400, 'TRANSFER_SOURCE_INVALID', 'body.sourceId must be an EVM wallet of the caller held by the named provider'),
-  questionnaireRequired: (missing: string[]) =>
-    new AppError(400, 'TRAVEL_RULE_DATA_REQUIRED', `A transfer to an institution needs body.transferAmlQuestionnaire with: ${missing.join(', ')}`),
+  /** The travel-rule data a case needs; the message names the case the questionnaire gave. */
+  questionnaireRequired: (destination: 'FINANCIAL_INSTITUTION' | 'SELFHOSTED_WALLET' | undefined, missing: string[]) =>
+    new AppError(
+      400,
+      'TRAVEL_RULE_DATA_REQUIRED',
+      destination === undefined
+        ? 'body.transferAmlQuestionnaire.destinationType is required: FINANCIAL_INSTITUTION (to an account at a financial institution) or SELFHOSTED_WALLET (to a wallet the recipient holds the keys of)'
+        : destination === 'SELFHOSTED_WALLET'
+          ? `A transfer to a self-hosted wallet (destinationType SELFHOSTED_WALLET) needs in body.transferAmlQuestionnaire: ${missing.join(', ')}`
+          : `A transfer to a financial institution (destinationType FINANCIAL_INSTITUTION) needs in body.transferAmlQuestionnaire: ${missing.join(', ')}`,
+    ),
   notConfigured: () =>
     new AppError(503, 'CUSTODY_NOT_CONFIGURED', 'custody-a is not configured for this tenant (provider configure --kind custody --provider custody-a)', { 'retry-after': '60' }),
   providerUnavailable: () => new AppError(503, 'CUSTODY_PROVIDER_UNAVAILABLE', 'The custody provider does not answer; retry later', { 'retry-after': '5' }),

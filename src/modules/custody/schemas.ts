@@ -90,18 +90,56 @@ export const WalletUpdate = Type.Object({
   accountSet: Nullable(Transaction),
 });
 
-export const QUESTIONNAIRE_FIELDS = [
-  'destinationType', 'recipientType', 'purpose', 'originatorType', 'selfhostedDescription', 'institutionName', 'institutionCountry',
-  'originatorName', 'originatorStreetAddress', 'originatorCity', 'originatorStateProvince', 'originatorPostalCode', 'originatorCountry',
-  'recipientFirstName', 'recipientLastName', 'recipientFullName', 'recipientCountry', 'recipientStreetAddress', 'recipientCity',
-  'recipientStateProvince', 'recipientPostalCode',
-] as const;
+/** The questionnaire's vocabularies (the spec names these; another value is 400 ENUM_VALUE_UNKNOWN, checked by the service). */
+export const QUESTIONNAIRE_ENUMS = {
+  destinationType: ['FINANCIAL_INSTITUTION', 'SELFHOSTED_WALLET'],
+  recipientType: ['DESTINATION_INSTITUTION', 'MY_ORGANIZATION', 'PERSON'],
+  purpose: ['TRADING_SETTLEMENT', 'INVESTMENT', 'PAYMENT', 'OTHER'],
+  originatorType: ['MY_ORGANIZATION', 'PERSON'],
+} as const;
 
+const INSTITUTION_ONLY = ' Required when destinationType is FINANCIAL_INSTITUTION.';
+const BOTH_CASES = ' Required for both destination types.';
+/** A free-text field of the questionnaire. */
+const QText = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }));
+/** A vocabulary field: a string (so an unknown value gets its own code, ENUM_VALUE_UNKNOWN), its values listed. */
+const QEnum = (field: keyof typeof QUESTIONNAIRE_ENUMS, description: string) =>
+  Type.Optional(Type.String({ maxLength: 500, description: `${description} One of: ${QUESTIONNAIRE_ENUMS[field].join(', ')}.`, examples: [QUESTIONNAIRE_ENUMS[field][0]] }));
+
+/**
+ * Travel-rule data of a transfer. Which fields are required depends on destinationType: to a
+ * financial institution, the recipient type, purpose, originator type, institution name and
+ * country, originator name and country; to a self-hosted wallet, purpose, originator type,
+ * originator name and country (400 TRAVEL_RULE_DATA_REQUIRED names what is missing).
+ */
 export const Questionnaire = Type.Object(
-  Object.fromEntries(QUESTIONNAIRE_FIELDS.map((f) => [f, Type.Optional(Type.String({ maxLength: 500 }))])) as Record<(typeof QUESTIONNAIRE_FIELDS)[number], ReturnType<typeof Type.Optional<ReturnType<typeof Type.String>>>>,
-  { additionalProperties: false },
+  {
+    destinationType: QEnum('destinationType', 'Where the funds go: an account at a financial institution, or a wallet whose keys the recipient holds.' + BOTH_CASES),
+    recipientType: QEnum('recipientType', 'Who receives the funds.' + INSTITUTION_ONLY),
+    purpose: QEnum('purpose', 'Why the funds are sent.' + BOTH_CASES),
+    originatorType: QEnum('originatorType', 'Who sends the funds.' + BOTH_CASES),
+    selfhostedDescription: QText('For a self-hosted wallet: a free description of it (optional).'),
+    institutionName: QText('The name of the receiving financial institution.' + INSTITUTION_ONLY),
+    institutionCountry: QText('The country of the receiving financial institution (ISO 3166-1 alpha-2).' + INSTITUTION_ONLY),
+    originatorName: QText("The originator's name." + BOTH_CASES),
+    originatorStreetAddress: QText("The originator's street address."),
+    originatorCity: QText("The originator's city."),
+    originatorStateProvince: QText("The originator's state or province."),
+    originatorPostalCode: QText("The originator's postal code."),
+    originatorCountry: QText("The originator's country (ISO 3166-1 alpha-2)." + BOTH_CASES),
+    recipientFirstName: QText("The recipient's first name (a person)."),
+    recipientLastName: QText("The recipient's last name (a person)."),
+    recipientFullName: QText("The recipient's full name."),
+    recipientCountry: QText("The recipient's country (ISO 3166-1 alpha-2)."),
+    recipientStreetAddress: QText("The recipient's street address."),
+    recipientCity: QText("The recipient's city."),
+    recipientStateProvince: QText("The recipient's state or province."),
+    recipientPostalCode: QText("The recipient's postal code."),
+  },
+  { additionalProperties: false, description: 'Travel-rule data. Required fields depend on destinationType (see each field).' },
 );
-export type QuestionnaireInput = Partial<Record<(typeof QUESTIONNAIRE_FIELDS)[number], string>>;
+export type QuestionnaireInput = Static<typeof Questionnaire>;
+export const QUESTIONNAIRE_FIELDS = Object.keys(Questionnaire.properties) as Array<keyof QuestionnaireInput>;
 
 export const NonCustodialTransferBody = Type.Object(
   {

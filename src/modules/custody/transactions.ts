@@ -4,6 +4,7 @@ import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
+import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { FINAL_TRANSACTION_STATUSES, type CustodyTransaction, type CustodyTransactionStatus } from '../../providers/custody/port.js';
 import type { AuditService } from '../audit/service.js';
 import type { WalletsService } from '../wallets/service.js';
@@ -93,29 +94,33 @@ export function createTransactionsService(deps: {
   return {
     /** Validates and forwards a transfer; `externalId` makes the provider send it at most once. */
     async transfer(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: TransferBody, externalId: string): Promise<TransactionDto> {
-      const { vault, wallet } = await walletOf(tenantId, caller, vaultId, walletId);
-      let input: { destinationAddress: string; symbol: string; qty: string; contract?: string; sequence?: string };
-      if (wallet.chain === 'evm') {
-        if (body.sequence !== undefined) throw CustodyErrors.sequenceInvalid();
-        const destinationAddress = checkEvmAddress(body.destinationAddress, 'body.destinationAddress');
-        if (body.contract === undefined) {
-          if (body.symbol !== 'ETH') throw CustodyErrors.symbolUnknown('ETH, or an ERC-20 symbol with body.contract');
+      // Nothing changes before the provider is asked: a refusal here gives an Idempotency-Key back.
+      const { vault, wallet, input } = await beforeEffects(async () => {
+        const { vault, wallet } = await walletOf(tenantId, caller, vaultId, walletId);
+        let input: { destinationAddress: string; symbol: string; qty: string; contract?: string; sequence?: string };
+        if (wallet.chain === 'evm') {
+          if (body.sequence !== undefined) throw CustodyErrors.sequenceInvalid();
+          const destinationAddress = checkEvmAddress(body.destinationAddress, 'body.destinationAddress');
+          if (body.contract === undefined) {
+            if (body.symbol !== 'ETH') throw CustodyErrors.symbolUnknown('ETH, or an ERC-20 symbol with body.contract');
+          } else {
+            checkContract(body.contract);
+            if (!/^[A-Za-z0-9]{1,11}$/.test(body.symbol) || body.symbol === 'ETH') throw CustodyErrors.symbolUnknown('the ERC-20 token symbol (letters and digits)');
+          }
+          input = { destinationAddress, symbol: body.symbol, qty: checkQty(body.qty, 18, 'body.qty'), ...(body.contract ? { contract: body.contract } : {}) };
         } else {
-          checkContract(body.contract);
-          if (!/^[A-Za-z0-9]{1,11}$/.test(body.symbol) || body.symbol === 'ETH') throw CustodyErrors.symbolUnknown('the ERC-20 token symbol (letters and digits)');
+          if (body.contract !== undefined) throw CustodyErrors.contractInvalid();
+          if (body.symbol !== 'XRP') throw CustodyErrors.symbolUnknown('XRP for an XRPL wallet');
+          if (body.sequence !== undefined && (!/^\d{1,10}$/.test(body.sequence) || Number(body.sequence) > 4294967295)) throw CustodyErrors.sequenceInvalid();
+          input = {
+            destinationAddress: checkXrplAddress(body.destinationAddress, 'body.destinationAddress'),
+            symbol: 'XRP',
+            qty: checkQty(body.qty, 6, 'body.qty'),
+            ...(body.sequence !== undefined ? { sequence: String(Number(body.sequence)) } : {}),
+          };
         }
-        input = { destinationAddress, symbol: body.symbol, qty: checkQty(body.qty, 18, 'body.qty'), ...(body.contract ? { contract: body.contract } : {}) };
-      } else {
-        if (body.contract !== undefined) throw CustodyErrors.contractInvalid();
-        if (body.symbol !== 'XRP') throw CustodyErrors.symbolUnknown('XRP for an XRPL wallet');
-        if (body.sequence !== undefined && (!/^\d{1,10}$/.test(body.sequence) || Number(body.sequence) > 4294967295)) throw CustodyErrors.sequenceInvalid();
-        input = {
-          destinationAddress: checkXrplAddress(body.destinationAddress, 'body.destinationAddress'),
-          symbol: 'XRP',
-          qty: checkQty(body.qty, 6, 'body.qty'),
-          ...(body.sequence !== undefined ? { sequence: String(Number(body.sequence)) } : {}),
-        };
-      }
+        return { vault, wallet, input };
+      });
       const providerVaultId = String(wallet.details.providerVaultId ?? '');
       const client = await provider.client(tenantId);
       const seen = await atProvider(() => client.transfer(providerVaultId, wallet.providerRef!, { ...input, externalId }));
@@ -135,8 +140,11 @@ export function createTransactionsService(deps: {
 
     /** Renames/describes the wallet at the provider; `accountSet` on an XRPL wallet issues the AccountSet. */
     async updateWallet(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: UpdateWalletBody, externalId: string) {
-      const { vault, wallet } = await walletOf(tenantId, caller, vaultId, walletId);
-      if (body.accountSet && wallet.chain !== 'xrpl') throw CustodyErrors.accountSetNotXrpl();
+      const { vault, wallet } = await beforeEffects(async () => {
+        const found = await walletOf(tenantId, caller, vaultId, walletId);
+        if (body.accountSet && found.wallet.chain !== 'xrpl') throw CustodyErrors.accountSetNotXrpl();
+        return found;
+      });
       const providerVaultId = String(wallet.details.providerVaultId ?? '');
       const client = await provider.client(tenantId);
       const updated = await atProvider(() => client.updateWallet(providerVaultId, wallet.providerRef!, { name: body.name, description: body.description ?? null }));

@@ -5,13 +5,14 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
+import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { FINAL_TRANSFER_STATUSES, type CustodyTransfer, type TransferStatus } from '../../providers/custody/port.js';
 import type { AuditService } from '../audit/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import { atProvider, CustodyErrors } from './errors.js';
 import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
-import type { NonCustodialTransferBody, QuestionnaireInput, TransferDto } from './schemas.js';
+import { QUESTIONNAIRE_ENUMS, type NonCustodialTransferBody, type QuestionnaireInput, type TransferDto } from './schemas.js';
 import type { CustodyTransferRow } from './table.js';
 import { externalIdOf } from './transactions.js';
 import { checkEvmAddress, checkQty } from './validation.js';
@@ -23,12 +24,6 @@ export const TRANSFER_ENUMS = {
   destinationType: ['ADDRESS'],
   assetType: ['ETH'],
   provider: [CUSTODY_A],
-} as const;
-export const QUESTIONNAIRE_ENUMS = {
-  destinationType: ['FINANCIAL_INSTITUTION', 'SELFHOSTED_WALLET'],
-  recipientType: ['DESTINATION_INSTITUTION', 'MY_ORGANIZATION', 'PERSON'],
-  purpose: ['TRADING_SETTLEMENT', 'INVESTMENT', 'PAYMENT', 'OTHER'],
-  originatorType: ['MY_ORGANIZATION', 'PERSON'],
 } as const;
 /** What a transfer to an institution must carry for the travel rule. */
 const INSTITUTION_REQUIRED = ['recipientType', 'purpose', 'originatorType', 'institutionName', 'institutionCountry', 'originatorName', 'originatorCountry'] as const;
@@ -83,6 +78,34 @@ export function createTransfersService(deps: {
     return updated;
   }
 
+  /**
+   * Every check made before the provider is asked (nothing changes here): the enumerations, the
+   * amount, the destination, the travel-rule data of its case, the caller's source wallet.
+   */
+  async function check(tenantId: string, caller: Caller & { userId: string }, body: NonCustodialTransferBody) {
+    if (!(TRANSFER_ENUMS.provider as readonly string[]).includes(body.provider)) throw CustodyErrors.providerUnknown(TRANSFER_ENUMS.provider);
+    checkEnum(body.sourceType, TRANSFER_ENUMS.sourceType, 'body.sourceType');
+    checkEnum(body.destinationType, TRANSFER_ENUMS.destinationType, 'body.destinationType');
+    checkEnum(body.assetType, TRANSFER_ENUMS.assetType, 'body.assetType');
+    const amount = checkQty(body.amount, 18, 'body.amount');
+    const destination = checkEvmAddress(body.destinationId, 'body.destinationId');
+    const q = body.transferAmlQuestionnaire;
+    if (q) {
+      for (const [field, allowed] of Object.entries(QUESTIONNAIRE_ENUMS)) {
+        const value = q[field as keyof QuestionnaireInput];
+        if (value !== undefined) checkEnum(value, allowed, `body.transferAmlQuestionnaire.${field}`);
+      }
+      const destinationType = q.destinationType as (typeof QUESTIONNAIRE_ENUMS.destinationType)[number] | undefined;
+      if (!destinationType) throw CustodyErrors.questionnaireRequired(undefined, ['destinationType']);
+      const required = destinationType === 'SELFHOSTED_WALLET' ? SELFHOSTED_REQUIRED : INSTITUTION_REQUIRED;
+      const missing = required.filter((f) => !q[f]);
+      if (missing.length) throw CustodyErrors.questionnaireRequired(destinationType, missing);
+    }
+    const source = await wallets.findById(tenantId, body.sourceId);
+    if (!source || source.userId !== caller.userId || source.chain !== 'evm' || source.provider !== body.provider || !source.providerRef) throw CustodyErrors.sourceInvalid();
+    return { amount, destination, q, source };
+  }
+
   async function visible(tenantId: string, caller: Caller, id: string): Promise<CustodyTransferRow> {
     const row = await repo.findTransfer(tenantId, id);
     if (!row || (!caller.privileged && row.userId !== caller.userId)) throw CustodyErrors.transferNotFound();
@@ -90,26 +113,12 @@ export function createTransfersService(deps: {
   }
 
   return {
-    /** Validates, forwards with the provider-side idempotentId, records; the travel-rule data sealed. */
+    /**
+     * Validates, forwards with the provider-side idempotentId, records; the travel-rule data
+     * sealed. A refusal before the provider is asked gives the idempotentId back (beforeEffects).
+     */
     async create(tenantId: string, caller: Caller & { userId: string }, body: NonCustodialTransferBody): Promise<TransferDto> {
-      if (!(TRANSFER_ENUMS.provider as readonly string[]).includes(body.provider)) throw CustodyErrors.providerUnknown(TRANSFER_ENUMS.provider);
-      checkEnum(body.sourceType, TRANSFER_ENUMS.sourceType, 'body.sourceType');
-      checkEnum(body.destinationType, TRANSFER_ENUMS.destinationType, 'body.destinationType');
-      checkEnum(body.assetType, TRANSFER_ENUMS.assetType, 'body.assetType');
-      const amount = checkQty(body.amount, 18, 'body.amount');
-      const destination = checkEvmAddress(body.destinationId, 'body.destinationId');
-      const q = body.transferAmlQuestionnaire as QuestionnaireInput | undefined;
-      if (q) {
-        for (const [field, allowed] of Object.entries(QUESTIONNAIRE_ENUMS)) {
-          const value = q[field as keyof QuestionnaireInput];
-          if (value !== undefined) checkEnum(value, allowed, `body.transferAmlQuestionnaire.${field}`);
-        }
-        const required = q.destinationType === 'SELFHOSTED_WALLET' ? SELFHOSTED_REQUIRED : INSTITUTION_REQUIRED;
-        const missing = ['destinationType', ...required].filter((f) => !q[f as keyof QuestionnaireInput]);
-        if (missing.length) throw CustodyErrors.questionnaireRequired(missing);
-      }
-      const source = await wallets.findById(tenantId, body.sourceId);
-      if (!source || source.userId !== caller.userId || source.chain !== 'evm' || source.provider !== body.provider || !source.providerRef) throw CustodyErrors.sourceInvalid();
+      const { amount, destination, q, source } = await beforeEffects(() => check(tenantId, caller, body));
       // Without a questionnaire the destination must not be an institution: we cannot know, so
       // a transfer without one is taken as to a self-hosted wallet of the caller's (documented).
       const client = await provider.client(tenantId);

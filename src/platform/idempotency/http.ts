@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isUnchanged } from './before-effects.js';
 import { IdempotencyErrors } from './errors.js';
 import { parseIdempotencyKey, requestHash } from './key.js';
 import { isFinalStatus, type IdempotencyStore, type RunningClaim } from './store.js';
@@ -37,10 +38,12 @@ function keyOf(request: FastifyRequest, bodyField: string | undefined): string |
  * The route options that make a tenant route idempotent: spread them into the route's options
  * (`{ config, schema, ...idempotentRoute({ store, bodyField: 'idempotentId' }) }`). The
  * preHandler (after authentication and validation) claims the key or replays the stored
- * answer; onSend stores the first answer (a final status) or gives the key back (5xx, 408, 429).
+ * answer; onSend stores the first answer (a final status) or gives the key back (5xx, 408,
+ * 429, or an error the handler raised before changing anything: onError notes it).
  */
 export function idempotentRoute(options: IdempotentRouteOptions) {
   const claims = new WeakMap<FastifyRequest, RunningClaim>();
+  const unchanged = new WeakSet<FastifyRequest>();
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const key = keyOf(request, options.bodyField);
@@ -70,7 +73,7 @@ export function idempotentRoute(options: IdempotentRouteOptions) {
     claims.delete(request);
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     try {
-      if (text !== undefined && isFinalStatus(reply.statusCode)) {
+      if (text !== undefined && isFinalStatus(reply.statusCode) && !unchanged.has(request)) {
         const contentType = reply.getHeader('content-type');
         await claim.finish({ statusCode: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body: text });
       } else {
@@ -83,5 +86,9 @@ export function idempotentRoute(options: IdempotentRouteOptions) {
     return payload;
   }
 
-  return { preHandler, onSend };
+  async function onError(request: FastifyRequest, _reply: FastifyReply, error: unknown): Promise<void> {
+    if (claims.has(request) && isUnchanged(error)) unchanged.add(request);
+  }
+
+  return { preHandler, onSend, onError };
 }

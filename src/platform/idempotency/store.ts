@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/client.js';
 import { AppError, httpStatusText } from '../http/errors.js';
 import type { BackgroundRunner } from '../module/background.js';
+import { isUnchanged } from './before-effects.js';
 import { IdempotencyErrors } from './errors.js';
 import { createIdempotencyRepo, type KeyRef, type StoredAnswer } from './repo.js';
 
@@ -55,7 +56,8 @@ export interface IdempotencyStoreOptions {
 
 /**
  * An answer is final, stored and replayed, unless it says "try again": a 5xx, 408 or 429 gives
- * the key back so a retry runs the work again.
+ * the key back so a retry runs the work again. (A 4xx raised before the work changed anything,
+ * see beforeEffects, gives it back too.)
  */
 export function isFinalStatus(statusCode: number): boolean {
   return statusCode < 500 && statusCode !== 408 && statusCode !== 429;
@@ -148,7 +150,8 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions) {
    * Runs `work` once per key: the first request runs it and its answer is stored; a repeat
    * with the same request gets that answer (`replayed: true`); another request under the key
    * is a 409. A thrown AppError with a final status (4xx but 408/429) is an answer too, in the
-   * error shape; any other failure gives the key back and is rethrown.
+   * error shape, unless it was raised before the work changed anything (changedNothing /
+   * beforeEffects); that one, and any other failure, gives the key back and is rethrown.
    */
   async function idempotent<B>(
     tenantId: string,
@@ -161,7 +164,7 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions) {
     try {
       answer = await work();
     } catch (error) {
-      if (!(error instanceof AppError) || !isFinalStatus(error.statusCode)) {
+      if (!(error instanceof AppError) || !isFinalStatus(error.statusCode) || isUnchanged(error)) {
         await begun.release().catch((releaseError: unknown) => options.logger?.error({ err: releaseError }, 'idempotency release failed'));
         throw error;
       }
