@@ -23562,10 +23562,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A single-use challenge (10 minutes) to sign for registering an XRPL wallet or secure account */
+        /** A single-use challenge (10 minutes) to sign for registering an XRPL wallet or secure account; ?address= binds it to that account */
         get: {
             parameters: {
                 query?: {
+                    /** @description The account to register: written into the message (the signature then names it) and the only address the challenge registers. Without it the message names no account and says what the signature proves. */
+                    address?: string;
                     /** @description The user acted for: with an API key or an admin token (default: the caller) */
                     userId?: string;
                 };

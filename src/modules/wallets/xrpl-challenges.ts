@@ -32,9 +32,17 @@ export function createXrplChallenges(deps: { repo: XrplRepo; clock: Clock; limit
       const issuedAt = clock.now();
       const expiresAt = new Date(issuedAt.getTime() + XRPL_CHALLENGE_TTL_MS);
       const host = new URL(deps.publicBaseUrl()).host;
+      // Bound: the message names the account, and only that account's registration accepts it.
+      // Unbound (the spec's GET without parameters): it names none, and says what signing proves.
+      const claim = address
+        ? [`${host} asks you to prove that you control this XRPL account.`, `Address: ${address}`]
+        : [
+            `${host} asks you to prove that you hold an XRPL signing key.`,
+            'Address: none (this challenge names no account).',
+            `Your signature proves only that you hold the key that made it. ${host} will register with it, once, one account that this key controls (as its master key, its regular key or a key of its signer list), for the user who asked.`,
+          ];
       const message = [
-        `${host} asks you to prove that you control this XRPL account.`,
-        `Address: ${address ?? 'the account you register'}`,
+        ...claim,
         `Nonce: ${nonce}`,
         `Issued At: ${issuedAt.toISOString()}`,
         `Expiration Time: ${expiresAt.toISOString()}`,

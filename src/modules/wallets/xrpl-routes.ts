@@ -7,6 +7,7 @@ import type { XrplNonCustodial } from './xrpl-noncustodial.js';
 import type { XrplSecureAccounts } from './xrpl-secure-accounts.js';
 import {
   AddressParam,
+  ChallengeQuery,
   ListQuery,
   RegisterColdBody,
   RegisterSecureAccountBody,
@@ -72,9 +73,14 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
     '/non-custodian-xrpl/challenge',
     {
       config: { auth: Access.apiKeyOrUser },
-      schema: { tags, summary: 'A single-use challenge (10 minutes) to sign for registering an XRPL wallet or secure account', querystring: UserQuery, response: { 200: XrplChallenge, ...errorResponses(403, 404, 429) } },
+      schema: {
+        tags,
+        summary: 'A single-use challenge (10 minutes) to sign for registering an XRPL wallet or secure account; ?address= binds it to that account',
+        querystring: ChallengeQuery,
+        response: { 200: XrplChallenge, ...errorResponses(403, 404, 429) },
+      },
     },
-    async (request) => nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, null),
+    async (request) => nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, request.query.address ?? null),
   );
 
   r.post(

@@ -6,7 +6,8 @@ import { Wallet } from './schemas.js';
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A classic address (r..., base58); the checksum is checked by the service (400 XRPL_ADDRESS_INVALID). */
-export const XrplAddress = Type.String({ pattern: '^r[1-9A-HJ-NP-Za-km-z]{24,34}$', description: 'XRPL classic address' });
+const XRPL_ADDRESS_PATTERN = '^r[1-9A-HJ-NP-Za-km-z]{24,34}$';
+export const XrplAddress = Type.String({ pattern: XRPL_ADDRESS_PATTERN, description: 'XRPL classic address' });
 const UserIdField = Type.Optional(Type.String({ format: 'uuid', description: 'The user acted for: with an API key or an admin token (default: the caller)' }));
 const PublicKey = Type.String({ pattern: '^([0-9A-Fa-f]{66})$', description: 'The signing public key, hex (33 bytes: secp256k1, or ED + 32 bytes)' });
 const Signature = Type.String({ pattern: '^[0-9A-Fa-f]{2,300}$', description: 'ripple-keypairs signature of the challenge message (UTF-8 bytes), hex' });
@@ -15,6 +16,20 @@ const TxBlob = Type.String({ minLength: 2, maxLength: 200_000, pattern: '^[0-9A-
 
 export const AddressParam = Type.Object({ address: XrplAddress });
 export const UserQuery = Type.Object({ userId: UserIdField }, { additionalProperties: false });
+/** GET /non-custodian-xrpl/challenge: the spec's call takes nothing; `address` (optional) binds the challenge. */
+export const ChallengeQuery = Type.Object(
+  {
+    userId: UserIdField,
+    address: Type.Optional(
+      Type.String({
+        pattern: XRPL_ADDRESS_PATTERN,
+        description:
+          'The account to register: written into the message (the signature then names it) and the only address the challenge registers. Without it the message names no account and says what the signature proves.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const ListQuery = Type.Object({ ...KeysetQueryFields, userId: UserIdField }, { additionalProperties: false });
 export const UserBody = Type.Object({ userId: UserIdField }, { additionalProperties: false, description: 'create-wallet: the user, when an API key or admin acts for one' });
 
