@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { commands, namedPairs, readSecretFile, UsageError, type Options } from './cli-commands.js';
-import { createContainer } from './container.js';
 import { sendControlRequest } from './control-socket.js';
 import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
 import { AppError } from './platform/http/errors.js';
@@ -170,6 +169,9 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   try {
+    // Loaded here only: the container brings in every module and provider (seconds of start-up
+    // that `mail` and the commands the service runs for the CLI do not need).
+    const { createContainer } = await import('./container.js');
     const container = await createContainer({ config });
     try {
       const result = await run(container, options, lists);
