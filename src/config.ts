@@ -94,6 +94,17 @@ function parseUrl(name: string, value: string, protocols: string[]): string {
   return value;
 }
 
+/** A connection URL fit for a log line or an error message: its password replaced by `****`. */
+export function maskedUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '****';
+    return url.toString();
+  } catch {
+    return '(not a valid URL)';
+  }
+}
+
 function parseMasterKey(value: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (key.length !== 32) {
