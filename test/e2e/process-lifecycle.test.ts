@@ -48,6 +48,18 @@ interface Outcome {
 }
 
 describe('the service process', () => {
+  it('with a database it cannot reach, exits 1 with one line naming DATABASE_URL (password masked), its host and port, and what to check', async () => {
+    const port = await closedPort();
+    const proc = start({ DATA_DIR: mkdtempSync(join(tmpdir(), 'bastion-nodb-')), DATABASE_URL: `postgres://bastion:s3cret-pw@127.0.0.1:${port}/bastion` });
+    expect((await proc.exited).code).toBe(1);
+    const lines = proc.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`DATABASE_URL=postgres://bastion:****@127.0.0.1:${port}/bastion (host 127.0.0.1, port ${port})`);
+    expect(lines[0]).toContain('ECONNREFUSED');
+    expect(lines[0]).toContain('Check that PostgreSQL is running');
+    expect(proc.output()).not.toContain('s3cret-pw');
+  }, 120_000);
+
   it('on SIGTERM under load answers every request already sent, closes its keep-alive connections and exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-lifecycle-'));
     const port = await closedPort();
