@@ -98,6 +98,16 @@ describe('a Redis that stops answering mid-run', () => {
     await h.close();
   });
 
+  it('a busy process (event loop blocked past the deadline) does not take an answer read late for a silent Redis', async () => {
+    const pending = h.container.rateLimit.limiter.hit(`busy-${randomUUID()}`, 10, 60_000);
+    const until = Date.now() + 400; // twice the 200 ms deadline
+    while (Date.now() < until) {
+      // blocked, as by a long synchronous task
+    }
+    await expect(pending).resolves.toMatchObject({ allowed: true });
+    expect(h.container.rateLimit.breaker!.available()).toBe(true);
+  });
+
   it('frozen (SIGSTOP): one command timeout at most, then 503s and passes without waiting; back (SIGCONT): counted in Redis again', async () => {
     expect((await login(h, email)).statusCode).toBe(201);
     const key = `${h.container.rateLimit.keyPrefix}login-ip:${h.tenant.tenantId}:127.0.0.1`;

@@ -81,7 +81,9 @@ export function openRedis(url: string, timings: RedisTimings = {}): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: timings.connectTimeoutMs ?? 1_000,
-    commandTimeout: timings.commandTimeoutMs ?? 250,
+    // A backstop that drops commands a frozen Redis never answers; the breaker's own deadline
+    // (commandTimeoutMs, 250 ms) is what a request waits.
+    commandTimeout: 5_000,
     // Reconnect attempts: quickly at first, then every 2 s.
     retryStrategy: (times) => Math.min(times * 100, 2_000),
   });
@@ -106,6 +108,7 @@ export interface RedisBreaker {
  */
 export function createRedisBreaker(redis: Redis, logger: Logger, timings: RedisTimings = {}): RedisBreaker {
   const probeIntervalMs = timings.probeIntervalMs ?? 1_000;
+  const commandTimeoutMs = timings.commandTimeoutMs ?? 250;
   let open = true; // closed once the first ping is answered
   let everUp = false;
   let reported = false;
@@ -141,8 +144,7 @@ export function createRedisBreaker(redis: Redis, logger: Logger, timings: RedisT
   function probe(): void {
     if (stopped || !open || probeInFlight || redis.status !== 'ready') return;
     probeInFlight = true;
-    redis
-      .ping()
+    withDeadline(redis.ping(), commandTimeoutMs)
       .then(close, () => undefined)
       .finally(() => (probeInFlight = false));
   }
@@ -161,7 +163,7 @@ export function createRedisBreaker(redis: Redis, logger: Logger, timings: RedisT
         throw rateLimitUnavailableError();
       }
       try {
-        return await command();
+        return await withDeadline(command(), commandTimeoutMs);
       } catch (error) {
         // A Redis error that is an answer (e.g. a script error) would also land here: any
         // failure to count is treated alike, and the probe closes the breaker again.
@@ -189,6 +191,39 @@ export function createRedisBreaker(redis: Redis, logger: Logger, timings: RedisT
     },
   };
 }
+/**
+ * The command's answer, or a rejection after `ms`. The deadline is checked once the event loop
+ * has also read its sockets (a timer, then setImmediate, after the poll phase): after the loop
+ * was blocked longer than `ms` (a busy process), an answer that arrived meanwhile still wins
+ * instead of opening the breaker for a Redis that answered in time.
+ */
+function withDeadline<T>(command: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        reject(new Error(`Redis did not answer within ${ms} ms`));
+      });
+    }, ms);
+    command.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 /** Closes the connection: QUIT when connected (flushes pending replies), otherwise drops it. */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'ready') {
