@@ -15,6 +15,7 @@ import { AccessLogController } from './platform/log/access-log.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
+import { installGracefulClose } from './platform/http/graceful-close.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -42,6 +43,8 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: genRequestId,
     return503OnClosing: true,
+    // On close, keep-alive connections with no request in progress are closed at once.
+    forceCloseConnections: 'idle',
     // Per-address limits key on request.ip: believe X-Forwarded-For only from configured proxies.
     trustProxy: trustProxyOption(container.config.trustProxy),
     // Types are coerced in the query string and path only, never in JSON bodies (input.ts).
@@ -70,6 +73,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
     done(null, payload);
   });
 
+  installGracefulClose(app);
   registerSecurityHeaders(app);
   registerGlobalRateLimit(app, container.rateLimit.global);
   installRouteRateLimits(app, container.rateLimit.limiter);

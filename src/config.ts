@@ -12,6 +12,11 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   publicBaseUrl: string;
+  /**
+   * TOKEN_ISSUER: the `iss` of the access tokens this service signs and accepts; default
+   * PUBLIC_BASE_URL. Every instance sharing a database must have the same (docs/operations.md).
+   */
+  tokenIssuer: string;
   /** 32-byte key; undefined means "use the key file in DATA_DIR" (embedded default). */
   masterKey: Buffer | undefined;
   logLevel: LogLevel;
@@ -94,6 +99,17 @@ function parseUrl(name: string, value: string, protocols: string[]): string {
   return value;
 }
 
+/** A connection URL fit for a log line or an error message: its password replaced by `****`. */
+export function maskedUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '****';
+    return url.toString();
+  } catch {
+    return '(not a valid URL)';
+  }
+}
+
 function parseMasterKey(value: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (key.length !== 32) {
@@ -127,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   const publicBaseRaw = optional(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
   const publicBaseUrl = parseUrl('PUBLIC_BASE_URL', publicBaseRaw, ['http:', 'https:']).replace(/\/+$/, '');
+  const tokenIssuerRaw = optional(env, 'TOKEN_ISSUER');
+  const tokenIssuer = tokenIssuerRaw ? parseUrl('TOKEN_ISSUER', tokenIssuerRaw, ['http:', 'https:']).replace(/\/+$/, '') : publicBaseUrl;
 
   const masterKeyRaw = optional(env, 'MASTER_KEY');
   const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
@@ -160,7 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
   const xrplTestSigning = onOff(env, 'XRPL_TEST_SIGNING', sandboxes && !production);
   if (production && xrplTestSigning) throw new ConfigError('XRPL_TEST_SIGNING', 'is a testing aid and cannot be on in production');
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, tokenIssuer, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {

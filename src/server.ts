@@ -58,8 +58,10 @@ export async function runService(
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    closeControl()
-      .then(() => app.close())
+    // HTTP first: answers from now on close their connections (graceful-close.ts).
+    app
+      .closeGracefully()
+      .then(() => closeControl())
       .then(() => container.close())
       .then(() => {
         releaseDataDir();

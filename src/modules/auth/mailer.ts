@@ -3,7 +3,7 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import { enqueueMail } from '../../platform/mail/outbox.js';
 import { renderMail, type MailContent } from '../../platform/mail/render.js';
-import type { RateLimiter } from '../../platform/ratelimit/limiter.js';
+import { isRateLimitUnavailable, type RateLimiter } from '../../platform/ratelimit/limiter.js';
 import type { OneTimeService } from './one-time.js';
 import type { OneTimePurpose } from './table.js';
 
@@ -27,15 +27,24 @@ export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; pub
   }
 
   return {
-    /** True when another mail of this purpose may go to this address now; counts it. Silent cap. */
-    async allow(tenantId: string, email: string, purpose: string): Promise<boolean> {
+    /**
+     * True when another mail of this purpose may go to this address now; counts it. Silent cap.
+     * While the limiter's store (Redis) does not answer: `whenUnavailable` (default false, no
+     * mail, the same answer as a capped one, so nothing tells whether the address has an account).
+     */
+    async allow(tenantId: string, email: string, purpose: string, whenUnavailable = false): Promise<boolean> {
       const key = `mail:${tenantId}:${purpose}:${email}`;
-      const gap = await limiter.peek(`${key}:gap`, 1);
-      const window = await limiter.peek(key, CAP_PER_WINDOW);
-      if (!gap.allowed || !window.allowed) return false;
-      await limiter.hit(`${key}:gap`, 1, CAP_GAP_MS);
-      await limiter.hit(key, CAP_PER_WINDOW, CAP_WINDOW_MS);
-      return true;
+      try {
+        const gap = await limiter.peek(`${key}:gap`, 1);
+        const window = await limiter.peek(key, CAP_PER_WINDOW);
+        if (!gap.allowed || !window.allowed) return false;
+        await limiter.hit(`${key}:gap`, 1, CAP_GAP_MS);
+        await limiter.hit(key, CAP_PER_WINDOW, CAP_WINDOW_MS);
+        return true;
+      } catch (error) {
+        if (isRateLimitUnavailable(error)) return whenUnavailable;
+        throw error;
+      }
     },
 
     link(tenant: TenantContext, page: LinkPage, token: string): string {

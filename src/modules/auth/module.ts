@@ -49,7 +49,7 @@ export async function createAuthModule(
 
   const keys = createKeyRing({ db, secrets, clock });
   await keys.init();
-  const tokens = createTokenService({ keys, clock, issuer: config.publicBaseUrl });
+  const tokens = createTokenService({ keys, clock, issuer: config.tokenIssuer });
   const authRepo = createAuthRepo(db);
   const sessions = createSessionService({ db, repo: authRepo, tx, tokens, secrets, clock, record });
   const passwords = createPasswordHasher(options.passwordPool);

@@ -17,8 +17,9 @@ export const VERIFY_TOKEN_TTL_MS = 24 * 3600_000;
 export function createVerificationService(deps: { tx: RunInTx; users: UsersService; oneTime: OneTimeService; mailer: AuthMailer }) {
   const { tx, users, oneTime, mailer } = deps;
 
-  async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean): Promise<void> {
-    if (!(await mailer.allow(tenant.id, user.email, 'verify'))) return;
+  /** `initial`: the mail of a registration, one per account (its address is unique), sent even while the mail cap cannot be counted. */
+  async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean, initial = false): Promise<void> {
+    if (!(await mailer.allow(tenant.id, user.email, 'verify', initial))) return;
     const code = await oneTime.issueCode(db, tenant.id, user.id, 'email_verify_code');
     const token = withLink ? await oneTime.issueToken(db, tenant.id, user.id, 'email_verify_token', VERIFY_TOKEN_TTL_MS) : undefined;
     await mailer.send(db, tenant.id, user.email, {
@@ -35,7 +36,7 @@ export function createVerificationService(deps: { tx: RunInTx; users: UsersServi
   return {
     /** The first mail, inside the registration transaction. */
     async sendInitial(db: DbOrTx, tenant: TenantContext, user: UserRow): Promise<void> {
-      await send(db, tenant, user, true);
+      await send(db, tenant, user, true, true);
     },
 
     /** Generic: does nothing visible when the account does not exist or is verified. */

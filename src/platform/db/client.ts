@@ -7,6 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.js';
+import { maskedUrl } from '../../config.js';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -33,6 +34,27 @@ export interface DatabaseOptions {
   image?: Blob;
 }
 
+/**
+ * One line for an operator: the setting, where it points (password masked), the driver's
+ * reason, and what to check. e.g. "cannot connect to the database at DATABASE_URL=postgres://
+ * app:****@db:5432/bastion (host db, port 5432): connect ECONNREFUSED ...; check ...".
+ */
+function unreachableMessage(databaseUrl: string, error: unknown): string {
+  let where = '';
+  try {
+    const url = new URL(databaseUrl);
+    where = ` (host ${url.hostname || 'localhost'}, port ${url.port || '5432'})`;
+  } catch {
+    // loadConfig accepted it; a URL it cannot parse is named by the masked form below.
+  }
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  return (
+    `cannot connect to the database at DATABASE_URL=${maskedUrl(databaseUrl)}${where}: ${reason}. ` +
+    'Check that PostgreSQL is running and reachable there from this host (address, port, firewall), ' +
+    'and that DATABASE_URL names the right database, user and password'
+  );
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
@@ -43,6 +65,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     // An idle client that errors (server restart) must not crash the process.
     pool.on('error', () => undefined);
+    // One connection now, so a database that cannot be reached is named as such at start.
+    try {
+      await pool.query('select 1');
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new Error(unreachableMessage(options.databaseUrl, error));
+    }
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     return {
       kind: 'postgres',

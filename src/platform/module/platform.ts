@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
+import { maskedUrl, type Config } from '../../config.js';
 import { systemClock, type Clock } from '../clock.js';
 import { createSecretBox, resolveMasterKey } from '../crypto/secrets.js';
 import { openDatabase, type Database, type DbOrTx } from '../db/client.js';
@@ -13,7 +13,7 @@ import type { MailTransport } from '../mail/transport.js';
 import { createMailWorker, type MailWorkerOptions } from '../mail/worker.js';
 import { RATE_LIMIT_PREFIX, type RateLimiter } from '../ratelimit/limiter.js';
 import { createMemoryRateLimiter } from '../ratelimit/memory.js';
-import { closeRedis, createRedisRateLimiter, openRedis } from '../ratelimit/redis.js';
+import { closeRedis, createRedisBreaker, createRedisRateLimiter, openRedis, type RedisTimings } from '../ratelimit/redis.js';
 import { createBackgroundRunner } from './background.js';
 import { createDomainHooks } from './hooks.js';
 import type { Platform } from './module.js';
@@ -40,6 +40,8 @@ export interface PlatformOptions {
     memory?: boolean;
     /** Logins per client address per minute (default 30). The benchmark raises it: its load comes from one address. */
     loginPerIp?: number;
+    /** Redis timeouts and probe interval (tests of a Redis that stops answering). */
+    redis?: RedisTimings;
   };
 }
 
@@ -60,20 +62,28 @@ export async function createPlatform(options: PlatformOptions) {
   const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir));
 
   // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
-  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  // Every Redis command goes through one circuit breaker (redis.ts): while Redis does not
+  // answer, the global net is skipped and the feature limits answer 503, without waiting.
+  const redisTimings = options.rateLimit?.redis;
+  const redis = config.redisUrl ? openRedis(config.redisUrl, redisTimings) : undefined;
+  const breaker = redis ? createRedisBreaker(redis, logger, redisTimings) : undefined;
+  if (breaker && !(await breaker.whenAvailable(redisTimings?.connectTimeoutMs ?? 1_000))) {
+    logger.warn({ redisUrl: maskedUrl(config.redisUrl!) }, 'REDIS_URL does not answer at start: the service starts; feature rate limits answer 503 until Redis answers');
+  }
   const keyPrefix = RATE_LIMIT_PREFIX + (options.rateLimit?.namespace ? `${options.rateLimit.namespace}:` : '');
   const limiter: RateLimiter =
     redis && !options.rateLimit?.memory
-      ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+      ? createRedisRateLimiter(redis, { prefix: keyPrefix, breaker })
       : createMemoryRateLimiter({ clock, prefix: keyPrefix });
   // The global per-IP net counts in Redis too when there is one; in memory it keeps its own
   // bounded map, so a flood of addresses cannot evict the feature limits' windows.
   const globalLimiter: RateLimiter = redis
-    ? createRedisRateLimiter(redis, { prefix: keyPrefix })
+    ? createRedisRateLimiter(redis, { prefix: keyPrefix, breaker })
     : createMemoryRateLimiter({ clock, prefix: keyPrefix, maxKeys: 10_000 });
   const rateLimit = {
     limiter,
     redis,
+    breaker,
     keyPrefix,
     global: { max: options.rateLimit?.globalMax ?? 600, windowMs: options.rateLimit?.globalWindowMs ?? 60_000, limiter: globalLimiter },
   };
@@ -119,6 +129,7 @@ export async function createPlatform(options: PlatformOptions) {
       await background.close();
       await worker.stop();
       await transport.close();
+      breaker?.stop();
       if (redis) await closeRedis(redis);
       await database.close();
     },

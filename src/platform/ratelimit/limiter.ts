@@ -36,6 +36,24 @@ export function rateLimitedError(retryAfterMs: number, message = 'Too many reque
   return new AppError(429, 'RATE_LIMITED', message, { 'retry-after': String(retryAfterSeconds(retryAfterMs)) });
 }
 
+const RETRY_AFTER_UNAVAILABLE_S = 5;
+
+/**
+ * What a limiter call throws while its store (Redis) does not answer: 503
+ * `RATE_LIMIT_UNAVAILABLE` with Retry-After. A limit that fails closed lets it through to the
+ * client; one that fails open catches it (isRateLimitUnavailable). docs/decisions.md lists
+ * which limit does what.
+ */
+export function rateLimitUnavailableError(): AppError {
+  return new AppError(503, 'RATE_LIMIT_UNAVAILABLE', 'The rate-limit store does not answer; retry later', {
+    'retry-after': String(RETRY_AFTER_UNAVAILABLE_S),
+  });
+}
+
+export function isRateLimitUnavailable(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'RATE_LIMIT_UNAVAILABLE';
+}
+
 /** Counts a hit and throws the 429 when it is denied. */
 export async function enforceRateLimit(limiter: RateLimiter, key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
   const result = await limiter.hit(key, limit, windowMs);
