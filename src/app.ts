@@ -15,6 +15,7 @@ import { AccessLogController } from './platform/log/access-log.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
+import { closeConnectionsWithUnreadBodies, SERVER_TIMEOUTS, serverTimeoutOptions, type ServerTimeouts } from './platform/http/connection.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -33,6 +34,8 @@ export interface BuildAppOptions {
    * the test file on any; production leaves it off.
    */
   onUndeclaredAnswer?: (answer: UndeclaredAnswer) => void;
+  /** Shorter server timeouts (tests of the timeouts themselves); SERVER_TIMEOUTS otherwise. */
+  serverTimeouts?: Partial<ServerTimeouts>;
 }
 
 export async function buildApp(container: Container, logger: Logger, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -40,6 +43,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
     loggerInstance: logger as FastifyBaseLogger,
     logController: new AccessLogController(logger),
     bodyLimit: BODY_LIMIT_BYTES,
+    ...serverTimeoutOptions({ ...SERVER_TIMEOUTS, ...options.serverTimeouts }),
     genReqId: genRequestId,
     return503OnClosing: true,
     // Per-address limits key on request.ip: believe X-Forwarded-For only from configured proxies.
@@ -62,6 +66,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
   });
 
   registerErrorHandlers(app);
+  closeConnectionsWithUnreadBodies(app);
   registerInputChecks(app);
   declarePlatformAnswers(app);
   if (options.onUndeclaredAnswer) recordUndeclaredAnswers(app, options.onUndeclaredAnswer);
