@@ -18,3 +18,5 @@ if (stale) {
   process.stdout.write('Building Bastion...\n');
   execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
 }
+// The embedded database's template (a fresh DATA_DIR starts from it: no initdb in the service).
+execSync('node dist/src/platform/db/make-pglite-template.js', { stdio: 'inherit' });

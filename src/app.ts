@@ -16,6 +16,7 @@ import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
 import { installGracefulClose } from './platform/http/graceful-close.js';
+import { closeConnectionsWithUnreadBodies, SERVER_TIMEOUTS, serverTimeoutOptions, type ServerTimeouts } from './platform/http/connection.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -34,6 +35,8 @@ export interface BuildAppOptions {
    * the test file on any; production leaves it off.
    */
   onUndeclaredAnswer?: (answer: UndeclaredAnswer) => void;
+  /** Shorter server timeouts (tests of the timeouts themselves); SERVER_TIMEOUTS otherwise. */
+  serverTimeouts?: Partial<ServerTimeouts>;
 }
 
 export async function buildApp(container: Container, logger: Logger, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -41,6 +44,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
     loggerInstance: logger as FastifyBaseLogger,
     logController: new AccessLogController(logger),
     bodyLimit: BODY_LIMIT_BYTES,
+    ...serverTimeoutOptions({ ...SERVER_TIMEOUTS, ...options.serverTimeouts }),
     genReqId: genRequestId,
     return503OnClosing: true,
     // On close, keep-alive connections with no request in progress are closed at once.
@@ -65,6 +69,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
   });
 
   registerErrorHandlers(app);
+  closeConnectionsWithUnreadBodies(app);
   registerInputChecks(app);
   declarePlatformAnswers(app);
   if (options.onUndeclaredAnswer) recordUndeclaredAnswers(app, options.onUndeclaredAnswer);

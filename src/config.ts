@@ -5,6 +5,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   port: number;
+  /** HOST; default 127.0.0.1 while sandboxes are served outside production, else 0.0.0.0. */
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -125,8 +126,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^\d+$/.test(portText) || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError('PORT', 'must be an integer between 0 and 65535');
   }
-  const host = optional(env, 'HOST') ?? '0.0.0.0';
-  if (/\s/.test(host)) throw new ConfigError('HOST', 'must be a host name or address');
 
   const dataDir = resolve(optional(env, 'DATA_DIR') ?? './data');
   const databaseUrlRaw = optional(env, 'DATABASE_URL');
@@ -164,6 +163,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('IDV_SANDBOX', 'cannot turn a sandbox on in production by itself: set SANDBOXES=on to serve sandboxes');
   }
   const idvSandbox = sandboxes && idvSandboxSetting;
+  // The sandboxes let anyone approve a verification: outside production, where they are on by
+  // default, the service listens on loopback unless HOST says otherwise.
+  const host = optional(env, 'HOST') ?? (sandboxes && !production ? '127.0.0.1' : '0.0.0.0');
+  if (/\s/.test(host)) throw new ConfigError('HOST', 'must be a host name or address');
 
   const trustProxy = parseTrustProxy(optional(env, 'TRUST_PROXY'));
   const evm = parseEvm(env);

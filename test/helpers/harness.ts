@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Writable } from 'node:stream';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import { apiClient, type ApiClient } from './api.js';
 import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container, type ContainerOptions } from '../../src/container.js';
@@ -76,6 +76,8 @@ export interface HarnessOptions extends Partial<Omit<ContainerOptions, 'config' 
    * and webhooks run over real HTTP.
    */
   listen?: boolean;
+  /** Shorter server timeouts, for tests of the timeouts themselves. */
+  serverTimeouts?: BuildAppOptions['serverTimeouts'];
 }
 
 /** The answers routes gave without declaring their status, one a line. */
@@ -100,7 +102,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
   const logs = new LogCapture();
   const logger = createLogger('info', logs);
-  const { beforeReady: _beforeReady, env: _env, ...containerOptions } = options;
+  const { beforeReady: _beforeReady, env: _env, serverTimeouts, ...containerOptions } = options;
   // The mail worker of this harness delivers only its own tenants' mail (suites share a PostgreSQL).
   const tenantIds: string[] = [];
   const container = await createContainer({
@@ -116,6 +118,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   // Every answer must be one its route declares (declared-answers.ts): close() fails the file otherwise.
   const undeclared = new Map<string, UndeclaredAnswer>();
   const app = await buildApp(container, logger, {
+    serverTimeouts,
     onUndeclaredAnswer: (answer) => undeclared.set(`${answer.method} ${answer.url} ${answer.statusCode} ${answer.code ?? ''}`, answer),
   });
   await options.beforeReady?.(app);

@@ -11,8 +11,18 @@ describe('config', () => {
 
   it('has working defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: undefined, logLevel: 'info', publicBaseUrl: 'http://localhost:3000' });
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, logLevel: 'info', publicBaseUrl: 'http://localhost:3000' });
     expect(c.dataDir).toMatch(/data$/);
+  });
+
+  it('HOST: loopback while the sandboxes are served outside production, every address otherwise, or as set', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ SANDBOXES: 'on' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ SANDBOXES: 'off' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'production' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'production', SANDBOXES: 'on' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::', NODE_ENV: 'production' }).host).toBe('::');
   });
 
   it.each([

@@ -9,6 +9,14 @@ import { USER_DOCUMENT_TYPES, type UserDocumentType } from './table.js';
 /** Limits given to @fastify/multipart (busboy) for the upload route. */
 export const MULTIPART_LIMITS = { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 8, fieldSize: 1024, parts: 10, headerPairs: 50 };
 
+/**
+ * The most bytes of form read for one upload: the largest file plus room for the fields and the
+ * part headers. busboy's limits truncate a part but keep reading it to its end (a field or file
+ * that never ends is read forever), so the whole body is counted as it arrives and reading stops
+ * here whatever the parser is doing.
+ */
+export const MAX_FORM_BYTES = MAX_DOCUMENT_BYTES + 64 * 1024;
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FIELD_NAMES = new Set(['type', 'name', 'userId']);
 
@@ -21,7 +29,22 @@ export async function readUploadForm(request: FastifyRequest): Promise<{ fields:
   if (!request.isMultipart()) throw DocumentErrors.multipartRequired();
   const raw: Record<string, string> = {};
   let bytes: Buffer | undefined;
-  try {
+  // Past the cap the request is unpiped (nothing more is parsed) and the answer is a 413; an
+  // answer given before the body's end closes the connection (platform/http/connection.ts),
+  // which also ends the parser's pending iteration.
+  let received = 0;
+  let stopReading: (error: AppError) => void = () => undefined;
+  const overCap = new Promise<never>((_resolve, reject) => {
+    stopReading = reject;
+  });
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= MAX_FORM_BYTES) return;
+    request.raw.off('data', count);
+    request.raw.unpipe();
+    stopReading(DocumentErrors.tooLarge(MAX_DOCUMENT_BYTES));
+  };
+  const consume = async () => {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
@@ -36,8 +59,19 @@ export async function readUploadForm(request: FastifyRequest): Promise<{ fields:
       if (typeof part.value !== 'string' || part.valueTruncated) throw DocumentErrors.formInvalid(`field ${part.fieldname} is too long`);
       raw[part.fieldname] = part.value;
     }
+  };
+  // consume() pipes the request into the parser before its first await; the count starts in
+  // the same tick, before any chunk flows, so it sees every byte.
+  const consumed = consume();
+  request.raw.on('data', count);
+  // Once the cap is passed, the parser's iteration ends with an error when the connection closes.
+  consumed.catch(() => undefined);
+  try {
+    await Promise.race([consumed, overCap]);
   } catch (error) {
     throw translate(error);
+  } finally {
+    request.raw.off('data', count);
   }
   const problem = inputProblem(raw);
   if (problem) throw DocumentErrors.formInvalid(`${problem.path} ${problem.message}`);
