@@ -64,6 +64,7 @@ describe('provider settings migration', () => {
       providerSettings: ps,
       clock,
       sandboxBaseUrl: () => 'http://bastion.test/sandbox/bank-link',
+      sandboxes: true,
       webhookUrl: (t) => `http://bastion.test/bank-link/webhooks/${t}`,
       provisionSandbox: async () => undefined,
     });
