@@ -3,7 +3,7 @@ import { BankLinkProviderError } from '../../providers/bank-link/port.js';
 
 export const BankLinkErrors = {
   redirectNotAllowed: () =>
-    new AppError(400, 'BANK_LINK_REDIRECT_NOT_ALLOWED', "redirectUrl is not in the tenant's bank-link allow-list (bank-link configure --redirect-allow)"),
+    new AppError(400, 'BANK_LINK_REDIRECT_NOT_ALLOWED', "redirectUrl is not in the tenant's bank-link allow-list (an operator sets it with bank-link redirect-allow --tenant ID --redirect-allow URL...)"),
   publicTokenInvalid: () => new AppError(400, 'BANK_LINK_PUBLIC_TOKEN_INVALID', 'The public token is expired, already used, or not valid'),
   itemNotFound: () => new AppError(404, 'BANK_LINK_ITEM_NOT_FOUND', 'Item not found'),
   itemAlreadyLinked: () => new AppError(409, 'BANK_LINK_ITEM_ALREADY_LINKED', 'This item is already linked'),
