@@ -1,0 +1,139 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
+import { createBusinessProfileAHttpAdapter } from '../../src/providers/business-profile/business-profile-a/http.js';
+import { BusinessProfileProviderError } from '../../src/providers/business-profile/port.js';
+import { APP_RETURN, bankLink } from '../helpers/bank-link.js';
+import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
+import { expectError } from '../helpers/security.js';
+import { entitiesServices } from '../entities/bp-helpers.js';
+
+// A provider that answers 2xx with a body of another shape (JSON of the wrong shape, `null`,
+// an HTML page) must make the route answer 502 with that provider's error code, never 500.
+// The fake provider is a server on loopback that answers every request 200 with the junk of
+// the moment.
+
+const JUNK: Record<string, { type: string; body: string }> = {
+  'JSON of another shape': { type: 'application/json', body: '{"ok":true}' },
+  'JSON null': { type: 'application/json', body: 'null' },
+  'an HTML page': { type: 'text/html', body: '<!doctype html><html><body>Maintenance</body></html>' },
+};
+
+let h: Harness;
+let fake: Server;
+let fakeUrl: string;
+let junk = JUNK['JSON of another shape']!;
+let requests = 0;
+
+beforeAll(async () => {
+  fake = createServer((req, res) => {
+    requests++;
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': junk.type });
+      res.end(junk.body);
+    });
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  h = await createHarness({ listen: true });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await new Promise((resolve) => fake.close(resolve));
+});
+
+/** Runs `check` once per kind of junk, and proves the fake provider was asked. */
+async function eachJunk(check: (kind: string) => Promise<void>): Promise<void> {
+  for (const [kind, answer] of Object.entries(JUNK)) {
+    junk = answer;
+    const before = requests;
+    await check(kind);
+    expect(requests, `${kind}: the fake provider was asked`).toBeGreaterThan(before);
+  }
+}
+
+function expectProviderError(res: { statusCode: number; body: string; json: () => unknown }, code: string, kind: string): void {
+  expect(res.statusCode, `${kind}: ${res.body}`).toBe(502);
+  expectError(res, 502, code);
+}
+
+describe('a provider answering 200 with junk', () => {
+  it('bank-link (plaid): link-token, tenant link-token and public-token exchange answer 502 BANK_LINK_PROVIDER_ERROR', async () => {
+    const t = await h.newTenant();
+    await bankLink(h).settings.configure(t.tenantId, { baseUrl: fakeUrl, environment: 'sandbox', clientId: 'c'.repeat(24), secret: 's'.repeat(30) });
+    await bankLink(h).settings.setRedirectAllow(t.tenantId, [APP_RETURN]);
+    const user = h.bearerHeaders(await h.tokenFor(await h.createUser(t), t), t);
+    const q = encodeURIComponent(APP_RETURN);
+    await eachJunk(async (kind) => {
+      expectProviderError(await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q}`, headers: user }), 'BANK_LINK_PROVIDER_ERROR', kind);
+      expectProviderError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q}`, headers: h.keyHeaders(t) }), 'BANK_LINK_PROVIDER_ERROR', kind);
+      expectProviderError(await h.inject({ method: 'POST', url: '/bank-link/public-token', headers: user, payload: { publicToken: 'public-x' } }), 'BANK_LINK_PROVIDER_ERROR', kind);
+    });
+  });
+
+  it('custody-a: opening a vault answers 502 CUSTODY_PROVIDER_ERROR', async () => {
+    const t = await h.newTenant();
+    const { privateKey } = generateKeyPairSync('ed25519');
+    await h.container.platform.providerSettings.configure(t.tenantId, 'custody', 'custody-a', {
+      baseUrl: fakeUrl,
+      settings: { apiKey: 'key-1' },
+      secrets: { signingKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+    });
+    const userId = await h.createUser(t);
+    await eachJunk(async (kind) => {
+      expectProviderError(await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.keyHeaders(t), payload: { userId } }), 'CUSTODY_PROVIDER_ERROR', kind);
+    });
+  });
+
+  it('custody-b: a registration challenge answers 502 CUSTODY_B_PROVIDER_UNAVAILABLE', async () => {
+    const t = await h.newTenant();
+    const sandbox = (h.container.modules.find((m) => m.name === 'custody-b')!.services as CustodyBServices).custodyBSandbox;
+    const conn = await sandbox.connection(t.tenantId);
+    await h.container.platform.providerSettings.configure(t.tenantId, 'custody', 'custody-b', {
+      baseUrl: fakeUrl,
+      settings: { appId: conn.appId, serviceCredId: conn.serviceCredId, network: 'BaseSepolia' },
+      secrets: { serviceToken: conn.serviceToken, servicePrivateKey: conn.servicePrivateKeyPem },
+    });
+    const headers = h.bearerHeaders(await h.tokenFor(await h.createUser(t), t), t);
+    await eachJunk(async (kind) => {
+      expectProviderError(await h.inject({ method: 'GET', url: '/custody-b/users/challenge', headers }), 'CUSTODY_B_PROVIDER_UNAVAILABLE', kind);
+    });
+  });
+
+  it('idv-a and idv-b: starting a session answers 502 KYC_PROVIDER_ERROR', async () => {
+    const t: TestTenant = await h.newTenant();
+    for (const provider of ['idv-a', 'idv-b'] as const) {
+      await h.container.idvConfig.configure(t.tenantId, provider, { baseUrl: fakeUrl, clientId: 'client-1', webhookSecret: 'w'.repeat(32) });
+    }
+    await eachJunk(async (kind) => {
+      const headers = h.bearerHeaders(await h.tokenFor(await h.createUser(t), t), t);
+      expectProviderError(await h.inject({ method: 'POST', url: '/kyc/idv-a/session', headers, payload: { firstName: 'Grace' } }), 'KYC_PROVIDER_ERROR', kind);
+      expectProviderError(await h.inject({ method: 'POST', url: '/kyc/idv-b/regular-challenge', headers, payload: {} }), 'KYC_PROVIDER_ERROR', kind);
+    });
+  });
+
+  it('business-profile-a: the adapter refuses the answer with its provider error (the module answers it as 502 BUSINESS_PROFILE_PROVIDER_ERROR)', async () => {
+    const adapter = createBusinessProfileAHttpAdapter();
+    await eachJunk(async (kind) => {
+      const failure = await adapter.getBusiness({ baseUrl: fakeUrl, apiKey: 'sk_test_x' }, 'biz-1').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure, kind).toBeInstanceOf(BusinessProfileProviderError);
+      expect((failure as BusinessProfileProviderError).kind).toBe('rejected');
+    });
+    expect(entitiesServices(h).businessProfileConfig).toBeDefined();
+  });
+
+  it('the IdP (OpenID discovery): starting a login answers 502 IDP_UNAVAILABLE', async () => {
+    const t = await h.newTenant();
+    await h.container.idpConfig.set(t.tenantId, { issuer: fakeUrl, clientId: 'x', clientSecret: 'y', redirectAllow: [APP_RETURN] });
+    await eachJunk(async (kind) => {
+      const res = await h.inject({ method: 'GET', url: `/auth/idp?redirectUrl=${encodeURIComponent(APP_RETURN)}`, headers: { 'x-tenant-id': t.tenantId } });
+      expectProviderError(res, 'IDP_UNAVAILABLE', kind);
+    });
+  });
+});
