@@ -3,12 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
-import { createBusinessProfileAHttpAdapter } from '../../src/providers/business-profile/business-profile-a/http.js';
-import { BusinessProfileProviderError } from '../../src/providers/business-profile/port.js';
 import { APP_RETURN, bankLink } from '../helpers/bank-link.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 import { entitiesServices } from '../entities/bp-helpers.js';
+import { entityOf, TIN } from '../entities/fixtures.js';
 
 // A provider that answers 2xx with a body of another shape (JSON of the wrong shape, `null`,
 // an HTML page) must make the route answer 502 with that provider's error code, never 500.
@@ -115,17 +114,14 @@ describe('a provider answering 200 with junk', () => {
     });
   });
 
-  it('business-profile-a: the adapter refuses the answer with its provider error (the module answers it as 502 BUSINESS_PROFILE_PROVIDER_ERROR)', async () => {
-    const adapter = createBusinessProfileAHttpAdapter();
+  it('business-profile-a: submitting a business profile answers 502 BUSINESS_PROFILE_PROVIDER_ERROR', async () => {
+    const t = await h.newTenant();
+    await entitiesServices(h).businessProfileConfig.configure(t.tenantId, { baseUrl: fakeUrl, apiKey: 'sk_live_junk', webhookSecret: 'w'.repeat(32) });
     await eachJunk(async (kind) => {
-      const failure = await adapter.getBusiness({ baseUrl: fakeUrl, apiKey: 'sk_test_x' }, 'biz-1').then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      expect(failure, kind).toBeInstanceOf(BusinessProfileProviderError);
-      expect((failure as BusinessProfileProviderError).kind).toBe('rejected');
+      const { entityId, owner } = await entityOf(h, t);
+      const res = await h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers, payload: { tin: TIN, people: [{ name: 'Jane Doe' }] } });
+      expectProviderError(res, 'BUSINESS_PROFILE_PROVIDER_ERROR', kind);
     });
-    expect(entitiesServices(h).businessProfileConfig).toBeDefined();
   });
 
   it('the IdP (OpenID discovery): starting a login answers 502 IDP_UNAVAILABLE', async () => {
