@@ -25,12 +25,22 @@ let fake: Server;
 let fakeUrl: string;
 let junk = JUNK['JSON of another shape']!;
 let requests = 0;
+let discovery = false;
 
 beforeAll(async () => {
   fake = createServer((req, res) => {
     requests++;
     req.resume();
     req.on('end', () => {
+      if (discovery && req.url === '/.well-known/openid-configuration') {
+        // A well-formed discovery document whose endpoints (token, keys) answer junk.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          issuer: fakeUrl, authorization_endpoint: `${fakeUrl}/authorize`, token_endpoint: `${fakeUrl}/token`, jwks_uri: `${fakeUrl}/jwks`,
+          response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'],
+        }));
+        return;
+      }
       res.writeHead(200, { 'content-type': junk.type });
       res.end(junk.body);
     });
@@ -131,5 +141,23 @@ describe('a provider answering 200 with junk', () => {
       const res = await h.inject({ method: 'GET', url: `/auth/idp?redirectUrl=${encodeURIComponent(APP_RETURN)}`, headers: { 'x-tenant-id': t.tenantId } });
       expectProviderError(res, 'IDP_UNAVAILABLE', kind);
     });
+  });
+
+  it('the IdP (token endpoint): the callback redirects to the client with an error, never a 500', async () => {
+    const t = await h.newTenant();
+    discovery = true;
+    try {
+      await h.container.idpConfig.set(t.tenantId, { issuer: fakeUrl, clientId: 'x2', clientSecret: 'y2', redirectAllow: [APP_RETURN] });
+      await eachJunk(async (kind) => {
+        const start = await h.inject({ method: 'GET', url: `/auth/idp?redirectUrl=${encodeURIComponent(APP_RETURN)}`, headers: { 'x-tenant-id': t.tenantId } });
+        expect(start.statusCode, `${kind}: ${start.body}`).toBe(200);
+        const state = new URL(start.json().authorizationUrl).searchParams.get('state')!;
+        const callback = await h.inject({ method: 'GET', url: `/auth/idp/callback?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(fakeUrl)}` });
+        expect(callback.statusCode, `${kind}: ${callback.body}`).toBe(303);
+        expect(String(callback.headers.location), kind).toMatch(/#.*error=(token_exchange_failed|invalid_id_token|temporarily_unavailable)/);
+      });
+    } finally {
+      discovery = false;
+    }
   });
 });
