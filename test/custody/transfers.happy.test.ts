@@ -1,4 +1,4 @@
-import { parseEther } from 'viem';
+import { formatEther, parseEther, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -92,5 +92,44 @@ describe('POST /non-custodial-evm/transfers', () => {
     await drain(h);
     const chain = await evmChain(h);
     expect(await chain.publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
+  });
+
+  it('deductFeeFromAmountIfSameType: the source spends exactly the amount, the destination gets it less the fee; a whole balance sweeps to zero', async () => {
+    const source = await createVault(h, userId);
+    await fundEvm(h, source.address, '1');
+    const chain = await evmChain(h);
+    const balance = (address: string) => chain.publicClient.getBalance({ address: address as Hex });
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const send = async (amount: string, idempotentId: string) => {
+      const payload = {
+        amount, assetType: 'ETH', sourceId: source.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: to, destinationType: 'ADDRESS',
+        deductFeeFromAmountIfSameType: true, idempotentId, provider: 'custody-a',
+      };
+      const res = await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload });
+      expect(res.statusCode, res.body).toBe(201);
+      const id = res.json().id as string;
+      let read = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${id}`, headers: h.bearerHeaders(token) });
+      for (const deadline = Date.now() + 20_000; !['COMPLETED', 'FAILED'].includes(read.json().status) && Date.now() < deadline; ) {
+        await drain(h);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        read = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${id}`, headers: h.bearerHeaders(token) });
+      }
+      expect(read.json().status).toBe('COMPLETED');
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: read.json().hash });
+      return receipt.gasUsed * receipt.effectiveGasPrice;
+    };
+
+    const before = await balance(source.address);
+    const fee = await send('0.05', 'fee-1');
+    expect(fee).toBeGreaterThan(0n);
+    expect(before - (await balance(source.address))).toBe(parseEther('0.05'));
+    expect(await balance(to)).toBe(parseEther('0.05') - fee);
+
+    // The whole balance: the source ends at zero, the destination gets the rest less the fee.
+    const all = await balance(source.address);
+    const received = await balance(to);
+    const sweepFee = await send(formatEther(all), 'sweep-1');
+    expect(await balance(source.address)).toBe(0n);
+    expect((await balance(to)) - received).toBe(all - sweepFee);
   });
 });

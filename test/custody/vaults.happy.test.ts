@@ -60,4 +60,25 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     await drain(h);
     expect(await (await evmChain(h)).publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
   });
+
+  it('keeps a rename: the answer and GET /evm-vaults show the new name and description from Bastion\'s record', async () => {
+    const vault = await createVault(h, userId, { name: 'ops' });
+    const walletId = vault.wallets[0]!.walletId;
+    const token = await h.tokenFor(userId);
+    const res = await h.inject({
+      method: 'PUT',
+      url: `/custody-a/vaults/${vault.id}/wallets/${walletId}`,
+      headers: h.bearerHeaders(token),
+      payload: { name: 'Treasury', description: 'cold reserves' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ name: 'Treasury', description: 'cold reserves', wallet: { walletId, details: { name: 'Treasury', description: 'cold reserves' } } });
+    const read = await h.inject({ method: 'GET', url: `/evm-vaults?id=${vault.id}`, headers: h.bearerHeaders(token) });
+    expect(read.json().wallets[0].details).toMatchObject({ name: 'Treasury', description: 'cold reserves', providerVaultId: expect.any(String) });
+    // Renamed again without a description: the description is cleared, the provider's ids stay.
+    const again = await h.inject({ method: 'PUT', url: `/custody-a/vaults/${vault.id}/wallets/${walletId}`, headers: h.keyHeaders(), payload: { name: 'Reserve' } });
+    expect(again.json()).toMatchObject({ name: 'Reserve', description: null });
+    const after = await h.inject({ method: 'GET', url: `/evm-vaults?id=${vault.id}`, headers: h.keyHeaders() });
+    expect(after.json().wallets[0].details).toMatchObject({ name: 'Reserve', description: null, providerVaultId: expect.any(String) });
+  });
 });

@@ -58,12 +58,13 @@ describe('provider settings migration', () => {
     const clock = new ManualClock(new Date());
     const ps = createProviderSettings({ db: database.db, secrets, clock });
     const idv = createIdvConfigService({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxEnabled: true });
-    const bp = createBusinessProfileConfig({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test' });
+    const bp = createBusinessProfileConfig({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxes: true });
     const bankLink = createBankLinkSettings({
       repo: createBankLinkRepo(database.db),
       providerSettings: ps,
       clock,
       sandboxBaseUrl: () => 'http://bastion.test/sandbox/bank-link',
+      sandboxes: true,
       webhookUrl: (t) => `http://bastion.test/bank-link/webhooks/${t}`,
       provisionSandbox: async () => undefined,
     });

@@ -3,13 +3,19 @@ import { BankLinkProviderError } from '../../providers/bank-link/port.js';
 
 export const BankLinkErrors = {
   redirectNotAllowed: () =>
-    new AppError(400, 'BANK_LINK_REDIRECT_NOT_ALLOWED', "redirectUrl is not in the tenant's bank-link allow-list (bank-link configure --redirect-allow)"),
+    new AppError(400, 'BANK_LINK_REDIRECT_NOT_ALLOWED', "redirectUrl is not in the tenant's bank-link allow-list (an operator sets it with bank-link redirect-allow --tenant ID --redirect-allow URL...)"),
   publicTokenInvalid: () => new AppError(400, 'BANK_LINK_PUBLIC_TOKEN_INVALID', 'The public token is expired, already used, or not valid'),
   itemNotFound: () => new AppError(404, 'BANK_LINK_ITEM_NOT_FOUND', 'Item not found'),
   itemAlreadyLinked: () => new AppError(409, 'BANK_LINK_ITEM_ALREADY_LINKED', 'This item is already linked'),
   originatorNotFound: () => new AppError(404, 'BANK_LINK_ORIGINATOR_NOT_FOUND', 'Originator not found'),
   sandboxUnavailable: () => new AppError(404, 'BANK_LINK_SANDBOX_UNAVAILABLE', "The sandbox originator routes answer only while the tenant's bank-link environment is the sandbox"),
   credentialsInvalid: () => new AppError(400, 'BANK_LINK_SANDBOX_CREDENTIALS_INVALID', "clientId and secret are not the tenant's bank-link sandbox credentials"),
+  notConfigured: () =>
+    new AppError(
+      503,
+      'BANK_LINK_NOT_CONFIGURED',
+      'bank-link is not configured for this tenant (bank-link configure, or provider configure --kind bank-link --provider plaid) and the built-in sandbox is off',
+    ),
   providerRejected: (code: string) => new AppError(502, 'BANK_LINK_PROVIDER_ERROR', `The bank-link provider refused the request (${code})`),
   providerUnavailable: () => new AppError(502, 'BANK_LINK_PROVIDER_UNAVAILABLE', 'The bank-link provider could not be reached'),
   webhookUnauthorized: (why: string) => new AppError(401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED', `Webhook signature rejected: ${why}`),

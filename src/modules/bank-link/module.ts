@@ -37,6 +37,7 @@ export function createBankLinkModule(platform: Platform, deps: { audit: AuditSer
     providerSettings: platform.providerSettings,
     clock,
     sandboxBaseUrl: sandbox.baseUrl,
+    sandboxes: platform.config.sandboxes,
     webhookUrl,
     provisionSandbox: (client) => sandbox.provisionClient(client),
   });

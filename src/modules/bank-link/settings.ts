@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { ProviderSettingsError, type ProviderConfig, type ProviderSettings } from '../../platform/provider-settings/settings.js';
 import type { BankLinkEndpoint } from '../../providers/bank-link/port.js';
 import { normalizeAllowEntry } from '../../platform/http/redirect-allow.js';
+import { BankLinkErrors } from './errors.js';
 import type { BankLinkRepo } from './repo.js';
 
 /** The provider-settings kind and provider of bank-link (Plaid's protocol). */
@@ -48,6 +49,8 @@ export function createBankLinkSettings(deps: {
   providerSettings: ProviderSettings;
   clock: Clock;
   sandboxBaseUrl: () => string;
+  /** Whether the built-in sandbox is served (SANDBOXES): a tenant on it gets 503 BANK_LINK_NOT_CONFIGURED otherwise. */
+  sandboxes: boolean;
   webhookUrl: (tenantId: string) => string;
   provisionSandbox: (client: { clientId: string; secret: string; webhookUrl: string }) => Promise<void>;
 }) {
@@ -109,15 +112,25 @@ export function createBankLinkSettings(deps: {
     await repo.updateSettings(tenantId, { ...changes, updatedAt: now });
   }
 
+  /** The tenant's settings whether or not its provider can be called (operator commands). */
+  const settingsOf = async (tenantId: string) => resolve(tenantId, await providerSettings.resolve(tenantId, BANK_LINK_KIND, BANK_LINK_PROVIDER));
+
   return {
-    /** The tenant's settings and provider endpoint; the sandbox is set up on first use. */
+    /**
+     * The tenant's settings and provider endpoint, to call the provider with; the sandbox is
+     * set up on first use. A tenant on the built-in sandbox while it is not served is 503
+     * BANK_LINK_NOT_CONFIGURED: no provider is asked.
+     */
     async resolve(tenantId: string): Promise<ResolvedSettings> {
-      return resolve(tenantId, await providerSettings.resolve(tenantId, BANK_LINK_KIND, BANK_LINK_PROVIDER));
+      const config = await providerSettings.resolve(tenantId, BANK_LINK_KIND, BANK_LINK_PROVIDER);
+      if (config.baseUrl === null && !deps.sandboxes) throw BankLinkErrors.notConfigured();
+      return resolve(tenantId, config);
     },
 
     /** The settings of a tenant that has any (webhooks): undefined otherwise, nothing created. */
     async existing(tenantId: string): Promise<ResolvedSettings | undefined> {
       const config = await providerSettings.find(tenantId, BANK_LINK_KIND, BANK_LINK_PROVIDER);
+      if (config?.baseUrl === null && !deps.sandboxes) return undefined;
       return config && config.settings['client-id'] ? resolve(tenantId, config) : undefined;
     },
 
@@ -146,20 +159,20 @@ export function createBankLinkSettings(deps: {
         if ('problem' in result) throw new SettingsInputError(result.problem);
         entries.push(result.entry);
       }
-      await this.resolve(tenantId);
+      await settingsOf(tenantId);
       await setExtras(tenantId, { redirectAllow: entries });
       return entries;
     },
 
     /** Records which originator is the tenant's own (its funding profile). */
     async setOwnOriginator(tenantId: string, originatorClientId: string | null): Promise<void> {
-      await this.resolve(tenantId);
+      await settingsOf(tenantId);
       await setExtras(tenantId, { originatorClientId });
     },
 
     /** What an operator may see: the secret only for the built-in sandbox (a test credential). */
     async view(tenantId: string) {
-      const { row, endpoint, sandbox } = await this.resolve(tenantId);
+      const { row, endpoint, sandbox } = await settingsOf(tenantId);
       return {
         provider: sandbox ? 'built-in sandbox' : row.baseUrl,
         environment: row.environment,

@@ -138,7 +138,11 @@ export function createTransactionsService(deps: {
       return transactionDto(await tx((db) => apply(db, tenantId, row, seen, 'system')));
     },
 
-    /** Renames/describes the wallet at the provider; `accountSet` on an XRPL wallet issues the AccountSet. */
+    /**
+     * Renames/describes the wallet at the provider, then in Bastion's own record (the registry
+     * wallet's details), which the answer and every later read come from; `accountSet` on an
+     * XRPL wallet issues the AccountSet.
+     */
     async updateWallet(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: UpdateWalletBody, externalId: string) {
       const { vault, wallet } = await beforeEffects(async () => {
         const found = await walletOf(tenantId, caller, vaultId, walletId);
@@ -147,17 +151,28 @@ export function createTransactionsService(deps: {
       });
       const providerVaultId = String(wallet.details.providerVaultId ?? '');
       const client = await provider.client(tenantId);
-      const updated = await atProvider(() => client.updateWallet(providerVaultId, wallet.providerRef!, { name: body.name, description: body.description ?? null }));
+      const description = body.description ?? null;
+      await atProvider(() => client.updateWallet(providerVaultId, wallet.providerRef!, { name: body.name, description }));
       let accountSet: TransactionDto | null = null;
       if (body.accountSet) {
         const seen = await atProvider(() => client.accountSet(providerVaultId, wallet.providerRef!, { setFlag: ASF_DEFAULT_RIPPLE, externalId }));
         accountSet = transactionDto(await record(tenantId, caller, vault, wallet, seen));
       }
-      await audit.record(undefined, tenantId, {
-        type: 'custody.wallet_updated', ...auditActor(caller.actor), subjectUserId: wallet.userId,
-        details: { vaultId: vault.id, walletId: wallet.id, name: updated.name, accountSet: accountSet?.transactionId ?? null },
+      const stored = await tx(async (db) => {
+        const row = await wallets.updateDetails(tenantId, wallet.id, { name: body.name, description }, db);
+        await audit.record(db, tenantId, {
+          type: 'custody.wallet_updated', ...auditActor(caller.actor), subjectUserId: wallet.userId,
+          details: { vaultId: vault.id, walletId: wallet.id, name: body.name, accountSet: accountSet?.transactionId ?? null },
+        });
+        return row;
       });
-      return { wallet: wallets.toDto(wallet), name: updated.name, description: updated.description, accountSet };
+      const details = stored.details as { name?: unknown; description?: unknown };
+      return {
+        wallet: wallets.toDto(stored),
+        name: String(details.name),
+        description: typeof details.description === 'string' ? details.description : null,
+        accountSet,
+      };
     },
 
     /** A provider webhook's transaction (already verified); false when no such transaction is recorded (yet). */

@@ -3,6 +3,7 @@ import { ProviderSettingsError, type ProviderConfig, type ProviderSettings } fro
 import type { BusinessProfileEndpoint } from '../../providers/business-profile/port.js';
 import { SANDBOX_PREFIX } from '../../providers/business-profile/business-profile-a/sandbox/plugin.js';
 import type { SandboxAccount } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
+import { BusinessProfileErrors } from './errors.js';
 
 export const PROVIDER = 'business-profile-a';
 /** The provider-settings kind. */
@@ -21,7 +22,12 @@ export interface BusinessProfileSettings {
  * keeps the key's SHA-256 as its public setting `api-key-digest`, how the sandbox finds the
  * account of a presented key.
  */
-export function createBusinessProfileConfig(deps: { providerSettings: ProviderSettings; publicBaseUrl: () => string }) {
+export function createBusinessProfileConfig(deps: {
+  providerSettings: ProviderSettings;
+  publicBaseUrl: () => string;
+  /** Whether the built-in sandbox is served (SANDBOXES): a tenant on it gets 503 BUSINESS_PROFILE_NOT_CONFIGURED otherwise. */
+  sandboxes: boolean;
+}) {
   const { providerSettings, publicBaseUrl } = deps;
   const webhookUrl = (tenantId: string) => `${publicBaseUrl()}/callbacks/${PROVIDER}/${tenantId}`;
   const sandboxCredentials = () => {
@@ -53,8 +59,10 @@ export function createBusinessProfileConfig(deps: { providerSettings: ProviderSe
   return {
     webhookUrl,
 
+    /** Where to call the provider; a tenant on the sandbox while it is not served is 503 BUSINESS_PROFILE_NOT_CONFIGURED. */
     async endpoint(tenantId: string): Promise<BusinessProfileEndpoint> {
       const c = await get(tenantId);
+      if (c.baseUrl === null && !deps.sandboxes) throw BusinessProfileErrors.notConfigured();
       return { baseUrl: baseUrlOf(c), apiKey: c.secrets['api-key']! };
     },
 

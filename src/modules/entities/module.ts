@@ -42,7 +42,11 @@ export function createEntitiesModule(
   const repo = createEntitiesRepo(db);
   const access = createEntityAccess({ repo, users });
   const bpRepo = createBusinessProfilesRepo(db);
-  const businessProfileConfig = createBusinessProfileConfig({ providerSettings: platform.providerSettings, publicBaseUrl: () => platform.publicBaseUrl() });
+  const businessProfileConfig = createBusinessProfileConfig({
+    providerSettings: platform.providerSettings,
+    publicBaseUrl: () => platform.publicBaseUrl(),
+    sandboxes: platform.config.sandboxes,
+  });
   const services: EntitiesServices = {
     access,
     entities: createEntitiesService({ repo, access, tx, clock, users, audit }),

@@ -27,12 +27,24 @@ export function createWalletsRepo(db: DbOrTx) {
       return created;
     },
 
-    async findById(tenantId: string, id: string, tx: DbOrTx = db): Promise<WalletRow | undefined> {
-      const [row] = await tx
+    /** The wallet; `lock` holds the row until the transaction `tx` ends. */
+    async findById(tenantId: string, id: string, tx: DbOrTx = db, lock = false): Promise<WalletRow | undefined> {
+      const query = tx
         .select()
         .from(wallets)
         .where(and(eq(wallets.tenantId, tenantId), eq(wallets.id, id)))
         .limit(1);
+      const [row] = lock ? await query.for('update') : await query;
+      return row;
+    },
+
+    /** Replaces the wallet's details (the caller merges); answers the row, undefined when it is gone. */
+    async updateDetails(tenantId: string, id: string, details: Record<string, unknown>, updatedAt: Date, tx: DbOrTx = db): Promise<WalletRow | undefined> {
+      const [row] = await tx
+        .update(wallets)
+        .set({ details, updatedAt })
+        .where(and(eq(wallets.tenantId, tenantId), eq(wallets.id, id)))
+        .returning();
       return row;
     },
 

@@ -182,6 +182,20 @@ export function createWalletsService(deps: {
       return repo.findById(tenantId, walletId, db);
     },
 
+    /**
+     * Merges `changes` into the wallet's details (e.g. a custody wallet's name and description)
+     * under the row's lock, so two renames at once each keep the other's fields. Pass `db` to
+     * join the caller's transaction.
+     */
+    async updateDetails(tenantId: string, walletId: string, changes: Record<string, unknown>, db?: DbOrTx): Promise<WalletRow> {
+      const run = async (t: DbOrTx) => {
+        const row = await repo.findById(tenantId, walletId, t, true);
+        if (!row) throw WalletErrors.notFound();
+        return (await repo.updateDetails(tenantId, walletId, { ...row.details, ...changes }, clock.now(), t))!;
+      };
+      return db ? run(db) : tx(run);
+    },
+
     /** Looks an address up in any case (EVM) on one chain and network. */
     async findByAddress(tenantId: string, location: WalletLocation, address: string, db?: DbOrTx): Promise<WalletRow | undefined> {
       if (!isWalletAddress(location.chain, address)) return undefined;

@@ -1,3 +1,5 @@
+import { Type, type TSchema } from 'typebox';
+import { providerAnswer, type ProviderAnswer } from '../../platform/http/provider-answer.js';
 import { signWithKeyCredential, requestNonce } from './credentials.js';
 import {
   APP_ID_HEADER,
@@ -12,6 +14,55 @@ import {
 } from './port.js';
 
 const TIMEOUT_MS = 15_000;
+
+// What Bastion reads of custody-b's answers (docs/providers.md): checked before use, so an
+// answer of another shape is a provider error (502 CUSTODY_B_PROVIDER_UNAVAILABLE), never a crash.
+const Str = Type.String({ minLength: 1, maxLength: 5000 });
+const Arr = Type.Array(Type.Unknown());
+const Obj = Type.Object({});
+const PublicKeyCredentials = Type.Array(Type.Object({ type: Type.Literal('public-key'), id: Str }));
+const A = {
+  registrationChallenge: providerAnswer(
+    'custody-b registration challenge',
+    Type.Object({
+      user: Type.Object({ id: Str, displayName: Type.String(), name: Type.String() }),
+      temporaryAuthenticationToken: Str,
+      challenge: Str,
+      rp: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
+      supportedCredentialKinds: Obj,
+      authenticatorSelection: Obj,
+      attestation: Type.String(),
+      pubKeyCredParams: Arr,
+      excludeCredentials: PublicKeyCredentials,
+    }),
+  ),
+  registration: providerAnswer(
+    'custody-b registration',
+    Type.Object({ credential: Type.Object({ uuid: Str, kind: Str, name: Type.String() }), user: Type.Object({ id: Str, username: Type.String(), orgId: Type.String() }) }),
+  ),
+  login: providerAnswer('custody-b login', Type.Object({ token: Str })),
+  actionChallenge: providerAnswer(
+    'custody-b user-action challenge',
+    Type.Object({
+      challenge: Str,
+      challengeIdentifier: Str,
+      supportedCredentialKinds: Arr,
+      userVerification: Type.String(),
+      allowCredentials: Type.Object({ key: Type.Optional(PublicKeyCredentials), webauthn: Type.Optional(PublicKeyCredentials) }),
+    }),
+  ),
+  userAction: providerAnswer('custody-b user action', Type.Object({ userAction: Str })),
+  wallet: providerAnswer('custody-b wallet', Type.Object({ id: Str, network: Str, address: Str, status: Type.String() })),
+  signature: providerAnswer(
+    'custody-b signature',
+    Type.Object({
+      id: Str,
+      status: Type.String(),
+      signature: Type.Optional(Type.Object({ r: Str, s: Str, recid: Type.Optional(Type.Integer()), encoded: Type.Optional(Type.String()) })),
+    }),
+  ),
+  broadcast: providerAnswer('custody-b transaction', Type.Object({ id: Str, status: Type.String(), txHash: Type.Optional(Type.String()) })),
+};
 
 /** Joins the base URL (which may carry a path prefix) and an API path. */
 function urlOf(baseUrl: string, path: string): string {
@@ -28,7 +79,15 @@ export function createCustodyBAdapter(options: { fetch?: typeof fetch; now?: () 
   const doFetch = options.fetch ?? fetch;
   const now = options.now ?? (() => new Date());
 
-  async function call<T>(conn: CustodyBConnection, method: string, path: string, token: string, body?: unknown, userAction?: string): Promise<T> {
+  async function call<T>(
+    shape: ProviderAnswer<TSchema>,
+    conn: CustodyBConnection,
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    userAction?: string,
+  ): Promise<T> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       [APP_ID_HEADER]: conn.appId,
@@ -60,42 +119,42 @@ export function createCustodyBAdapter(options: { fetch?: typeof fetch; now?: () 
       const message = typeof p.error?.message === 'string' ? p.error.message : typeof p.message === 'string' ? p.message : res.statusText;
       throw new CustodyBProviderError(res.status, message);
     }
-    return parsed as T;
+    return shape.parse(parsed, (detail) => new CustodyBProviderError(502, detail)) as T;
   }
 
   /** A user action of the service account itself: challenge, its own signature, token. */
-  async function serviceAction<T>(conn: CustodyBConnection, request: UserActionRequest): Promise<T> {
+  async function serviceAction<T>(shape: ProviderAnswer<TSchema>, conn: CustodyBConnection, request: UserActionRequest): Promise<T> {
     const payload = JSON.stringify(request.body);
-    const challenge = await call<UserActionChallenge>(conn, 'POST', P.actionInit, conn.serviceToken, {
+    const challenge = await call<UserActionChallenge>(A.actionChallenge, conn, 'POST', P.actionInit, conn.serviceToken, {
       userActionHttpMethod: request.method,
       userActionHttpPath: request.path,
       userActionPayload: payload,
       userActionServerKind: 'Api',
     });
     const firstFactor = signWithKeyCredential(challenge.challenge, conn.serviceCredId, conn.servicePrivateKeyPem);
-    const { userAction } = await call<{ userAction: string }>(conn, 'POST', P.action, conn.serviceToken, {
+    const { userAction } = await call<{ userAction: string }>(A.userAction, conn, 'POST', P.action, conn.serviceToken, {
       challengeIdentifier: challenge.challengeIdentifier,
       firstFactor,
     });
-    return call<T>(conn, request.method, request.path, conn.serviceToken, request.body, userAction);
+    return call<T>(shape, conn, request.method, request.path, conn.serviceToken, request.body, userAction);
   }
 
   return {
     delegatedRegistrationChallenge: (conn, input) =>
-      serviceAction(conn, { method: 'POST', path: P.delegatedRegistration, body: { email: input.email, kind: 'EndUser', externalId: input.externalId } }),
+      serviceAction(A.registrationChallenge, conn, { method: 'POST', path: P.delegatedRegistration, body: { email: input.email, kind: 'EndUser', externalId: input.externalId } }),
     register: (conn, temporaryAuthenticationToken, credential) =>
-      call(conn, 'POST', P.registration, temporaryAuthenticationToken, { firstFactorCredential: credential }),
-    delegatedLogin: (conn, username) => serviceAction(conn, { method: 'POST', path: P.delegatedLogin, body: { username } }),
+      call(A.registration, conn, 'POST', P.registration, temporaryAuthenticationToken, { firstFactorCredential: credential }),
+    delegatedLogin: (conn, username) => serviceAction(A.login, conn, { method: 'POST', path: P.delegatedLogin, body: { username } }),
     userActionInit: (conn, userToken, request) =>
-      call(conn, 'POST', P.actionInit, userToken, {
+      call(A.actionChallenge, conn, 'POST', P.actionInit, userToken, {
         userActionHttpMethod: request.method,
         userActionHttpPath: request.path,
         userActionPayload: JSON.stringify(request.body),
         userActionServerKind: 'Api',
       }),
-    userActionSign: (conn, userToken, signed) => call(conn, 'POST', P.action, userToken, signed),
-    createWallet: (conn, userToken, userAction, body) => call(conn, 'POST', P.wallets, userToken, body, userAction),
-    generateSignature: (conn, userToken, userAction, walletId, body) => call(conn, 'POST', P.signatures(walletId), userToken, body, userAction),
-    broadcastTransaction: (conn, userToken, userAction, walletId, body) => call(conn, 'POST', P.transactions(walletId), userToken, body, userAction),
+    userActionSign: (conn, userToken, signed) => call(A.userAction, conn, 'POST', P.action, userToken, signed),
+    createWallet: (conn, userToken, userAction, body) => call(A.wallet, conn, 'POST', P.wallets, userToken, body, userAction),
+    generateSignature: (conn, userToken, userAction, walletId, body) => call(A.signature, conn, 'POST', P.signatures(walletId), userToken, body, userAction),
+    broadcastTransaction: (conn, userToken, userAction, walletId, body) => call(A.broadcast, conn, 'POST', P.transactions(walletId), userToken, body, userAction),
   };
 }

@@ -1,4 +1,5 @@
-import { IdvProviderError, type IdvEndpoint, type IdvSession } from './port.js';
+import { Type } from 'typebox';
+import { IdvProviderError, type IdvEndpoint } from './port.js';
 import { CLIENT_HEADER, SIGNATURE_HEADER, signBody } from './signature.js';
 
 export interface IdvHttpOptions {
@@ -34,13 +35,12 @@ export function signedPoster(options: IdvHttpOptions = {}) {
   };
 }
 
-/** The session of a provider's answer, or a "rejected" error when it lacks an id or a URL. */
-export function sessionOf(provider: string, id: unknown, url: unknown): IdvSession {
-  if (typeof id !== 'string' || !id || typeof url !== 'string' || !/^https?:\/\//.test(url)) {
-    throw new IdvProviderError('rejected', `${provider}: response lacks a session id or URL`);
-  }
-  return { sessionId: id, url };
-}
+/** What a session answer must carry: a session id and the http(s) URL of its page. */
+export const SessionId = Type.String({ minLength: 1, maxLength: 200 });
+export const SessionUrl = Type.String({ pattern: '^https?://', maxLength: 2000 });
+
+/** A provider's session answer, or a "rejected" error when it does not have the shape. */
+export const rejectedAnswer = (provider: string) => (detail: string) => new IdvProviderError('rejected', `${provider}: ${detail}`);
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);

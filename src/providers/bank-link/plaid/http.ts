@@ -1,5 +1,7 @@
-import type { AccountBase, CountryCode, PlaidApi, Products } from 'plaid';
-import { BankLinkProviderError, type BankAccount, type BankLinkEndpoint, type BankLinkPort, type DiligenceStatus } from '../port.js';
+import type { CountryCode, PlaidApi, Products } from 'plaid';
+import { Type, type Static, type TSchema } from 'typebox';
+import { providerAnswer, type ProviderAnswer } from '../../../platform/http/provider-answer.js';
+import { BankLinkProviderError, DILIGENCE_STATUSES, type BankAccount, type BankLinkEndpoint, type BankLinkPort } from '../port.js';
 
 const TIMEOUT_MS = 10_000;
 
@@ -31,15 +33,58 @@ function toProviderError(error: unknown): BankLinkProviderError {
   return new BankLinkProviderError(0, 'API_ERROR', 'UNREACHABLE', `bank-link provider: ${(error as Error).message}`);
 }
 
-async function call<T>(work: () => Promise<{ data: T }>): Promise<T> {
+// What Bastion reads of each answer: the client's types are not checks, and a 2xx of another
+// shape (`{"ok":true}`, an HTML page) must be a provider error (502), not a crash.
+const Str = Type.String({ minLength: 1, maxLength: 2000 });
+const OptStr = Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]));
+const Diligence = Type.Union(DILIGENCE_STATUSES.map((d) => Type.Literal(d)));
+const Time = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
+const Account = Type.Object({ account_id: Str, name: Type.String({ maxLength: 2000 }), official_name: OptStr, mask: OptStr, type: Str, subtype: OptStr });
+const A = {
+  linkToken: providerAnswer('bank-link link token', Type.Object({ link_token: Str, expiration: Time, hosted_link_url: OptStr })),
+  exchange: providerAnswer('bank-link token exchange', Type.Object({ access_token: Str, item_id: Str })),
+  accounts: providerAnswer(
+    'bank-link accounts',
+    Type.Object({
+      item: Type.Object({ item_id: Str, institution_id: OptStr, institution_name: OptStr, error: Type.Optional(Type.Union([Type.Null(), Type.Object({ error_code: Str })])) }),
+      accounts: Type.Array(Account, { maxItems: 500 }),
+    }),
+  ),
+  removed: providerAnswer('bank-link item removal', Type.Object({})),
+  originatorCreated: providerAnswer('bank-link originator', Type.Object({ originator_client_id: Str, company_name: Type.String({ maxLength: 2000 }) })),
+  originators: providerAnswer(
+    'bank-link originators',
+    Type.Object({ originators: Type.Array(Type.Object({ client_id: Str, transfer_diligence_status: Diligence }), { maxItems: 1000 }) }),
+  ),
+  originator: providerAnswer(
+    'bank-link originator',
+    Type.Object({ originator: Type.Object({ client_id: Str, transfer_diligence_status: Diligence, company_name: Type.String({ maxLength: 2000 }) }) }),
+  ),
+  questionnaire: providerAnswer('bank-link questionnaire', Type.Object({ onboarding_url: Type.String({ pattern: '^https?://', maxLength: 2000 }) })),
+  key: providerAnswer(
+    'bank-link webhook key',
+    Type.Object({
+      key: Type.Object({
+        alg: Str, crv: Str, kid: Str, kty: Str, use: Str, x: Str, y: Str,
+        created_at: Type.Number(), expired_at: Type.Union([Type.Number(), Type.Null()]),
+      }),
+    }),
+  ),
+};
+
+/** The provider's answer, checked against what is read of it; failures are BankLinkProviderError. */
+async function call<T extends TSchema>(shape: ProviderAnswer<T>, work: () => Promise<{ data: unknown; status?: number }>): Promise<Static<T>> {
+  let answer: { data: unknown; status?: number };
   try {
-    return (await work()).data;
+    answer = await work();
   } catch (error) {
     throw toProviderError(error);
   }
+  // The provider answered 2xx, wrongly: its status is kept, so the module says "refused" (502 BANK_LINK_PROVIDER_ERROR).
+  return shape.parse(answer.data, (detail) => new BankLinkProviderError(answer.status ?? 200, 'API_ERROR', 'UNEXPECTED_RESPONSE', detail));
 }
 
-const account = (a: AccountBase): BankAccount => ({
+const account = (a: Static<typeof Account>): BankAccount => ({
   accountId: a.account_id,
   name: a.name,
   officialName: a.official_name ?? null,
@@ -71,7 +116,7 @@ export function createPlaidAdapter(): BankLinkPort {
 
   return {
     async createLinkToken(endpoint, request) {
-      const data = await call(async () =>
+      const data = await call(A.linkToken, async () =>
         (await client(endpoint)).linkTokenCreate({
           ...auth(endpoint),
           client_name: request.clientName,
@@ -87,12 +132,12 @@ export function createPlaidAdapter(): BankLinkPort {
     },
 
     async exchangePublicToken(endpoint, publicToken) {
-      const data = await call(async () => (await client(endpoint)).itemPublicTokenExchange({ ...auth(endpoint), public_token: publicToken }));
+      const data = await call(A.exchange, async () => (await client(endpoint)).itemPublicTokenExchange({ ...auth(endpoint), public_token: publicToken }));
       return { accessToken: data.access_token, itemId: data.item_id };
     },
 
     async getAccounts(endpoint, accessToken) {
-      const data = await call(async () => (await client(endpoint)).accountsGet({ ...auth(endpoint), access_token: accessToken }));
+      const data = await call(A.accounts, async () => (await client(endpoint)).accountsGet({ ...auth(endpoint), access_token: accessToken }));
       return {
         itemId: data.item.item_id,
         institutionId: data.item.institution_id ?? null,
@@ -103,34 +148,34 @@ export function createPlaidAdapter(): BankLinkPort {
     },
 
     async removeItem(endpoint, accessToken) {
-      await call(async () => (await client(endpoint)).itemRemove({ ...auth(endpoint), access_token: accessToken }));
+      await call(A.removed, async () => (await client(endpoint)).itemRemove({ ...auth(endpoint), access_token: accessToken }));
     },
 
     async createOriginator(endpoint, companyName) {
-      const data = await call(async () => (await client(endpoint)).transferOriginatorCreate({ ...auth(endpoint), company_name: companyName }));
+      const data = await call(A.originatorCreated, async () => (await client(endpoint)).transferOriginatorCreate({ ...auth(endpoint), company_name: companyName }));
       return { originatorClientId: data.originator_client_id, companyName: data.company_name };
     },
 
     async listOriginators(endpoint, page) {
-      const data = await call(async () => (await client(endpoint)).transferOriginatorList({ ...auth(endpoint), count: page.count, offset: page.offset }));
-      return data.originators.map((o) => ({ clientId: o.client_id, diligenceStatus: o.transfer_diligence_status as DiligenceStatus }));
+      const data = await call(A.originators, async () => (await client(endpoint)).transferOriginatorList({ ...auth(endpoint), count: page.count, offset: page.offset }));
+      return data.originators.map((o) => ({ clientId: o.client_id, diligenceStatus: o.transfer_diligence_status }));
     },
 
     async getOriginator(endpoint, originatorClientId) {
-      const data = await call(async () => (await client(endpoint)).transferOriginatorGet({ ...auth(endpoint), originator_client_id: originatorClientId }));
+      const data = await call(A.originator, async () => (await client(endpoint)).transferOriginatorGet({ ...auth(endpoint), originator_client_id: originatorClientId }));
       const o = data.originator;
-      return { clientId: o.client_id, diligenceStatus: o.transfer_diligence_status as DiligenceStatus, companyName: o.company_name };
+      return { clientId: o.client_id, diligenceStatus: o.transfer_diligence_status, companyName: o.company_name };
     },
 
     async createQuestionnaire(endpoint, originatorClientId, redirectUri) {
-      const data = await call(async () =>
+      const data = await call(A.questionnaire, async () =>
         (await client(endpoint)).transferQuestionnaireCreate({ ...auth(endpoint), originator_client_id: originatorClientId, redirect_uri: redirectUri }),
       );
       return { onboardingUrl: data.onboarding_url };
     },
 
     async getWebhookVerificationKey(endpoint, keyId) {
-      const data = await call(async () => (await client(endpoint)).webhookVerificationKeyGet({ ...auth(endpoint), key_id: keyId }));
+      const data = await call(A.key, async () => (await client(endpoint)).webhookVerificationKeyGet({ ...auth(endpoint), key_id: keyId }));
       return data.key;
     },
   };

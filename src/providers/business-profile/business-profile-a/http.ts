@@ -1,3 +1,5 @@
+import { Type } from 'typebox';
+import { providerAnswer } from '../../../platform/http/provider-answer.js';
 import {
   BusinessProfileProviderError,
   type BusinessProfileEndpoint,
@@ -6,6 +8,12 @@ import {
   type ProviderBusiness,
 } from '../port.js';
 import { fromWireBusiness, parseEvent, toWireCreate, verifySignature } from './protocol.js';
+
+/** What Bastion needs of a business answer (the rest is read leniently by fromWireBusiness). */
+const BusinessAnswer = providerAnswer(
+  'business-profile-a business',
+  Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), status: Type.String({ minLength: 1, maxLength: 50 }), updated_at: Type.String({ minLength: 1, maxLength: 64 }) }),
+);
 
 export interface BusinessProfileAHttpOptions {
   fetch?: typeof fetch;
@@ -46,7 +54,7 @@ export function createBusinessProfileAHttpAdapter(options: BusinessProfileAHttpO
     } catch {
       throw new BusinessProfileProviderError('rejected', 'business-profile-a: response is not JSON');
     }
-    const business = fromWireBusiness(parsed);
+    const business = fromWireBusiness(BusinessAnswer.parse(parsed, (detail) => new BusinessProfileProviderError('rejected', detail)));
     if (!business) throw new BusinessProfileProviderError('rejected', 'business-profile-a: response is not a business');
     return business;
   }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { isUuid, sessionOf, signedPoster, type IdvHttpOptions } from '../http-client.js';
+import { providerAnswer } from '../../../platform/http/provider-answer.js';
+import { isUuid, rejectedAnswer, SessionId, SessionUrl, signedPoster, type IdvHttpOptions } from '../http-client.js';
 import type { IdvAdapter, IdvWebhook } from '../port.js';
 import { Document, literals, Nullable, Person } from '../schemas.js';
 import { SIGNATURE_HEADER, verifyBodySignature } from '../signature.js';
@@ -39,6 +40,9 @@ export function parseVendorData(vendorData: unknown): { tenantId: string; kycId:
 
 type Json = Record<string, unknown> | undefined;
 
+/** What Bastion reads of POST /v1/sessions' answer. */
+const SessionAnswer = providerAnswer('idv-a session', Type.Object({ verification: Type.Object({ id: SessionId, url: SessionUrl }) }));
+
 /**
  * idv-a (a session-style provider, docs/providers.md): POST /v1/sessions with
  * `{verification: {vendorData, webhooks, callback, person}}`; a session event and a decision
@@ -64,8 +68,8 @@ export function createIdvAAdapter(options: IdvHttpOptions = {}): IdvAdapter {
         ...(request.returnUrl ? { callback: request.returnUrl } : {}),
         ...(request.person ? { person: request.person } : {}),
       };
-      const body = (await post(endpoint, '/v1/sessions', { verification })) as { verification?: { id?: unknown; url?: unknown } };
-      return sessionOf('idv-a', body.verification?.id, body.verification?.url);
+      const { verification: session } = SessionAnswer.parse(await post(endpoint, '/v1/sessions', { verification }), rejectedAnswer('idv-a'));
+      return { sessionId: session.id, url: session.url };
     },
 
     webhooks: [

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { isUuid, sessionOf, signedPoster, type IdvHttpOptions } from '../http-client.js';
+import { providerAnswer } from '../../../platform/http/provider-answer.js';
+import { isUuid, rejectedAnswer, SessionId, SessionUrl, signedPoster, type IdvHttpOptions } from '../http-client.js';
 import { IDV_WEBHOOK_STATUSES, type IdvAdapter, type IdvWebhook } from '../port.js';
 import { Document, literals, Nullable, Person } from '../schemas.js';
 import { SIGNATURE_HEADER, verifyBodySignature } from '../signature.js';
@@ -21,6 +22,9 @@ export const IdvBResultWebhook = Type.Object({
     }),
   ),
 });
+/** What Bastion reads of POST /v1/sessions' answer. */
+const SessionAnswer = providerAnswer('idv-b session', Type.Object({ sessionId: SessionId, url: SessionUrl }));
+
 export const TenantIdQuery = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /**
@@ -36,13 +40,14 @@ export function createIdvBAdapter(options: IdvHttpOptions = {}): IdvAdapter {
     verifyWebhook: (raw, signature, secret) => verifyBodySignature(raw, signature, secret),
 
     async createSession(endpoint, request) {
-      const body = (await post(endpoint, '/v1/sessions', {
+      const answer = await post(endpoint, '/v1/sessions', {
         reference: request.kycId,
         flow: request.flow === 'web3' ? 'web3' : 'regular',
         webhookUrl: `${request.callbackBaseUrl}/kyc/callback/idv-b?tenantId=${request.tenantId}`,
         ...(request.wallet ? { wallet: request.wallet } : {}),
-      })) as { sessionId?: unknown; url?: unknown };
-      return sessionOf('idv-b', body.sessionId, body.url);
+      });
+      const session = SessionAnswer.parse(answer, rejectedAnswer('idv-b'));
+      return { sessionId: session.sessionId, url: session.url };
     },
 
     webhooks: [

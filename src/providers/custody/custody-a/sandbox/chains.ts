@@ -1,4 +1,4 @@
-import { erc20Abi, parseEther, parseUnits, type Hex } from 'viem';
+import { erc20Abi, formatEther, parseEther, parseUnits, type Hex } from 'viem';
 import { toEip55 } from '../../../../platform/crypto/evm-address.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, xrpToDrops, type AccountSet, type Payment, type SubmittableTransaction } from 'xrpl';
@@ -18,17 +18,37 @@ export class Refused extends Error {}
 
 export type Outcome = 'CONFIRMED' | 'FAILED' | 'PENDING';
 
-/** Sends ETH (no contract) or an ERC-20 `transfer`, signed with the wallet's key; answers the hash. */
-export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { to: string; qty: string; contract?: string | null; symbol?: string }): Promise<Hex> {
+const PLAIN_TRANSFER_GAS = 21_000n;
+
+/**
+ * Sends ETH (no contract) or an ERC-20 `transfer`, signed with the wallet's key; answers the hash.
+ * `deductFee` (the transfers API's deductFeeFromAmountIfSameType) applies to ETH, the asset the
+ * fee is paid in: the source spends `qty` in all (value + fee) and the destination gets `qty`
+ * less the fee, so a whole balance can be swept. The fee is fixed before signing: a legacy
+ * gas price, and 21,000 gas to an address without code (what a plain transfer uses, so the
+ * spend is exactly `qty`) or the estimate for one with code (gas it leaves is refunded).
+ * For a token the fee is in ETH, not the same asset, and the flag changes nothing.
+ */
+export async function sendEvm(
+  chains: SandboxChains,
+  privateKey: Hex,
+  input: { to: string; qty: string; contract?: string | null; symbol?: string; deductFee?: boolean },
+): Promise<Hex> {
   const chain = await chains.evmChain();
   const account = privateKeyToAccount(privateKey);
   const client = chain.walletClient(account);
   const to = toEip55(input.to);
   if (!input.contract) {
-    const value = parseEther(input.qty);
+    const amount = parseEther(input.qty);
     const balance = await chain.publicClient.getBalance({ address: account.address });
-    if (balance < value) throw new Refused('insufficient balance');
-    return client.sendTransaction({ to, value, account, chain: chain.chain });
+    if (balance < amount) throw new Refused('insufficient balance');
+    if (!input.deductFee) return client.sendTransaction({ to, value: amount, account, chain: chain.chain });
+    const [code, gasPrice] = await Promise.all([chain.publicClient.getCode({ address: to }), chain.publicClient.getGasPrice()]);
+    // A plain transfer costs exactly 21,000 gas (estimates may pad); code may use more, or less.
+    const gas = !code || code === '0x' ? PLAIN_TRANSFER_GAS : await chain.publicClient.estimateGas({ account: account.address, to, value: amount });
+    const fee = gas * gasPrice;
+    if (amount <= fee) throw new Refused(`the amount does not cover the network fee (${formatEther(fee)} ETH)`);
+    return client.sendTransaction({ to, value: amount - fee, gas, gasPrice, type: 'legacy', account, chain: chain.chain });
   }
   const contract = toEip55(input.contract);
   let decimals: number;

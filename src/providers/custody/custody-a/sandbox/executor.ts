@@ -111,6 +111,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
         to: String(request.destinationAddress),
         qty: String(request.qty),
         contract: (request.contract as string | undefined) ?? null,
+        deductFee: request.deductFee === true,
         ...(typeof request.symbol === 'string' ? { symbol: request.symbol } : {}),
       });
       return { hash };
@@ -147,7 +148,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     await serialized(wallet.id, async () => {
       let current = row;
       try {
-        const sent = await send(wallet, { destinationAddress: row.destinationAddress, qty: row.amount }, 'TRANSFER');
+        const sent = await send(wallet, { destinationAddress: row.destinationAddress, qty: row.amount, deductFee: row.deductFee }, 'TRANSFER');
         current = await setTransfer(current, 'IN_PROGRESS', { hash: sent.hash });
       } catch (error) {
         const reason = error instanceof Refused ? error.message : `could not be sent: ${(error as Error).message}`;
