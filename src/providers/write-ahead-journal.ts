@@ -1,0 +1,106 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** The journal cannot be read back: a line other than the last is not JSON. */
+export class JournalCorrupt extends Error {
+  constructor(file: string, line: number) {
+    super(`${file}: line ${line} is not a journal entry`);
+    this.name = 'JournalCorrupt';
+  }
+}
+
+/**
+ * An append-only journal of JSON lines for the local development chains (the XRPL stand-in and
+ * the in-process EVM chain): a change is appended, and flushed to disk (fsync) when durable,
+ * before the chain answers the call that made it. Synchronous on purpose: nothing else runs
+ * between the append and the answer. A last line cut short by a crash (no newline, not JSON) is
+ * dropped at open; any other unreadable line makes the journal corrupt.
+ */
+export class WriteAheadJournal<E> {
+  private fd: number;
+
+  private constructor(readonly file: string, fd: number) {
+    this.fd = fd;
+  }
+
+  /** Opens (or creates) the journal and reads the entries it holds. */
+  static open<E>(file: string): { journal: WriteAheadJournal<E>; entries: E[] } {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const lines = text.split('\n');
+    const complete = text.endsWith('\n') || text === '' ? lines.slice(0, -1) : lines;
+    const entries: E[] = [];
+    let kept = 0;
+    for (const [i, line] of complete.entries()) {
+      try {
+        entries.push(JSON.parse(line) as E);
+        kept += Buffer.byteLength(line) + 1;
+      } catch {
+        // Only the last line may be torn (a crash in the middle of its write).
+        if (i === complete.length - 1 && !text.endsWith('\n')) break;
+        throw new JournalCorrupt(file, i + 1);
+      }
+    }
+    const fd = openSync(file, 'a+', 0o600);
+    const journal = new WriteAheadJournal<E>(file, fd);
+    if (kept !== Buffer.byteLength(text)) journal.rewrite(entries);
+    return { journal, entries };
+  }
+
+  /** Appends one entry; `durable` flushes it (and every entry before it) to disk before returning. */
+  append(entry: E, durable = true): void {
+    writeSync(this.fd, JSON.stringify(entry) + '\n');
+    if (durable) fsyncSync(this.fd);
+  }
+
+  /** Replaces the whole journal with `entries`, atomically (a new file renamed over the old one). */
+  rewrite(entries: readonly E[]): void {
+    const temp = `${this.file}.${process.pid}.tmp`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      if (entries.length) writeSync(fd, entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.file);
+    syncDirectory(this.file);
+    closeSync(this.fd);
+    this.fd = openSync(this.file, 'a+', 0o600);
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/** Writes `text` to `file` atomically and durably (temp file, fsync, rename, fsync of the directory). */
+export function writeFileDurably(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
+  syncDirectory(file);
+}
+
+function syncDirectory(file: string): void {
+  const fd = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
