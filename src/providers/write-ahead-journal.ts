@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** The journal cannot be read back: a line other than the last is not JSON. */
@@ -19,13 +19,26 @@ export class JournalCorrupt extends Error {
 export class WriteAheadJournal<E> {
   private fd: number;
 
-  private constructor(readonly file: string, fd: number) {
+  private constructor(readonly file: string, fd: number, private readonly release: () => void) {
     this.fd = fd;
   }
 
-  /** Opens (or creates) the journal and reads the entries it holds. */
+  /**
+   * Opens (or creates) the journal and reads the entries it holds. One process writes a journal:
+   * `<file>.lock` names it, and another live process holding it makes this throw JournalBusy.
+   */
   static open<E>(file: string): { journal: WriteAheadJournal<E>; entries: E[] } {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const release = claim(`${file}.lock`);
+    try {
+      return WriteAheadJournal.read<E>(file, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  private static read<E>(file: string, release: () => void): { journal: WriteAheadJournal<E>; entries: E[] } {
     let text = '';
     try {
       text = readFileSync(file, 'utf8');
@@ -47,7 +60,7 @@ export class WriteAheadJournal<E> {
       }
     }
     const fd = openSync(file, 'a+', 0o600);
-    const journal = new WriteAheadJournal<E>(file, fd);
+    const journal = new WriteAheadJournal<E>(file, fd, release);
     if (kept !== Buffer.byteLength(text)) journal.rewrite(entries);
     return { journal, entries };
   }
@@ -78,7 +91,44 @@ export class WriteAheadJournal<E> {
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
+    this.release();
   }
+}
+
+/** Another live process writes this journal. */
+export class JournalBusy extends Error {
+  constructor(file: string, readonly pid: number) {
+    super(`${file} is held by process ${pid}: each process needs its own DATA_DIR for the local chains`);
+    this.name = 'JournalBusy';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Claims `lock` for this process (a lock left by a dead process, or by this one, is taken over). */
+function claim(lock: string): () => void {
+  let holder: number | undefined;
+  try {
+    holder = Number(JSON.parse(readFileSync(lock, 'utf8')).pid);
+  } catch {
+    holder = undefined;
+  }
+  if (holder !== undefined && Number.isInteger(holder) && holder !== process.pid && alive(holder)) throw new JournalBusy(lock.replace(/\.lock$/, ''), holder);
+  writeFileSync(lock, JSON.stringify({ pid: process.pid }), { mode: 0o600 });
+  return () => {
+    try {
+      if (Number(JSON.parse(readFileSync(lock, 'utf8')).pid) === process.pid) rmSync(lock, { force: true });
+    } catch {
+      // already gone
+    }
+  };
 }
 
 /** Writes `text` to `file` atomically and durably (temp file, fsync, rename, fsync of the directory). */
