@@ -8,6 +8,8 @@ import { createLocalEvmChain } from '../../src/providers/evm-chain/local/edr.js'
 import { DEV_ACCOUNT_BALANCE, DEV_ACCOUNTS_FILE } from '../../src/providers/evm-chain/local/dev-accounts.js';
 import { EVM_JOURNAL_FILE, type ChainReset } from '../../src/providers/evm-chain/local/journal.js';
 import { chainDefinition } from '../../src/providers/evm-chain/clients.js';
+import { JournalBusy } from '../../src/providers/write-ahead-journal.js';
+import { createHarness } from '../helpers/harness.js';
 import { kill9, startProcess } from './processes/spawn.js';
 
 /** A crash image: the files of DATA_DIR as they are on disk now, copied while the chain runs on. */
@@ -81,6 +83,28 @@ describe('the local EVM chain: write-ahead journal', () => {
     expect(reported.at(-1)?.reason).toMatch(/settings changed \(chainId\)/);
     expect((await fifth.status()).resets).toHaveLength(3);
     await fifth.close();
+  });
+});
+
+describe('the local EVM chain: where its journal lives', () => {
+  it('another live process holding the journal of this DATA_DIR stops the chain from starting', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'evm-wal-'));
+    writeFileSync(join(dataDir, `${EVM_JOURNAL_FILE}.lock`), JSON.stringify({ pid: process.ppid }));
+    await expect(createLocalEvmChain({ chainId: 31337, dataDir })).rejects.toThrow(JournalBusy);
+    await expect(createLocalEvmChain({ chainId: 31337, dataDir })).rejects.toThrow(/each process needs its own DATA_DIR/);
+  });
+
+  it('GET /ready lists the reset and the service logs it', async () => {
+    const h = await createHarness();
+    try {
+      writeFileSync(join(h.dataDir, EVM_JOURNAL_FILE), 'not a journal\n{}\n');
+      const ready = await h.inject({ method: 'GET', url: '/ready' });
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json().checks.evmChain).toMatchObject({ mode: 'local', blockNumber: '0', resets: [{ reason: expect.stringMatching(/corrupt/), lostBlockNumber: 0 }] });
+      expect(h.logs.text()).toContain('the local EVM chain could not be replayed and started empty');
+    } finally {
+      await h.close();
+    }
   });
 });
 
