@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Client, Wallet, type Payment } from 'xrpl';
 import { accountIndex, type AccountRoot } from '../../src/providers/xrpl-ledger/sandbox/view.js';
 import { startStandIn, type StandInServer } from '../../src/providers/xrpl-ledger/sandbox/server.js';
+import { JournalBusy } from '../../src/providers/write-ahead-journal.js';
 import { kill9, startProcess } from './processes/spawn.js';
 
 /** A crash image: the state file and journal as they are on disk now, copied elsewhere while the stand-in runs on. */
@@ -88,6 +89,16 @@ describe('xrpl-ledger stand-in: write-ahead journal', () => {
     } finally {
       await first.stop();
     }
+  });
+});
+
+describe('xrpl-ledger stand-in: one process per state file', () => {
+  it('another live process holding the journal stops the stand-in from starting, before it writes anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xrpl-wal-'));
+    const file = join(dir, 'ledger.json');
+    writeFileSync(`${file}.journal.lock`, JSON.stringify({ pid: process.ppid }));
+    await expect(startStandIn({ closeIntervalMs: 0, stateFile: file })).rejects.toThrow(JournalBusy);
+    expect(existsSync(file)).toBe(false);
   });
 });
 

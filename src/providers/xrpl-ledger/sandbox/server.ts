@@ -171,16 +171,22 @@ function transactionStream(record: TxRecord, header: LedgerHeader) {
  * `compactEvery` journal entries and at a clean stop, and the journal emptied after it.
  */
 function loadState(ledger: StandInLedger, file: string, compactEvery: number): { afterClose(): void; close(): void } {
+  // The journal first: it is this process's claim on both files (JournalBusy if another has them).
+  const { journal, entries } = WriteAheadJournal.open<LedgerJournalEntry>(`${file}.journal`);
   let snapshot: LedgerSnapshot | undefined;
   try {
-    snapshot = JSON.parse(readFileSync(file, 'utf8')) as LedgerSnapshot;
+    try {
+      snapshot = JSON.parse(readFileSync(file, 'utf8')) as LedgerSnapshot;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (snapshot) ledger.restore(snapshot);
+    // A new ledger: its genesis (ledger 1, closed at this start's time) is saved before anything else.
+    else writeFileDurably(file, JSON.stringify(ledger.snapshot()));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    journal.close();
+    throw error;
   }
-  if (snapshot) ledger.restore(snapshot);
-  // A new ledger: its genesis (ledger 1, closed at this start's time) is saved before anything else.
-  else writeFileDurably(file, JSON.stringify(ledger.snapshot()));
-  const { journal, entries } = WriteAheadJournal.open<LedgerJournalEntry>(`${file}.journal`);
   try {
     ledger.replay(entries);
   } catch (error) {
