@@ -83,6 +83,12 @@ describe('the local EVM chain: write-ahead journal', () => {
     expect(reported.at(-1)?.reason).toMatch(/settings changed \(chainId\)/);
     expect((await fifth.status()).resets).toHaveLength(3);
     await fifth.close();
+    // A call the engine refuses at replay (a block time before genesis) is a reset, not a chain that never starts.
+    appendFileSync(file, JSON.stringify({ t: 'call', n: 1, method: 'evm_mine', params: [], timestamp: 1, head: { number: 1, hash: '0x00' } }) + '\n');
+    const sixth = await createLocalEvmChain({ chainId: 1337, dataDir, onReset: (r) => reported.push(r) });
+    expect(reported.at(-1)).toMatchObject({ reason: expect.stringMatching(/does not replay/), lostBlockNumber: 1 });
+    expect((await sixth.status()).resets).toHaveLength(4);
+    await sixth.close();
   });
 });
 

@@ -183,11 +183,8 @@ async function openDurableChain(file: string, settings: ChainSettings, funded: r
         await realignTime(request);
         return { provider, journal: new ChainJournal(opened.journal, calls.at(-1)?.n ?? 0), resets: previous.resets };
       } catch (error) {
-        if (!(error instanceof ReplayMismatch)) {
-          opened.journal.close();
-          throw error;
-        }
-        reason = `the journal does not replay: ${error.message}`;
+        // A call the engine refuses now (or a malformed entry) is as unreplayable as a different head.
+        reason = `the journal does not replay: ${(error as Error).message}`;
       }
     }
   }
