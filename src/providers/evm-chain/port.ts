@@ -1,4 +1,4 @@
-import type { Account, Chain, PrivateKeyAccount, PublicClient, Transport, WalletClient } from 'viem';
+import type { Account, Chain, EIP1193RequestFn, PrivateKeyAccount, PublicClient, Transport, WalletClient } from 'viem';
 
 /** What GET /ready reports about the chain. */
 export interface EvmChainStatus {
@@ -31,6 +31,11 @@ export interface EvmChainPort {
    * only to DATA_DIR/evm-dev-accounts.json (mode 0600), never logged or answered.
    */
   readonly devAccounts: readonly PrivateKeyAccount[];
+  /**
+   * The local chain only: its JSON-RPC request function, journaled as the clients' own (a call
+   * that changes the chain is durable before it is answered). The local RPC listener serves it.
+   */
+  readonly localRequest?: EIP1193RequestFn;
   /** Checks the chain answers with the configured chain id; throws EvmChainUnavailable otherwise. */
   status(): Promise<EvmChainStatus>;
   close(): Promise<void>;

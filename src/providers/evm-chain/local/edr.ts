@@ -133,11 +133,13 @@ export async function createLocalEvmChain(options: {
   if (opened.reset) options.onReset?.(opened.reset);
   const chain = chainDefinition(options.chainId, 'Bastion local chain');
   // retryCount 0: an in-process call that failed fails the same way again.
-  const transport = custom({ request: opened.journal.wrap(eip1193(opened.provider)) }, { retryCount: 0 });
+  const request = opened.journal.wrap(eip1193(opened.provider));
+  const transport = custom({ request }, { retryCount: 0 });
   const port = portOver({ mode: 'local', chain, transport, devAccounts, close: async () => opened.journal.close() });
   const resets = opened.resets;
   return {
     ...port,
+    localRequest: request,
     async status(): Promise<EvmChainStatus> {
       const status = await port.status();
       return resets.length ? { ...status, resets } : status;

@@ -56,6 +56,8 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
     });
   });
   const wss = new WebSocketServer({ server: http, maxPayload: 1024 * 1024 });
+  // The HTTP server's errors (a port in use) are re-emitted here; the start below reports them.
+  wss.on('error', () => undefined);
   const subscribers = new Map<WebSocket, Subscriber>();
 
   wss.on('connection', (socket) => {
@@ -84,10 +86,16 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
     }
   });
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    // The port is taken: give the state files back, so a start on another port can claim them.
+    persist?.close();
+    throw error;
+  }
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   const interval = options.closeIntervalMs ?? 1000;
