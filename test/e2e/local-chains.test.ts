@@ -2,10 +2,12 @@ import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, defineChain, http, parseEther, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseEther, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { Client, Wallet } from 'xrpl';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { compileWallets } from '../wallets/contracts.js';
+import { signIn } from '../wallets/siwe.js';
 
 /**
  * The local chains as an integrator reaches them: the URLs GET /ready names, the unmodified
@@ -45,6 +47,19 @@ describe('local chains', () => {
     expect(await (await services.evmChain()).publicClient.getBalance({ address: to })).toBe(parseEther('1.5'));
     // The transfer was journaled before it was answered.
     expect(readFileSync(join(h.dataDir, 'evm-local-chain.journal'), 'utf8')).toContain('"method":"eth_sendRawTransaction"');
+  });
+
+  it('an EIP-1271 wallet deployed through the JSON-RPC URL registers with POST /evm-eoas', async () => {
+    const chain = defineChain({ id: 31337, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [ready.checks.evmChain.rpcUrl] } } });
+    const devKey = (JSON.parse(readFileSync(join(h.dataDir, 'evm-dev-accounts.json'), 'utf8')) as { accounts: Array<{ privateKey: Hex }> }).accounts[1]!.privateKey;
+    const { wallet: compiled } = compileWallets();
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const hash = await createWalletClient({ account: privateKeyToAccount(devKey), chain, transport: http() }).deployContract({ abi: compiled.abi, bytecode: compiled.bytecode, args: [owner.address] });
+    const contract = getAddress((await createPublicClient({ chain, transport: http() }).waitForTransactionReceipt({ hash })).contractAddress!);
+    const userId = await h.createUser();
+    const res = await signIn(h, await h.tokenFor(userId), owner, { address: contract });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ userId, address: contract, details: { signer: 'contract' } });
   });
 
   it('answers standard JSON-RPC: batches, net_ and web3_ methods, errors with their codes', async () => {
