@@ -87,6 +87,11 @@ describe('local chains', () => {
     const parse = await fetch(ready.checks.evmChain.rpcUrl, { method: 'POST', body: '{not json' });
     expect(((await parse.json()) as { error: { code: number } }).error.code).toBe(-32700);
     expect((await fetch(ready.checks.evmChain.rpcUrl)).status).toBe(405);
+    // A notification (no id) runs and is not answered.
+    const notified = await fetch(ready.checks.evmChain.rpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] }) });
+    expect(notified.status).toBe(204);
+    const mixed = await fetch(ready.checks.evmChain.rpcUrl, { method: 'POST', body: JSON.stringify([{ jsonrpc: '2.0', method: 'eth_chainId' }, { jsonrpc: '2.0', id: 'a', method: 'eth_chainId' }]) });
+    expect(await mixed.json()).toEqual([{ jsonrpc: '2.0', id: 'a', result: '0x7a69' }]);
   });
 
   it('the xrpl Client over the WebSocket URL: the faucet funds a new account and its balance reads back', async () => {

@@ -75,14 +75,20 @@ export async function startEvmRpcServer(options: { request: EIP1193RequestFn; ho
     } catch {
       return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
+    // A valid request without an `id` is a notification: it runs, and is not answered.
+    const notification = (message: unknown) => Boolean(message) && typeof message === 'object' && !Array.isArray(message) && !('id' in (message as object)) && (message as JsonRpcRequest).jsonrpc === '2.0' && typeof (message as JsonRpcRequest).method === 'string';
     if (Array.isArray(body)) {
       if (body.length === 0) return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
       // In order: a batch's transactions are applied (and journaled) as listed.
       const answers: unknown[] = [];
-      for (const message of body) answers.push(await call(message));
-      return reply(200, answers);
+      for (const message of body) {
+        const answer = await call(message);
+        if (!notification(message)) answers.push(answer);
+      }
+      return answers.length ? reply(200, answers) : reply(204);
     }
-    return reply(200, await call(body));
+    const answer = await call(body);
+    return notification(body) ? reply(204) : reply(200, answer);
   };
 
   const server = createServer((req, res) => {
