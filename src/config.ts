@@ -42,6 +42,13 @@ export interface Config {
    * checked against the node); otherwise a local in-process chain (EDR) with this chain id.
    */
   evm: { rpcUrl: string | undefined; chainId: number };
+  /**
+   * Where the local chains listen, while sandboxes are on and no EVM_RPC_URL / XRPL_URL is set:
+   * the local EVM chain's JSON-RPC (EVM_LOCAL_RPC_PORT, default 8545, `off`: not served) and the
+   * XRPL stand-in's WebSocket and faucet (XRPL_LOCAL_PORT, default 6006), both on
+   * LOCAL_CHAINS_HOST (default 127.0.0.1). Port 0: a random free port (tests).
+   */
+  localChains: { host: string; evmRpcPort: number | undefined; xrplPort: number };
   /** XRPL_URL: rippled WebSocket (ws:/wss:); undefined = the in-process ledger stand-in. */
   xrplUrl: string | undefined;
   /** XRPL_FAUCET_URL: a test network's faucet (POST {destination, xrpAmount}); the stand-in has its own. */
@@ -177,11 +184,12 @@ export function loadConfig(env: Env = process.env): Config {
   const xrplFaucetRaw = optional(env, 'XRPL_FAUCET_URL');
   const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
 
+  const localChains = parseLocalChains(env);
   const eventsAllowPrivateUrls = onOff(env, 'EVENTS_ALLOW_PRIVATE_URLS', false);
   const xrplTestSigning = onOff(env, 'XRPL_TEST_SIGNING', sandboxes && !production);
   if (production && xrplTestSigning) throw new ConfigError('XRPL_TEST_SIGNING', 'is a testing aid and cannot be on in production');
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, tokenIssuer, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, tokenIssuer, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, localChains, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -198,6 +206,24 @@ export function servedSandboxes(config: Pick<Config, 'idvSandbox' | 'sandboxes' 
     ...(config.sandboxes ? ['business-profile-a', 'bank-link', 'custody-a', 'custody-b'] : []),
     ...(config.sandboxes && !config.xrplUrl ? ['xrpl-ledger'] : []),
   ];
+}
+
+/** EVM_LOCAL_RPC_PORT (a port, 0 or `off`), XRPL_LOCAL_PORT (a port or 0), LOCAL_CHAINS_HOST. */
+function parseLocalChains(env: Env): Config['localChains'] {
+  const port = (name: string, fallback: number): number => {
+    const text = optional(env, name) ?? String(fallback);
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value > 65535) throw new ConfigError(name, 'must be a port (0 to 65535; 0: a random free port)' + (name === 'EVM_LOCAL_RPC_PORT' ? ' or off' : ''));
+    return value;
+  };
+  const evmRaw = optional(env, 'EVM_LOCAL_RPC_PORT')?.toLowerCase();
+  const host = optional(env, 'LOCAL_CHAINS_HOST') ?? '127.0.0.1';
+  if (/\s/.test(host) || host === '') throw new ConfigError('LOCAL_CHAINS_HOST', 'must be a host name or address');
+  return {
+    host,
+    evmRpcPort: evmRaw === 'off' ? undefined : port('EVM_LOCAL_RPC_PORT', 8545),
+    xrplPort: port('XRPL_LOCAL_PORT', 6006),
+  };
 }
 
 /** EVM_RPC_URL (http/https) needs EVM_CHAIN_ID; without a URL the local chain uses EVM_CHAIN_ID or 31337. */

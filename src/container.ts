@@ -100,6 +100,10 @@ export async function createContainer(options: ContainerOptions) {
       verifyApiKey: (tenantId: string, raw: string) => tenantsService.verifyApiKey(tenantId, raw),
       verifyAccessToken: (token: string) => sessions.verifyAccessToken(token),
     },
+    /** Opens the modules' own listeners (the local chains), in order; before the app listens. */
+    async listen(): Promise<void> {
+      for (const module of modules) await module.listen?.();
+    },
     /** Starts the background work of the platform and every module (after listen). */
     start(): void {
       base.start();

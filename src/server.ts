@@ -37,6 +37,9 @@ export async function runService(
   // The operator CLI runs its commands here while the service holds the embedded database;
   // opened before listening, so a service that says it listens also takes CLI commands.
   const closeControl = config.databaseUrl ? async () => undefined : await startControlSocket(config.dataDir, container, logger);
+  // The local chains' ports (EVM_LOCAL_RPC_PORT, XRPL_LOCAL_PORT) first: one in use stops the
+  // start (main.ts prints the error naming the variable and exits), as a taken PORT does.
+  await container.listen();
   await app.listen({ port: config.port, host: config.host });
   const sandboxes = servedSandboxes(config);
   if (sandboxes.length > 0 && config.production) {

@@ -10,6 +10,22 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 describe('XRPL custody wallets at custody-a', () => {
+  it('a new vault XRPL wallet is activated from the faucet on the sandbox and can send XRP at once', async () => {
+    const userId = await h.createUser();
+    const vault = await createVault(h, userId, { xrplWallet: true });
+    const xrpl = vault.wallets.find((w) => w.chain === 'xrpl')!;
+    const ledger = xrplLedger(h);
+    expect((await ledger.accountInfo(xrpl.address))?.balanceDrops).toBe('10000000');
+    const destination = Wallet.generate().classicAddress;
+    const base = `/custody-a/vaults/${vault.id}/wallets/${xrpl.walletId}`;
+    const sent = await h.inject({ method: 'POST', url: `${base}/transactions/transfer`, headers: { ...h.keyHeaders(), 'idempotency-key': 'xrp-activated' }, payload: { destinationAddress: destination, symbol: 'XRP', qty: '5' } });
+    expect(sent.statusCode, sent.body).toBe(201);
+    await drain(h);
+    const read = await h.inject({ method: 'GET', url: `${base}/transactions/${sent.json().transactionId}`, headers: h.keyHeaders() });
+    expect(read.json()).toMatchObject({ status: 'CONFIRMED', symbol: 'XRP', qty: '5' });
+    expect((await ledger.accountInfo(destination))?.balanceDrops).toBe('5000000');
+  });
+
   it('sends XRP as a Payment on the ledger, and accountSet issues an AccountSet', async () => {
     const userId = await h.createUser();
     const vault = await createVault(h, userId, { xrplWallet: true });

@@ -96,6 +96,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     PUBLIC_BASE_URL: 'http://bastion.test',
     // One master key for every test: on PostgreSQL all harnesses share the data keys.
     MASTER_KEY: TEST_MASTER_KEY,
+    // Many harnesses run at once: the local chains never take the fixed 8545/6006 of `npm start`.
+    EVM_LOCAL_RPC_PORT: '0',
+    XRPL_LOCAL_PORT: '0',
     ...options.env,
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30, image: migratedImage() });

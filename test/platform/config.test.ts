@@ -9,6 +9,15 @@ describe('config', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', '::1']);
   });
 
+  it('local chains: JSON-RPC on 127.0.0.1:8545 and the XRPL stand-in on 6006 by default; 0 is a random port, off turns the JSON-RPC off', () => {
+    expect(loadConfig({}).localChains).toEqual({ host: '127.0.0.1', evmRpcPort: 8545, xrplPort: 6006 });
+    expect(loadConfig({ EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0', LOCAL_CHAINS_HOST: '0.0.0.0' }).localChains).toEqual({ host: '0.0.0.0', evmRpcPort: 0, xrplPort: 0 });
+    expect(loadConfig({ EVM_LOCAL_RPC_PORT: 'OFF' }).localChains.evmRpcPort).toBeUndefined();
+    for (const [variable, value] of [['EVM_LOCAL_RPC_PORT', '65536'], ['EVM_LOCAL_RPC_PORT', 'on'], ['XRPL_LOCAL_PORT', 'off'], ['XRPL_LOCAL_PORT', '-1'], ['LOCAL_CHAINS_HOST', 'a b']] as const) {
+      expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+    }
+  });
+
   it('has working defaults', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, logLevel: 'info', publicBaseUrl: 'http://localhost:3000' });

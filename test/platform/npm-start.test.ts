@@ -27,7 +27,7 @@ describe('npm start', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-npm-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     const npm = spawn('npm', ['start'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -8,11 +8,11 @@ import type { ChallengeDto } from '../../src/modules/wallets/schemas.js';
 import { messageFor } from './siwe.js';
 
 describe('the service with no configuration', () => {
-  it('starts its local chain and registers an EOA over HTTP; the dev keys stay in their 0600 file', async () => {
+  it('starts its local chain, serves its JSON-RPC and the XRPL stand-in on the URLs /ready and the start log name, and registers an EOA over HTTP; the dev keys stay in their 0600 file', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-evm-proc-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -28,7 +28,14 @@ describe('the service with no configuration', () => {
       }
       const ready = await fetch(`${base}/ready`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toMatchObject({ checks: { evmChain: { mode: 'local', chainId: 31337 } } });
+      const checks = ((await ready.json()) as { checks: { evmChain: { rpcUrl: string }; xrplLedger: { url: string } } }).checks;
+      expect(checks).toMatchObject({ evmChain: { mode: 'local', chainId: 31337, rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }, xrplLedger: { mode: 'stand-in', url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+$/) } });
+      // The start log names both URLs, before the service says it listens.
+      const logged = output.indexOf(`"evmRpcUrl":"${checks.evmChain.rpcUrl}","xrplUrl":"${checks.xrplLedger.url}"`);
+      expect(logged).toBeGreaterThan(-1);
+      expect(logged).toBeLessThan(output.indexOf('Server listening'));
+      const chainId = await fetch(checks.evmChain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      expect(await chainId.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
 
       const demo = JSON.parse(readFileSync(join(dataDir, 'demo-tenant.json'), 'utf8')) as { tenantId: string; apiKey: string };
       const key = { 'x-tenant-id': demo.tenantId, 'x-api-key': demo.apiKey, 'content-type': 'application/json' };

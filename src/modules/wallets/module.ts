@@ -1,5 +1,6 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createEvmChain } from '../../providers/evm-chain/select.js';
+import { startEvmRpcServer, type EvmRpcServer } from '../../providers/evm-chain/local/rpc-server.js';
 import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import { createXrplLedger, type XrplLedger } from '../../providers/xrpl-ledger/index.js';
 import type { AuditService } from '../audit/service.js';
@@ -8,6 +9,8 @@ import { createEvmEoaService, type EvmEoaService } from './evm-eoas.js';
 import { createWalletsRepo } from './repo.js';
 import { evmEoaRoutes } from './routes.js';
 import { createWalletsService, type WalletsService } from './service.js';
+import { join } from 'node:path';
+import { DEV_ACCOUNTS_FILE } from '../../providers/evm-chain/local/dev-accounts.js';
 import type { StandInServerOptions } from '../../providers/xrpl-ledger/sandbox/server.js';
 import { xrplNetworkOf } from './xrpl-common.js';
 import { createXrplChallenges } from './xrpl-challenges.js';
@@ -39,8 +42,8 @@ export interface WalletsServices {
    */
   evmChain: () => Promise<EvmChainPort>;
   /**
-   * The XRPL ledger (XRPL_URL, else the in-process stand-in when sandboxes are on, started at
-   * the first call; else a ledger that refuses every call).
+   * The XRPL ledger (XRPL_URL, else the in-process stand-in when sandboxes are on, started by
+   * listen() on XRPL_LOCAL_PORT, or at the first call; else a ledger that refuses every call).
    */
   xrplLedger: XrplLedger;
   /** The XRPL network name wallets are registered under: `local` on the stand-in, else the ledger's (mainnet, testnet...). */
@@ -62,7 +65,13 @@ export function createWalletsModule(
   const evmChain =
     deps.evmChain ??
     (() => {
-      started ??= createEvmChain(config).catch((error: unknown) => {
+      started ??= createEvmChain(config, {
+        onLocalReset: (reset) =>
+          platform.logger.error(
+            { reset },
+            'the local EVM chain could not be replayed and started empty: records confirmed before this start may name hashes it does not have (see GET /ready)',
+          ),
+      }).catch((error: unknown) => {
         started = undefined;
         throw error;
       });
@@ -75,8 +84,10 @@ export function createWalletsModule(
       xrplFaucetUrl: config.xrplFaucetUrl,
       sandboxes: config.sandboxes,
       dataDir: config.dataDir,
-      ...(xrplOptions.standIn ? { standIn: xrplOptions.standIn } : {}),
+      standIn: { host: config.localChains.host, port: config.localChains.xrplPort, ...xrplOptions.standIn },
     });
+  /** The local EVM chain's JSON-RPC listener, once listen() opened it. */
+  let evmRpc: EvmRpcServer | undefined;
   const repo = createWalletsRepo(db);
   const wallets = createWalletsService({ repo, tx, clock, secrets, users: deps.users, audit: deps.audit, primaryEvmChainId: config.evm.chainId });
   const eoas = createEvmEoaService({
@@ -118,6 +129,26 @@ export function createWalletsModule(
         xrplRoutes(scope, { secure: xrplSecureAccounts, noncustodial: xrplNonCustodial });
       },
     },
+    async listen() {
+      // The local chains are sandboxes: served only while sandboxes are on, and not over a configured node.
+      if (!config.sandboxes) return;
+      const urls: Record<string, string> = {};
+      if (!config.evm.rpcUrl && config.localChains.evmRpcPort !== undefined) {
+        const chain = await evmChain();
+        if (chain.localRequest) {
+          evmRpc = await startEvmRpcServer({ request: chain.localRequest, host: config.localChains.host, port: config.localChains.evmRpcPort });
+          urls.evmRpcUrl = evmRpc.url;
+        }
+      }
+      const standIn = config.xrplUrl ? undefined : await xrplLedger.standIn();
+      if (standIn) Object.assign(urls, { xrplUrl: standIn.url, xrplFaucetUrl: standIn.faucetUrl });
+      if (Object.keys(urls).length > 0) {
+        platform.logger.info(
+          { ...urls, evmDevAccounts: evmRpc ? join(config.dataDir, DEV_ACCOUNTS_FILE) : undefined },
+          'local chains are served (sandboxes): connect viem, ethers, cast or a wallet to evmRpcUrl, the xrpl Client to xrplUrl; fund with a dev account or the faucet (README, Local chains)',
+        );
+      }
+    },
     start() {
       evmChain().catch((error: unknown) => platform.logger.error({ err: error }, 'the EVM chain did not start'));
       // Transactions in flight that no request waits for (any more), including those a previous
@@ -126,14 +157,21 @@ export function createWalletsModule(
     },
     async ready() {
       const chain = await evmChain();
+      const standIn = config.xrplUrl || !config.sandboxes ? undefined : await xrplLedger.standIn();
       return {
-        evmChain: await chain.status(),
-        // The stand-in starts at its first use; a configured rippled must answer.
-        xrplLedger: config.xrplUrl ? { mode: 'rippled', validatedLedgerIndex: (await xrplLedger.serverInfo()).validatedLedgerIndex } : { mode: config.sandboxes ? 'stand-in' : 'none' },
+        evmChain: { ...(await chain.status()), ...(evmRpc ? { rpcUrl: evmRpc.url } : {}) },
+        // A configured rippled must answer; the stand-in (started with the service) names its URLs.
+        xrplLedger: config.xrplUrl
+          ? { mode: 'rippled', validatedLedgerIndex: (await xrplLedger.serverInfo()).validatedLedgerIndex }
+          : standIn
+            ? { mode: 'stand-in', url: standIn.url, faucetUrl: standIn.faucetUrl, validatedLedgerIndex: standIn.ledger.validatedHeader.ledger_index }
+            : { mode: 'none' },
       };
     },
     async stop() {
       await follower?.stop();
+      await evmRpc?.stop();
+      evmRpc = undefined;
       if (!deps.xrplLedger) await xrplLedger.close();
       if (started) await (await started.catch(() => undefined))?.close();
     },

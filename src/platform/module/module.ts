@@ -49,6 +49,11 @@ export interface BastionModule<S extends object = object> {
   name: string;
   services: S;
   routes?: ModuleRoutes;
+  /**
+   * Opens what the module serves on its own ports (the local chains): awaited before the app
+   * listens; a failure stops the start. Tests' harness does not call it.
+   */
+  listen?: () => Promise<void>;
   /** Background work started once the service listens (workers, pollers). */
   start?: () => void;
   /**

@@ -1,4 +1,4 @@
-import type { Account, Chain, PrivateKeyAccount, PublicClient, Transport, WalletClient } from 'viem';
+import type { Account, Chain, EIP1193RequestFn, PrivateKeyAccount, PublicClient, Transport, WalletClient } from 'viem';
 
 /** What GET /ready reports about the chain. */
 export interface EvmChainStatus {
@@ -6,6 +6,11 @@ export interface EvmChainStatus {
   mode: 'local' | 'rpc';
   chainId: number;
   blockNumber: string;
+  /**
+   * The local chain only, when its journal could not be replayed at some start: the chain began
+   * empty again then, and records confirmed before `at` may name hashes this chain does not have.
+   */
+  resets?: Array<{ at: string; reason: string; lostBlockNumber: number; movedTo?: string }>;
 }
 
 /**
@@ -26,6 +31,11 @@ export interface EvmChainPort {
    * only to DATA_DIR/evm-dev-accounts.json (mode 0600), never logged or answered.
    */
   readonly devAccounts: readonly PrivateKeyAccount[];
+  /**
+   * The local chain only: its JSON-RPC request function, journaled as the clients' own (a call
+   * that changes the chain is durable before it is answered). The local RPC listener serves it.
+   */
+  readonly localRequest?: EIP1193RequestFn;
   /** Checks the chain answers with the configured chain id; throws EvmChainUnavailable otherwise. */
   status(): Promise<EvmChainStatus>;
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { SubmittableTransaction } from 'xrpl';
 import { XrplLedgerError, type XrplLedgerPort } from './port.js';
 import { RippledLedger } from './rippled.js';
+import { LocalListenerError } from '../local-listener-error.js';
 import { startStandIn, type StandInServer, type StandInServerOptions } from './sandbox/server.js';
 
 export type { XrplLedgerPort } from './port.js';
@@ -26,8 +27,8 @@ export type XrplLedger = XrplLedgerPort & {
 
 /**
  * The XRPL ledger port: the `xrpl` Client adapter against XRPL_URL, or, when XRPL_URL is unset,
- * against the local stand-in, started on loopback at the first call (so a container that never
- * touches XRPL opens no socket). `close` also stops the stand-in.
+ * against the local stand-in (on `standIn.host`/`standIn.port`, loopback by default), started by
+ * `standIn()` (the service calls it at start) or else at the first call. `close` also stops it.
  */
 export function createXrplLedger(config: XrplLedgerConfig): XrplLedger {
   if (config.xrplUrl) {
@@ -37,10 +38,18 @@ export function createXrplLedger(config: XrplLedgerConfig): XrplLedger {
   if (config.sandboxes === false) return noLedger();
   let started: Promise<{ server: StandInServer; adapter: RippledLedger }> | undefined;
   const start = () =>
-    (started ??= startStandIn({ ...(config.dataDir ? { stateFile: join(config.dataDir, 'xrpl-standin.json') } : {}), ...config.standIn }).then((server) => ({
-      server,
-      adapter: new RippledLedger({ url: server.url, faucetUrl: server.faucetUrl, isSandbox: true, pollIntervalMs: 100 }),
-    })));
+    (started ??= startStandIn({ ...(config.dataDir ? { stateFile: join(config.dataDir, 'xrpl-standin.json') } : {}), ...config.standIn }).then(
+      (server) => ({
+        server,
+        adapter: new RippledLedger({ url: server.url, faucetUrl: server.faucetUrl, isSandbox: true, pollIntervalMs: 100 }),
+      }),
+      (error: NodeJS.ErrnoException) => {
+        started = undefined;
+        // The port is configured (XRPL_LOCAL_PORT): say which variable to change.
+        if (error.syscall === 'listen') throw new LocalListenerError('XRPL_LOCAL_PORT', config.standIn?.host ?? '127.0.0.1', config.standIn?.port ?? 0, error);
+        throw error;
+      },
+    ));
   const use = async () => (await start()).adapter;
   return {
     get url() {

@@ -6,6 +6,7 @@ import { parseEvmAddress } from '../../../../platform/crypto/evm-address.js';
 import {
   ACCESS_KEY_HEADER, newEd25519KeyPair, REQUEST_WINDOW_SECONDS, SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER, verifyRequest, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
 } from '../signing.js';
+import { XrplLedgerError, type XrplLedgerPort } from '../../../xrpl-ledger/port.js';
 import { newXrplWallet } from './chains.js';
 import { SANDBOX_PREFIX, SandboxError, transactionDto, transferDto, walletDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import { createExecutor } from './executor.js';
@@ -18,6 +19,21 @@ type Json = Record<string, unknown>;
 const CLIENT_KEY_CONTEXT = (apiKey: string) => `custody-a-sandbox:client:${apiKey}`;
 const QUESTIONNAIRE_CONTEXT = (transferId: string) => `custody-a-sandbox:questionnaire:${transferId}`;
 const DECIMAL_RE = /^(0|[1-9]\d{0,17})(\.\d{1,18})?$/;
+
+/**
+ * A new XRPL wallet is activated as a custodian's testnet wallet is: funded from the ledger's
+ * faucet (the stand-in's, or XRPL_FAUCET_URL) with the base reserve and enough to pay fees and
+ * try a transfer. A ledger with no faucet leaves it to a payment; a faucet that fails is a 503.
+ */
+export const XRPL_ACTIVATION_XRP = '10';
+async function activateXrplAccount(ledger: XrplLedgerPort, address: string): Promise<void> {
+  try {
+    await ledger.fundAccount(address, XRPL_ACTIVATION_XRP);
+  } catch (error) {
+    if (error instanceof XrplLedgerError && error.kind === 'faucet_unavailable') return;
+    throw new SandboxError(503, 'LEDGER_UNAVAILABLE', `the XRPL wallet could not be activated: ${(error as Error).message}`);
+  }
+}
 
 const bad = (message: string) => new SandboxError(400, 'INVALID_REQUEST', message);
 const notFound = (what: string) => new SandboxError(404, 'NOT_FOUND', `${what} not found`);
@@ -109,6 +125,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
         key = w.seed;
         address = w.address;
         network = await options.chains.xrplNetwork();
+        await activateXrplAccount(options.chains.xrplLedger, address);
       }
       const now = clock.now();
       const row: SandboxWalletRow = {
