@@ -45,7 +45,7 @@ export function createSandboxStore(db: DbOrTx) {
     },
 
     /** Inserts unless the client used the externalId before; answers the row either way. */
-    async insertTransaction(row: SandboxTransactionRow): Promise<{ row: SandboxTransactionRow; created: boolean }> {
+    async insertTransaction(row: typeof custodyASandboxTransactions.$inferInsert): Promise<{ row: SandboxTransactionRow; created: boolean }> {
       const inserted = await db.insert(custodyASandboxTransactions).values(row).onConflictDoNothing().returning();
       if (inserted[0]) return { row: inserted[0], created: true };
       const existing = first(
@@ -64,7 +64,7 @@ export function createSandboxStore(db: DbOrTx) {
       return row!;
     },
 
-    async insertTransfer(row: SandboxTransferRow): Promise<{ row: SandboxTransferRow; created: boolean }> {
+    async insertTransfer(row: typeof custodyASandboxTransfers.$inferInsert): Promise<{ row: SandboxTransferRow; created: boolean }> {
       const inserted = await db.insert(custodyASandboxTransfers).values(row).onConflictDoNothing().returning();
       if (inserted[0]) return { row: inserted[0], created: true };
       const existing = first(
