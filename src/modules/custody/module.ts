@@ -34,7 +34,7 @@ export function createCustodyModule(
   const { wallets, evmChain, xrplLedger, xrplNetwork } = deps.wallets;
   const repo = createCustodyRepo(db);
   const custodyASandbox = createCustodyASandbox({
-    db, secrets, clock, logger, background, publicBaseUrl: () => platform.publicBaseUrl(),
+    db, secrets, clock, logger, background, inFlight: platform.inFlight, publicBaseUrl: () => platform.publicBaseUrl(),
     chains: { evmChain, xrplLedger, xrplNetwork },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });

@@ -1,8 +1,8 @@
-import { erc20Abi, getAddress, parseEther, parseUnits, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseEther, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, xrpToDrops, type AccountSet, type Payment, type SubmittableTransaction } from 'xrpl';
 import type { EvmChainPort } from '../../../evm-chain/port.js';
-import type { XrplLedgerPort } from '../../../xrpl-ledger/port.js';
+import { XrplLedgerError, type XrplLedgerPort } from '../../../xrpl-ledger/port.js';
 
 /** The chains the sandbox moves value on: the local EVM chain and the XRPL stand-in (or what the service is configured with). */
 export interface SandboxChains {
@@ -15,45 +15,77 @@ export interface SandboxChains {
 /** A refusal before anything is signed: the transaction is REJECTED. */
 export class Refused extends Error {}
 
-export type Outcome = 'CONFIRMED' | 'FAILED' | 'PENDING';
+/** EXPIRED: an XRPL transaction whose LastLedgerSequence a validated ledger has passed without it (it can never apply). */
+export type Outcome = 'CONFIRMED' | 'FAILED' | 'PENDING' | 'EXPIRED';
 
-/** Sends ETH (no contract) or an ERC-20 `transfer`, signed with the wallet's key; answers the hash. */
-export async function sendEvm(chains: SandboxChains, privateKey: Hex, input: { to: string; qty: string; contract?: string | null; symbol?: string }): Promise<Hex> {
+/**
+ * Prepares and signs ETH (no contract) or an ERC-20 `transfer` with the wallet's key (nonce,
+ * gas and fees from the chain), without sending it: answers the raw transaction and its hash.
+ */
+export async function signEvm(chains: SandboxChains, privateKey: Hex, input: { to: string; qty: string; contract?: string | null; symbol?: string }): Promise<{ raw: Hex; hash: Hex }> {
   const chain = await chains.evmChain();
   const account = privateKeyToAccount(privateKey);
   const client = chain.walletClient(account);
   const to = getAddress(input.to);
+  let request: { to: `0x${string}`; value?: bigint; data?: Hex };
   if (!input.contract) {
     const value = parseEther(input.qty);
     const balance = await chain.publicClient.getBalance({ address: account.address });
     if (balance < value) throw new Refused('insufficient balance');
-    return client.sendTransaction({ to, value, account, chain: chain.chain });
+    request = { to, value };
+  } else {
+    const contract = getAddress(input.contract);
+    let decimals: number;
+    let symbol: string;
+    try {
+      [decimals, symbol] = await Promise.all([
+        chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'decimals' }),
+        chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'symbol' }),
+      ]);
+    } catch {
+      throw new Refused('contract is not an ERC-20 token');
+    }
+    // The symbol names the asset the caller means; a different token at that address is refused.
+    if (input.symbol !== undefined && input.symbol !== symbol) throw new Refused(`the token at ${contract} is ${symbol}, not ${input.symbol}`);
+    if ((input.qty.split('.')[1] ?? '').length > decimals) throw new Refused(`qty has more than ${decimals} decimals`);
+    const amount = parseUnits(input.qty, decimals);
+    const balance = await chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
+    if (balance < amount) throw new Refused('insufficient token balance');
+    request = { to: contract, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
   }
-  const contract = getAddress(input.contract);
-  let decimals: number;
-  let symbol: string;
+  const prepared = await client.prepareTransactionRequest({ ...request, account, chain: chain.chain, nonceManager: undefined });
+  const raw = await account.signTransaction(prepared as Parameters<typeof account.signTransaction>[0]);
+  return { raw, hash: keccak256(raw) };
+}
+
+/**
+ * Sends a stored signed EVM transaction: `sent` when the chain has it (now, or already: a
+ * resend of the same bytes), `replaced` when its nonce went to another transaction (it can
+ * never be mined: sign again), `retry` when the chain did not take it for another reason.
+ */
+export async function broadcastEvm(chains: SandboxChains, raw: Hex, hash: Hex): Promise<'sent' | 'replaced' | { retry: string }> {
+  const chain = await chains.evmChain();
   try {
-    [decimals, symbol] = await Promise.all([
-      chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'decimals' }),
-      chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'symbol' }),
-    ]);
-  } catch {
-    throw new Refused('contract is not an ERC-20 token');
+    await chain.publicClient.sendRawTransaction({ serializedTransaction: raw });
+    return 'sent';
+  } catch (error) {
+    const known = await chain.publicClient.getTransaction({ hash }).then(
+      () => true,
+      () => false,
+    );
+    if (known) return 'sent';
+    const message = error instanceof Error ? ((error as { details?: string }).details ?? error.message) : String(error);
+    if (/already known/i.test(message)) return 'sent';
+    if (/nonce too low|nonce.*(lower|used)/i.test(message)) return 'replaced';
+    return { retry: message.split('\n')[0]! };
   }
-  // The symbol names the asset the caller means; a different token at that address is refused.
-  if (input.symbol !== undefined && input.symbol !== symbol) throw new Refused(`the token at ${contract} is ${symbol}, not ${input.symbol}`);
-  if ((input.qty.split('.')[1] ?? '').length > decimals) throw new Refused(`qty has more than ${decimals} decimals`);
-  const amount = parseUnits(input.qty, decimals);
-  const balance = await chain.publicClient.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
-  if (balance < amount) throw new Refused('insufficient token balance');
-  return client.writeContract({ address: contract, abi: erc20Abi, functionName: 'transfer', args: [to, amount], account, chain: chain.chain });
 }
 
 export async function confirmEvm(chains: SandboxChains, hash: Hex, wait: boolean): Promise<Outcome> {
   const chain = await chains.evmChain();
   try {
     const receipt = wait
-      ? await chain.publicClient.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
+      ? await chain.publicClient.waitForTransactionReceipt({ hash, timeout: 3_000, pollingInterval: 100 })
       : await chain.publicClient.getTransactionReceipt({ hash });
     return receipt.status === 'success' ? 'CONFIRMED' : 'FAILED';
   } catch {
@@ -61,22 +93,43 @@ export async function confirmEvm(chains: SandboxChains, hash: Hex, wait: boolean
   }
 }
 
-/** Signs and submits an XRPL transaction from the wallet's seed; answers its hash and LastLedgerSequence. */
-export async function sendXrpl(
+/** Autofills and signs an XRPL transaction from the wallet's seed, without sending it: the blob, its hash and LastLedgerSequence. */
+export async function signXrpl(
   chains: SandboxChains,
   seed: string,
   build: (account: string) => Payment | AccountSet,
   sequence?: number,
-): Promise<{ hash: string; lastLedgerSequence: number }> {
+): Promise<{ blob: string; hash: string; lastLedgerSequence: number }> {
   const wallet = Wallet.fromSeed(seed);
   const tx: SubmittableTransaction = build(wallet.classicAddress);
   if (sequence !== undefined) tx.Sequence = sequence;
   const filled = await chains.xrplLedger.autofill(tx);
   if (sequence !== undefined) filled.Sequence = sequence;
   const signed = wallet.sign(filled);
-  const result = await chains.xrplLedger.submit(signed.tx_blob);
-  if (!result.accepted && !result.engineResult.startsWith('tec')) throw new Refused(`ledger refused the transaction: ${result.engineResult}`);
-  return { hash: signed.hash, lastLedgerSequence: filled.LastLedgerSequence! };
+  return { blob: signed.tx_blob, hash: signed.hash, lastLedgerSequence: filled.LastLedgerSequence! };
+}
+
+/**
+ * Submits a stored signed XRPL blob: `sent` when the ledger kept it (applied, queued, a tec
+ * that takes the fee, or already had it), `replaced` when its sequence went to another
+ * transaction; a refusal of the transaction itself throws Refused; `retry` when the ledger did
+ * not answer.
+ */
+export async function broadcastXrpl(chains: SandboxChains, blob: string, hash: string): Promise<'sent' | 'replaced' | { retry: string }> {
+  let result;
+  try {
+    result = await chains.xrplLedger.submit(blob);
+  } catch (error) {
+    if (error instanceof XrplLedgerError && error.kind === 'invalid_transaction') throw new Refused(`ledger refused the transaction: ${error.message}`);
+    return { retry: error instanceof Error ? error.message : String(error) };
+  }
+  const engine = result.engineResult;
+  if (result.accepted || engine.startsWith('tec') || engine.startsWith('ter') || engine === 'tefALREADY') return 'sent';
+  if (engine === 'tefPAST_SEQ') {
+    const found = await chains.xrplLedger.lookupTransaction(hash).catch(() => undefined);
+    return found?.found ? 'sent' : 'replaced';
+  }
+  throw new Refused(`ledger refused the transaction: ${engine}`);
 }
 
 export const xrpPayment = (destination: string, qty: string) => (account: string): Payment => ({
@@ -92,13 +145,14 @@ export const accountSetTx = (setFlag: number) => (account: string): AccountSet =
 
 export async function confirmXrpl(chains: SandboxChains, hash: string, lastLedgerSequence: number, wait: boolean): Promise<Outcome> {
   if (wait) {
-    const final = await chains.xrplLedger.waitForFinal(hash, lastLedgerSequence, { timeoutMs: 30_000 });
+    const final = await chains.xrplLedger.waitForFinal(hash, lastLedgerSequence, { timeoutMs: 3_000 });
     if (final.status === 'validated') return final.result === 'tesSUCCESS' ? 'CONFIRMED' : 'FAILED';
-    return final.status === 'expired' ? 'FAILED' : 'PENDING';
+    return final.status === 'expired' ? 'EXPIRED' : 'PENDING';
   }
   const found = await chains.xrplLedger.lookupTransaction(hash);
-  if (!found.validated) return 'PENDING';
-  return found.result === 'tesSUCCESS' ? 'CONFIRMED' : 'FAILED';
+  if (found.validated) return found.result === 'tesSUCCESS' ? 'CONFIRMED' : 'FAILED';
+  const { validatedLedgerIndex } = await chains.xrplLedger.serverInfo();
+  return lastLedgerSequence > 0 && validatedLedgerIndex > lastLedgerSequence ? 'EXPIRED' : 'PENDING';
 }
 
 export function newXrplWallet(): { address: string; seed: string } {
