@@ -45,14 +45,16 @@ describe('the local in-process chain (EDR)', () => {
     expect(await local.publicClient.request({ method: 'eth_accounts' as 'eth_chainId' })).toEqual([]);
   });
 
-  it('a restart keeps the development accounts and resets the state', async () => {
+  it('a restart keeps the development accounts and the state (its journal is replayed)', async () => {
     const to = privateKeyToAccount(generatePrivateKey()).address;
     await local.publicClient.waitForTransactionReceipt({ hash: await local.walletClient(local.devAccounts[1]!).sendTransaction({ to, value: 1n }) });
-    const again = await createLocalEvmChain({ chainId: 31337, dataDir });
-    expect(again.devAccounts.map((a) => a.address)).toEqual(local.devAccounts.map((a) => a.address));
-    expect(await again.publicClient.getBalance({ address: to })).toBe(0n);
-    expect(await again.publicClient.getBalance({ address: local.devAccounts[1]!.address })).toBe(DEV_ACCOUNT_BALANCE);
-    await again.close();
+    const devBalance = await local.publicClient.getBalance({ address: local.devAccounts[1]!.address });
+    await local.close();
+    local = await createLocalEvmChain({ chainId: 31337, dataDir });
+    expect(local.devAccounts.map((a) => a.address)).toEqual(JSON.parse(readFileSync(join(dataDir, DEV_ACCOUNTS_FILE), 'utf8')).accounts.map((a: { address: string }) => a.address));
+    expect(await local.publicClient.getBalance({ address: to })).toBe(1n);
+    expect(await local.publicClient.getBalance({ address: local.devAccounts[1]!.address })).toBe(devBalance);
+    expect(devBalance).toBeLessThan(DEV_ACCOUNT_BALANCE);
   });
 
   it('takes its chain id from EVM_CHAIN_ID', async () => {

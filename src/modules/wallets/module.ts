@@ -57,7 +57,13 @@ export function createWalletsModule(
   const evmChain =
     deps.evmChain ??
     (() => {
-      started ??= createEvmChain(config).catch((error: unknown) => {
+      started ??= createEvmChain(config, {
+        onLocalReset: (reset) =>
+          platform.logger.error(
+            { reset },
+            'the local EVM chain could not be replayed and started empty: records confirmed before this start may name hashes it does not have (see GET /ready)',
+          ),
+      }).catch((error: unknown) => {
         started = undefined;
         throw error;
       });

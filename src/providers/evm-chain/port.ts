@@ -6,6 +6,11 @@ export interface EvmChainStatus {
   mode: 'local' | 'rpc';
   chainId: number;
   blockNumber: string;
+  /**
+   * The local chain only, when its journal could not be replayed at some start: the chain began
+   * empty again then, and records confirmed before `at` may name hashes this chain does not have.
+   */
+  resets?: Array<{ at: string; reason: string; lostBlockNumber: number; movedTo?: string }>;
 }
 
 /**

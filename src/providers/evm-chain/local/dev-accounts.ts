@@ -27,8 +27,8 @@ function readKeys(file: string): Hex[] | undefined {
 
 /**
  * The funded development accounts of the local chain. Their keys live only in
- * DATA_DIR/evm-dev-accounts.json (mode 0600): made once, reused at every start (the chain's
- * state resets, the accounts and their genesis balance stay the same), never printed.
+ * DATA_DIR/evm-dev-accounts.json (mode 0600): made once, reused at every start (they are in the
+ * genesis block the chain's journal replays onto), never printed.
  */
 export function loadDevAccounts(dataDir: string, chainId: number): PrivateKeyAccount[] {
   const file = join(dataDir, DEV_ACCOUNTS_FILE);
@@ -38,7 +38,7 @@ export function loadDevAccounts(dataDir: string, chainId: number): PrivateKeyAcc
     const accounts = keys.map((privateKey) => ({ address: privateKeyToAccount(privateKey).address, privateKey }));
     const content: DevAccountsFile = {
       chainId,
-      note: 'Funded development accounts of the local in-process EVM chain. Its state resets at every start of the service.',
+      note: 'Funded development accounts of the local in-process EVM chain (its state is kept in evm-local-chain.journal).',
       accounts,
     };
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

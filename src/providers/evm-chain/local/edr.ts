@@ -9,10 +9,25 @@ import {
   PRAGUE,
   type Provider,
 } from '@nomicfoundation/edr';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { custom, hexToBytes, type EIP1193RequestFn } from 'viem';
+import { JournalCorrupt, WriteAheadJournal } from '../../write-ahead-journal.js';
 import { chainDefinition, portOver } from '../clients.js';
-import type { EvmChainPort } from '../port.js';
+import type { EvmChainPort, EvmChainStatus } from '../port.js';
 import { DEV_ACCOUNT_BALANCE, loadDevAccounts } from './dev-accounts.js';
+import {
+  ChainJournal,
+  EVM_JOURNAL_FILE,
+  moveAside,
+  replay,
+  ReplayMismatch,
+  type CallEntry,
+  type ChainReset,
+  type ChainSettings,
+  type EvmJournalEntry,
+  type GenesisEntry,
+} from './journal.js';
 
 /** EDR allows one context per process; every local chain (tests start several) is a provider of it. */
 let context: Promise<EdrContext> | undefined;
@@ -26,10 +41,12 @@ function edrContext(): Promise<EdrContext> {
 }
 
 const BLOCK_GAS_LIMIT = 30_000_000n;
+const BASE_FEE = 1_000_000_000n;
+const HARDFORK = PRAGUE;
 
-async function startProvider(chainId: number, fundedAddresses: readonly `0x${string}`[]): Promise<Provider> {
+async function startProvider(chainId: number, fundedAddresses: readonly `0x${string}`[], genesisTime: number): Promise<Provider> {
   const edr = await edrContext();
-  const hardfork = PRAGUE;
+  const hardfork = HARDFORK;
   return edr.createProvider(
     L1_CHAIN_TYPE,
     {
@@ -45,11 +62,12 @@ async function startProvider(chainId: number, fundedAddresses: readonly `0x${str
         ...fundedAddresses.map((address) => ({ address: hexToBytes(address), balance: DEV_ACCOUNT_BALANCE })),
       ],
       hardfork,
-      initialBaseFeePerGas: 1_000_000_000n,
+      initialBaseFeePerGas: BASE_FEE,
       minGasPrice: 0n,
       // Every transaction is mined at once into its own block, as a development chain does.
       mining: { autoMine: true, memPool: { order: MineOrdering.Priority } },
-      network: { genesisBlockGasLimit: BLOCK_GAS_LIMIT },
+      // A fixed genesis time: replaying the journal into a new provider makes the same blocks.
+      network: { genesisBlockGasLimit: BLOCK_GAS_LIMIT, genesisBlockTime: BigInt(genesisTime) },
       networkId: BigInt(chainId),
       observability: {},
       // No keys inside the node: accounts sign in the process (viem local accounts) and send raw transactions.
@@ -88,13 +106,123 @@ export function eip1193(provider: Provider): EIP1193RequestFn {
 
 /**
  * A local EVM chain in this process: the Nomic Foundation EDR engine (the EVM inside Hardhat),
- * automining, with funded development accounts. Its state lives in memory and resets on restart.
+ * automining, with funded development accounts. EDR keeps its state in memory and has no state
+ * dump, so the chain is kept across restarts by a write-ahead journal in
+ * DATA_DIR/evm-local-chain.journal: every call that changes the chain is journaled (fsync)
+ * before it is answered, and replayed at start into a fresh provider with the same genesis and
+ * block times, which makes the same blocks with the same hashes. A journal that cannot be
+ * replayed (corrupt, settings changed, another head) is moved aside and the chain starts empty;
+ * the reset is logged through `onReset` and stays in `status().resets`.
  */
-export async function createLocalEvmChain(options: { chainId: number; dataDir: string }): Promise<EvmChainPort> {
+export async function createLocalEvmChain(options: {
+  chainId: number;
+  dataDir: string;
+  now?: () => Date;
+  onReset?: (reset: ChainReset) => void;
+}): Promise<EvmChainPort> {
   const devAccounts = loadDevAccounts(options.dataDir, options.chainId);
-  const provider = await startProvider(options.chainId, devAccounts.map((a) => a.address));
+  const settings: ChainSettings = {
+    chainId: options.chainId,
+    hardfork: HARDFORK,
+    accounts: devAccounts.map((a) => a.address.toLowerCase()),
+    balance: DEV_ACCOUNT_BALANCE.toString(),
+    baseFeePerGas: BASE_FEE.toString(),
+    blockGasLimit: BLOCK_GAS_LIMIT.toString(),
+  };
+  const opened = await openDurableChain(join(options.dataDir, EVM_JOURNAL_FILE), settings, devAccounts.map((a) => a.address), options.now ?? (() => new Date()));
+  if (opened.reset) options.onReset?.(opened.reset);
   const chain = chainDefinition(options.chainId, 'Bastion local chain');
   // retryCount 0: an in-process call that failed fails the same way again.
-  const transport = custom({ request: eip1193(provider) }, { retryCount: 0 });
-  return portOver({ mode: 'local', chain, transport, devAccounts });
+  const transport = custom({ request: opened.journal.wrap(eip1193(opened.provider)) }, { retryCount: 0 });
+  const port = portOver({ mode: 'local', chain, transport, devAccounts, close: async () => opened.journal.close() });
+  const resets = opened.resets;
+  return {
+    ...port,
+    async status(): Promise<EvmChainStatus> {
+      const status = await port.status();
+      return resets.length ? { ...status, resets } : status;
+    },
+  };
+}
+
+interface DurableChain {
+  provider: Provider;
+  journal: ChainJournal;
+  /** Every reset this DATA_DIR's chain went through. */
+  resets: ChainReset[];
+  /** The reset of this start, if there was one. */
+  reset?: ChainReset;
+}
+
+async function openDurableChain(file: string, settings: ChainSettings, funded: readonly `0x${string}`[], now: () => Date): Promise<DurableChain> {
+  let opened: { journal: WriteAheadJournal<EvmJournalEntry>; entries: EvmJournalEntry[] } | undefined;
+  let reason: string | undefined;
+  let previous: GenesisEntry | undefined;
+  let lostBlockNumber = 0;
+  try {
+    opened = WriteAheadJournal.open<EvmJournalEntry>(file);
+  } catch (error) {
+    if (!(error instanceof JournalCorrupt)) throw error;
+    reason = `the journal is corrupt (${error.message})`;
+    previous = firstLine(file);
+  }
+  if (opened && opened.entries.length) {
+    const [genesis, ...rest] = opened.entries;
+    const calls = rest as CallEntry[];
+    previous = genesis?.t === 'genesis' ? genesis : undefined;
+    lostBlockNumber = calls.at(-1)?.head.number ?? 0;
+    if (!previous || previous.version !== 1 || calls.some((c) => c.t !== 'call')) reason = 'the journal is not one this version writes';
+    else if (JSON.stringify(previous.settings) !== JSON.stringify(settings)) reason = `the chain settings changed (${changed(previous.settings, settings).join(', ')})`;
+    else {
+      const provider = await startProvider(settings.chainId, funded, previous.genesisTime);
+      const request = eip1193(provider);
+      try {
+        const genesisHash = ((await request({ method: 'eth_getBlockByNumber', params: ['0x0', false] })) as { hash: string }).hash;
+        if (genesisHash !== previous.genesisHash) throw new ReplayMismatch(`the genesis block is ${genesisHash}, journaled ${previous.genesisHash} (another engine version?)`);
+        await replay(request, calls);
+        await realignTime(request);
+        return { provider, journal: new ChainJournal(opened.journal, calls.at(-1)?.n ?? 0), resets: previous.resets };
+      } catch (error) {
+        if (!(error instanceof ReplayMismatch)) {
+          opened.journal.close();
+          throw error;
+        }
+        reason = `the journal does not replay: ${error.message}`;
+      }
+    }
+  }
+  // A new chain: the first start in this DATA_DIR, or a reset.
+  const at = now();
+  let reset: ChainReset | undefined;
+  if (reason) {
+    opened?.journal.close();
+    reset = { at: at.toISOString(), reason, lostBlockNumber, movedTo: moveAside(file, at) };
+    opened = WriteAheadJournal.open<EvmJournalEntry>(file);
+  }
+  const journal = opened!.journal;
+  const genesisTime = Math.floor(at.getTime() / 1000);
+  const provider = await startProvider(settings.chainId, funded, genesisTime);
+  const genesisHash = ((await eip1193(provider)({ method: 'eth_getBlockByNumber', params: ['0x0', false] })) as { hash: string }).hash;
+  const resets = [...(previous?.resets ?? []), ...(reset ? [reset] : [])];
+  journal.rewrite([{ t: 'genesis', version: 1, settings, genesisTime, genesisHash, resets }]);
+  return { provider, journal: new ChainJournal(journal, 0), resets, ...(reset ? { reset } : {}) };
+}
+
+/** The replay set past block times; later blocks follow the wall clock again. */
+async function realignTime(request: EIP1193RequestFn): Promise<void> {
+  const offset = Number(await request({ method: 'evm_increaseTime', params: [0] } as never));
+  if (offset < 0) await request({ method: 'evm_increaseTime', params: [-offset] } as never);
+}
+
+function changed(before: ChainSettings, after: ChainSettings): string[] {
+  return (Object.keys(after) as (keyof ChainSettings)[]).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+}
+
+function firstLine(file: string): GenesisEntry | undefined {
+  try {
+    const entry = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as GenesisEntry;
+    return entry.t === 'genesis' && Array.isArray(entry.resets) ? entry : undefined;
+  } catch {
+    return undefined;
+  }
 }

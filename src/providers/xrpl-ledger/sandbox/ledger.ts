@@ -50,8 +50,24 @@ export interface SubmitOutcome {
 /** A submit the stand-in refuses before it reaches the engine (rippled's "invalidTransaction"). */
 export class InvalidTransaction extends Error {}
 
+/**
+ * One change to the ledger, as the write-ahead journal keeps it: a submitted blob that applied
+ * (or was held for a later ledger), with its result, or a ledger close with its close time.
+ * `n` numbers the changes since genesis; a snapshot says the last one it holds.
+ */
+export type LedgerJournalEntry =
+  | { n: number; t: 'submit'; blob: string; hash: string; result: EngineResult }
+  | { n: number; t: 'close'; index: number; closeTime: number };
+
+/** The journal cannot be re-applied to the saved state as it was written. */
+export class LedgerReplayMismatch extends Error {}
+
 export interface LedgerSnapshot {
   version: 1;
+  /** The last journal entry this state includes (absent in files written before the journal). */
+  journalSeq?: number;
+  /** Transactions held for a later ledger (terPRE_SEQ). */
+  held?: string[];
   openIndex: number;
   totalCoins: string;
   lastHeader: LedgerHeader;
@@ -93,6 +109,9 @@ export class StandInLedger extends EventEmitter {
   readonly genesis = Wallet.fromSeed(GENESIS_SEED, { algorithm: 'secp256k1' as never });
   private readonly keep: number;
   private readonly now: () => number;
+  /** The number of the last change (journal entry) applied to this ledger. */
+  journalSeq = 0;
+  private journal: ((entry: LedgerJournalEntry, durable: boolean) => void) | undefined;
 
   constructor(options: StandInLedgerOptions = {}) {
     super();
@@ -155,14 +174,59 @@ export class StandInLedger extends EventEmitter {
     }
     const { tx, hash } = inspected;
     if (this.openTxs.includes(hash)) return { result: 'tefALREADY', hash, tx, applied: false, held: false };
-    const outcome = this.apply(blob.toUpperCase(), tx, hash);
+    let outcome = this.apply(blob.toUpperCase(), tx, hash);
     if (outcome.result === 'terPRE_SEQ' && !this.held.some((h) => h.hash === hash)) {
       if (this.held.length >= MAX_HELD) this.held.shift();
       this.held.push({ blob: blob.toUpperCase(), tx, hash });
-      return { ...outcome, held: true };
-    }
-    if (outcome.applied) this.retryHeld(tx.Account);
+      outcome = { ...outcome, held: true };
+    } else if (outcome.applied) this.retryHeld(tx.Account);
+    // Durable before the caller can answer: what the stand-in accepted survives a crash.
+    if (outcome.applied || outcome.held) this.record({ t: 'submit', blob: blob.toUpperCase(), hash, result: outcome.result }, true);
     return outcome;
+  }
+
+  /**
+   * Sends every later change to `journal` (synchronously, before the call that made it returns);
+   * `durable` asks for it to reach the disk first (every submit, and closes that held transactions).
+   */
+  attachJournal(journal: (entry: LedgerJournalEntry, durable: boolean) => void): void {
+    this.journal = journal;
+  }
+
+  private record(change: LedgerJournalEntry extends infer E ? (E extends LedgerJournalEntry ? Omit<E, 'n'> : never) : never, durable: boolean): void {
+    this.journalSeq += 1;
+    this.journal?.({ n: this.journalSeq, ...change } as LedgerJournalEntry, durable);
+  }
+
+  /**
+   * Re-applies journal entries written after the state this ledger holds (those numbered above
+   * `journalSeq`), in order, with their close times: the same transactions get the same results
+   * in the same ledgers. Throws LedgerReplayMismatch when an entry does not apply as it did.
+   */
+  replay(entries: readonly LedgerJournalEntry[]): number {
+    const journal = this.journal;
+    this.journal = undefined;
+    let applied = 0;
+    try {
+      for (const entry of entries) {
+        if (entry.n <= this.journalSeq) continue;
+        if (entry.n !== this.journalSeq + 1) throw new LedgerReplayMismatch(`journal entry ${entry.n} follows ${this.journalSeq}: entries are missing`);
+        if (entry.t === 'submit') {
+          const outcome = this.submit(entry.blob);
+          if (outcome.result !== entry.result || outcome.hash !== entry.hash) {
+            throw new LedgerReplayMismatch(`transaction ${entry.hash} applied as ${outcome.result}, journaled as ${entry.result}`);
+          }
+        } else {
+          if (entry.index !== this.openIndex) throw new LedgerReplayMismatch(`journal closes ledger ${entry.index}, the open ledger is ${this.openIndex}`);
+          this.close(entry.closeTime);
+        }
+        this.journalSeq = entry.n;
+        applied += 1;
+      }
+    } finally {
+      this.journal = journal;
+    }
+    return applied;
   }
 
   private apply(blob: string, tx: TxJson, hash: string): SubmitOutcome {
@@ -246,9 +310,12 @@ export class StandInLedger extends EventEmitter {
   }
 
   /** Closes the open ledger: it becomes the validated ledger, and the next one opens. */
-  close(): LedgerHeader {
+  close(replayedCloseTime?: number): LedgerHeader {
     const index = this.openIndex;
-    const closeTime = Math.max(Math.floor(this.now() / 1000) - RIPPLE_EPOCH, this.lastHeader.close_time + 1);
+    const closeTime = replayedCloseTime ?? Math.max(Math.floor(this.now() / 1000) - RIPPLE_EPOCH, this.lastHeader.close_time + 1);
+    // Written ahead; durable when the ledger validates transactions (an empty ledger lost in a
+    // power cut closes again after the restart, with another close time).
+    if (index > 1) this.record({ t: 'close', index, closeTime }, this.openTxs.length > 0);
     // The state digest changes only when a transaction changed the state.
     const stateHash = this.openTxs.length || !this.lastHeader.account_hash
       ? sha512Half(JSON.stringify([...this.open.entries()].sort(([a], [b]) => (a < b ? -1 : 1))))
@@ -295,6 +362,8 @@ export class StandInLedger extends EventEmitter {
   snapshot(): LedgerSnapshot {
     return {
       version: 1,
+      journalSeq: this.journalSeq,
+      held: this.held.map((h) => h.blob),
       openIndex: this.openIndex,
       totalCoins: this.totalCoins.toString(),
       lastHeader: this.lastHeader,
@@ -321,7 +390,12 @@ export class StandInLedger extends EventEmitter {
     this.history.set(this.lastHeader.ledger_index, this.validated);
     this.txs.clear();
     for (const record of snapshot.txs) this.txs.set(record.hash, record);
+    this.journalSeq = snapshot.journalSeq ?? 0;
     this.held = [];
+    for (const blob of snapshot.held ?? []) {
+      const inspected = inspectSignedBlob(blob);
+      if (inspected.ok) this.held.push({ blob, tx: inspected.tx, hash: inspected.hash });
+    }
   }
 
   /** Pays `drops` from the genesis account with a signed Payment, as a faucet does. */

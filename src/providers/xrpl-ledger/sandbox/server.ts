@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { WriteAheadJournal, writeFileDurably } from '../../write-ahead-journal.js';
 import { isValidClassicAddress } from 'xrpl';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { faucet, type FaucetOptions } from './faucet.js';
-import { StandInLedger, type LedgerHeader, type StandInLedgerOptions, type TxRecord } from './ledger.js';
+import { StandInLedger, type LedgerHeader, type LedgerJournalEntry, type LedgerSnapshot, type StandInLedgerOptions, type TxRecord } from './ledger.js';
 import { resultCode, resultMessage } from './results.js';
 import { handle, RpcError, type Request } from './rpc.js';
 
@@ -15,10 +15,14 @@ export interface StandInServerOptions extends StandInLedgerOptions, FaucetOption
   /** Close a ledger every this many milliseconds (0: only on demand). Default 1000. */
   closeIntervalMs?: number;
   /**
-   * A JSON file that keeps the ledger across restarts (read at start, rewritten after each
-   * ledger that held transactions). Unset: the ledger lives as long as the process.
+   * A JSON file that keeps the ledger across restarts, with its write-ahead journal next to it
+   * (`<stateFile>.journal`): every accepted transaction and every ledger close is appended there
+   * (transactions flushed to disk) before the stand-in answers; at start the saved state is
+   * loaded and the journal re-applied after it. Unset: the ledger lives as long as the process.
    */
   stateFile?: string;
+  /** Rewrite the state file (and empty the journal) after this many journal entries. Default 600. */
+  compactEvery?: number;
 }
 
 export interface StandInServer {
@@ -44,7 +48,7 @@ interface Subscriber {
  */
 export async function startStandIn(options: StandInServerOptions = {}): Promise<StandInServer> {
   const ledger = new StandInLedger(options);
-  const persist = options.stateFile ? await loadState(ledger, options.stateFile) : undefined;
+  const persist = options.stateFile ? loadState(ledger, options.stateFile, options.compactEvery ?? 600) : undefined;
   const http = createServer((req, res) => {
     faucet(ledger, options, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -70,7 +74,7 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
   });
 
   ledger.on('ledgerClosed', (header: LedgerHeader, txs: TxRecord[]) => {
-    if (persist && txs.length) void persist();
+    persist?.afterClose();
     for (const [socket, sub] of subscribers) {
       if (sub.ledger) socket.send(JSON.stringify({ type: 'ledgerClosed', ...ledgerStream(ledger, header), txn_count: header.transactions.length }));
       for (const record of txs) {
@@ -96,7 +100,7 @@ export async function startStandIn(options: StandInServerOptions = {}): Promise<
     closeLedger: () => ledger.close(),
     stop: async () => {
       await stop(http, wss, timer);
-      if (persist) await persist(true);
+      persist?.close();
     },
   };
 }
@@ -161,26 +165,52 @@ function transactionStream(record: TxRecord, header: LedgerHeader) {
   };
 }
 
-/** Restores the ledger from `file` if it exists; returns a writer that saves it (atomically, one write at a time). */
-async function loadState(ledger: StandInLedger, file: string): Promise<(final?: boolean) => Promise<void>> {
+/**
+ * Restores the ledger from `file` (if it exists) and re-applies its journal; from then on every
+ * change is journaled before it is answered. The state file is rewritten (atomically) after
+ * `compactEvery` journal entries and at a clean stop, and the journal emptied after it.
+ */
+function loadState(ledger: StandInLedger, file: string, compactEvery: number): { afterClose(): void; close(): void } {
+  let snapshot: LedgerSnapshot | undefined;
   try {
-    ledger.restore(JSON.parse(await readFile(file, 'utf8')));
+    snapshot = JSON.parse(readFileSync(file, 'utf8')) as LedgerSnapshot;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  let writing: Promise<void> = Promise.resolve();
-  let pending = false;
-  return (final = false) => {
-    if (pending && !final) return writing;
-    pending = true;
-    writing = writing.then(async () => {
-      pending = false;
-      await mkdir(dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      await writeFile(temp, JSON.stringify(ledger.snapshot()), { mode: 0o600 });
-      await rename(temp, file);
-    }).catch(() => undefined);
-    return writing;
+  if (snapshot) ledger.restore(snapshot);
+  // A new ledger: its genesis (ledger 1, closed at this start's time) is saved before anything else.
+  else writeFileDurably(file, JSON.stringify(ledger.snapshot()));
+  const { journal, entries } = WriteAheadJournal.open<LedgerJournalEntry>(`${file}.journal`);
+  try {
+    ledger.replay(entries);
+  } catch (error) {
+    journal.close();
+    throw new Error(`The XRPL stand-in cannot re-apply ${file}.journal to ${file}: ${(error as Error).message}. Move both files away to start a new ledger.`, { cause: error });
+  }
+  ledger.attachJournal((entry, durable) => journal.append(entry, durable));
+  let savedSeq = snapshot?.journalSeq ?? 0;
+  const compact = () => {
+    writeFileDurably(file, JSON.stringify(ledger.snapshot()));
+    savedSeq = ledger.journalSeq;
+    journal.rewrite([]);
+  };
+  return {
+    afterClose: () => {
+      if (ledger.journalSeq - savedSeq < compactEvery) return;
+      try {
+        compact();
+      } catch (error) {
+        // The journal still holds every change: the next close tries again.
+        ledger.emit('compactFailed', error);
+      }
+    },
+    close: () => {
+      try {
+        if (ledger.journalSeq !== savedSeq) compact();
+      } finally {
+        journal.close();
+      }
+    },
   };
 }
 
