@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { inFlightFlow } from '../../platform/module/in-flight.js';
+import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
 import { eq } from 'drizzle-orm';
 import { XrplLedgerError, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { xrplSubmissions, type XrplSubmissionRow } from './table.js';
@@ -100,7 +100,9 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
     let engineResult: string;
     let message = '';
     try {
+      await crashPoint('xrpl-submission.before-send');
       const answer = await ledger.submit(row.txBlob);
+      await crashPoint('xrpl-submission.after-send');
       engineResult = answer.engineResult;
       message = answer.engineResultMessage;
     } catch (error) {

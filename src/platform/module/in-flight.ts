@@ -193,11 +193,17 @@ export function createInFlightSweeper(options: { clock: Clock; logger: Logger; f
 }
 
 /**
- * A test-only crash point: with BASTION_CRASH_AT=<step> (refused in production, see config),
- * the process kills itself with SIGKILL when it reaches `step`, as a power cut would.
+ * A test-only crash point: with BASTION_CRASH_AT=<step>[,<step>...] (refused in production, see
+ * config), the process kills itself with SIGKILL when it reaches `step`, as a power cut would.
+ * With BASTION_CRASH_GRACE_MS the work that reached the step stops there for good and the kill
+ * comes that much later, so answers already on their way (a request the background work
+ * started after) reach the client first: "killed after the answer, at this step".
  */
-export function crashPoint(step: string): void {
+export function crashPoint(step: string): Promise<void> {
   const at = process.env.BASTION_CRASH_AT;
-  if (at === undefined || at === '' || process.env.NODE_ENV === 'production') return;
-  if (at.split(',').includes(step)) process.kill(process.pid, 'SIGKILL');
+  if (at === undefined || at === '' || process.env.NODE_ENV === 'production' || !at.split(',').includes(step)) return Promise.resolve();
+  const grace = Number(process.env.BASTION_CRASH_GRACE_MS ?? 0);
+  if (!(grace > 0)) process.kill(process.pid, 'SIGKILL');
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), grace);
+  return new Promise<void>(() => undefined);
 }

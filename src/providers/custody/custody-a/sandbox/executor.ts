@@ -101,6 +101,8 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
    * (a request's and a sweeper's) never both make one: the loser reloads and follows the winner.
    */
   interface Job {
+    /** transaction or transfer: names the crash points (`custody-a.transaction.before-send`). */
+    kind: 'transaction' | 'transfer';
     id: string;
     apiKey: string;
     walletId: string;
@@ -127,11 +129,11 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
 
   const TX_STAGE: Record<string, Job['stage']> = { REQUESTED: 'new', APPROVED: 'sign', SIGNED: 'send', PUBLISHED: 'confirm', CONFIRMATION_PENDING: 'confirm' };
   const txJob = (row: SandboxTransactionRow): Job => ({
-    id: row.id, apiKey: row.apiKey, walletId: row.walletId, stage: TX_STAGE[row.status] ?? 'final', signedTx: row.signedTx, hash: row.hash,
+    kind: 'transaction', id: row.id, apiKey: row.apiKey, walletId: row.walletId, stage: TX_STAGE[row.status] ?? 'final', signedTx: row.signedTx, hash: row.hash,
     lastLedgerSequence: row.lastLedgerSequence, request: row.request, type: row.type, attempts: row.attempts,
   });
   const transferJob = (row: SandboxTransferRow): Job => ({
-    id: row.id, apiKey: row.apiKey, walletId: row.sourceWalletId,
+    kind: 'transfer', id: row.id, apiKey: row.apiKey, walletId: row.sourceWalletId,
     stage: row.status === 'QUEUED' ? (row.signedTx ? 'send' : 'sign') : row.status === 'IN_PROGRESS' ? 'confirm' : 'final',
     signedTx: row.signedTx, hash: row.hash, lastLedgerSequence: null, request: { destinationAddress: row.destinationAddress, qty: row.amount }, type: 'TRANSFER', attempts: row.attempts,
   });
@@ -216,7 +218,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
       case 'new':
         return moves.approve(job);
       case 'sign':
-        crashPoint('custody-a.before-sign');
+        await crashPoint(`custody-a.${job.kind}.before-sign`);
         try {
           return await sign(wallet, job, moves);
         } catch (error) {
@@ -225,7 +227,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
           return 'wait';
         }
       case 'send': {
-        crashPoint('custody-a.before-send');
+        await crashPoint(`custody-a.${job.kind}.before-send`);
         let sent: Awaited<ReturnType<typeof broadcastEvm>>;
         try {
           sent = wallet.blockchain === 'ETHEREUM' ? await broadcastEvm(chains, job.signedTx as Hex, job.hash as Hex) : await broadcastXrpl(chains, job.signedTx!, job.hash!);
@@ -233,7 +235,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
           if (error instanceof Refused) return moves.failed(job, error.message, true);
           sent = { retry: (error as Error).message };
         }
-        crashPoint('custody-a.after-send');
+        await crashPoint(`custody-a.${job.kind}.after-send`);
         if (sent === 'sent') return moves.published(job);
         if (sent === 'replaced') return moves.unsign(job);
         if (job.attempts >= MAX_SEND_ATTEMPTS) return moves.failed(job, `could not be sent: ${sent.retry}`, false);
