@@ -136,3 +136,4 @@ export const custodyBSandboxSignatures = pgTable('custody_b_sandbox_signatures',
 
 export type CustodyBSandboxUserRow = typeof custodyBSandboxUsers.$inferSelect;
 export type CustodyBSandboxWalletRow = typeof custodyBSandboxWallets.$inferSelect;
+export type CustodyBSandboxSignatureRow = typeof custodyBSandboxSignatures.$inferSelect;

@@ -2,7 +2,9 @@ import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseEther, parseU
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet, xrpToDrops, type AccountSet, type Payment, type SubmittableTransaction } from 'xrpl';
 import type { EvmChainPort } from '../../../evm-chain/port.js';
-import { XrplLedgerError, type XrplLedgerPort } from '../../../xrpl-ledger/port.js';
+import { broadcastSignedEvm } from '../../../evm-chain/broadcast.js';
+import { broadcastSignedXrpl } from '../../../xrpl-ledger/broadcast.js';
+import type { XrplLedgerPort } from '../../../xrpl-ledger/port.js';
 
 /** The chains the sandbox moves value on: the local EVM chain and the XRPL stand-in (or what the service is configured with). */
 export interface SandboxChains {
@@ -12,8 +14,11 @@ export interface SandboxChains {
   xrplNetwork: () => Promise<string>;
 }
 
-/** A refusal before anything is signed: the transaction is REJECTED. */
+/** A refusal before anything is signed (or of the transaction itself by the ledger): the transaction is REJECTED. */
 export class Refused extends Error {}
+
+/** The chain answered the send with an error: the transaction FAILED (could not be sent). */
+export class NotSent extends Error {}
 
 /** EXPIRED: an XRPL transaction whose LastLedgerSequence a validated ledger has passed without it (it can never apply). */
 export type Outcome = 'CONFIRMED' | 'FAILED' | 'PENDING' | 'EXPIRED';
@@ -58,27 +63,11 @@ export async function signEvm(chains: SandboxChains, privateKey: Hex, input: { t
   return { raw, hash: keccak256(raw) };
 }
 
-/**
- * Sends a stored signed EVM transaction: `sent` when the chain has it (now, or already: a
- * resend of the same bytes), `replaced` when its nonce went to another transaction (it can
- * never be mined: sign again), `retry` when the chain did not take it for another reason.
- */
+/** Sends a stored signed EVM transaction again or for the first time (see broadcastSignedEvm). */
 export async function broadcastEvm(chains: SandboxChains, raw: Hex, hash: Hex): Promise<'sent' | 'replaced' | { retry: string }> {
-  const chain = await chains.evmChain();
-  try {
-    await chain.publicClient.sendRawTransaction({ serializedTransaction: raw });
-    return 'sent';
-  } catch (error) {
-    const known = await chain.publicClient.getTransaction({ hash }).then(
-      () => true,
-      () => false,
-    );
-    if (known) return 'sent';
-    const message = error instanceof Error ? ((error as { details?: string }).details ?? error.message) : String(error);
-    if (/already known/i.test(message)) return 'sent';
-    if (/nonce too low|nonce.*(lower|used)/i.test(message)) return 'replaced';
-    return { retry: message.split('\n')[0]! };
-  }
+  const outcome = await broadcastSignedEvm(await chains.evmChain(), raw, hash);
+  if (typeof outcome === 'object' && 'refused' in outcome) throw new NotSent(outcome.refused);
+  return outcome;
 }
 
 export async function confirmEvm(chains: SandboxChains, hash: Hex, wait: boolean): Promise<Outcome> {
@@ -109,27 +98,11 @@ export async function signXrpl(
   return { blob: signed.tx_blob, hash: signed.hash, lastLedgerSequence: filled.LastLedgerSequence! };
 }
 
-/**
- * Submits a stored signed XRPL blob: `sent` when the ledger kept it (applied, queued, a tec
- * that takes the fee, or already had it), `replaced` when its sequence went to another
- * transaction; a refusal of the transaction itself throws Refused; `retry` when the ledger did
- * not answer.
- */
+/** Submits a stored signed XRPL blob (see broadcastSignedXrpl); a refusal of the transaction itself throws Refused. */
 export async function broadcastXrpl(chains: SandboxChains, blob: string, hash: string): Promise<'sent' | 'replaced' | { retry: string }> {
-  let result;
-  try {
-    result = await chains.xrplLedger.submit(blob);
-  } catch (error) {
-    if (error instanceof XrplLedgerError && error.kind === 'invalid_transaction') throw new Refused(`ledger refused the transaction: ${error.message}`);
-    return { retry: error instanceof Error ? error.message : String(error) };
-  }
-  const engine = result.engineResult;
-  if (result.accepted || engine.startsWith('tec') || engine.startsWith('ter') || engine === 'tefALREADY') return 'sent';
-  if (engine === 'tefPAST_SEQ') {
-    const found = await chains.xrplLedger.lookupTransaction(hash).catch(() => undefined);
-    return found?.found ? 'sent' : 'replaced';
-  }
-  throw new Refused(`ledger refused the transaction: ${engine}`);
+  const outcome = await broadcastSignedXrpl(chains.xrplLedger, blob, hash);
+  if (typeof outcome === 'object' && 'refused' in outcome) throw new Refused(`ledger refused the transaction: ${outcome.refused}`);
+  return outcome;
 }
 
 export const xrpPayment = (destination: string, qty: string) => (account: string): Payment => ({

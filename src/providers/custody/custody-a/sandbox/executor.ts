@@ -5,7 +5,7 @@ import { FINAL_TRANSACTION_STATUSES, type CustodyTransactionStatus, type Transfe
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, newP256KeyPair } from '../signing.js';
 import { inArray } from 'drizzle-orm';
 import { crashPoint, inFlightFlow } from '../../../../platform/module/in-flight.js';
-import { accountSetTx, broadcastEvm, broadcastXrpl, confirmEvm, confirmXrpl, Refused, signEvm, signXrpl, xrpPayment, type Outcome } from './chains.js';
+import { accountSetTx, broadcastEvm, broadcastXrpl, confirmEvm, confirmXrpl, NotSent, Refused, signEvm, signXrpl, xrpPayment, type Outcome } from './chains.js';
 import { transactionDto, transferDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import type { SandboxStore } from './store.js';
 import { custodyASandboxTransactions, custodyASandboxTransfers, type SandboxTransactionRow, type SandboxTransferRow, type SandboxWalletRow } from './table.js';
@@ -233,6 +233,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
           sent = wallet.blockchain === 'ETHEREUM' ? await broadcastEvm(chains, job.signedTx as Hex, job.hash as Hex) : await broadcastXrpl(chains, job.signedTx!, job.hash!);
         } catch (error) {
           if (error instanceof Refused) return moves.failed(job, error.message, true);
+          if (error instanceof NotSent) return moves.failed(job, `could not be sent: ${error.message}`, false);
           sent = { retry: (error as Error).message };
         }
         await crashPoint(`custody-a.${job.kind}.after-send`);
