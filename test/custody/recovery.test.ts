@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { parseEther, type Hex } from 'viem';
+import { keccak256, parseEther, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signEvm, type SandboxChains } from '../../src/providers/custody/custody-a/sandbox/chains.js';
 import { walletKeyContext } from '../../src/providers/custody/custody-a/sandbox/context.js';
 import { custodyASandboxTransfers, custodyASandboxWallets, type SandboxTransferRow } from '../../src/providers/custody/custody-a/sandbox/table.js';
+import { custodyBSandboxSignatures, custodyBSandboxWallets } from '../../src/providers/custody-b/sandbox/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { createVault, evmChain, fundEvm, xrplLedger } from './helpers.js';
 
@@ -111,3 +112,66 @@ describe('custody-a sandbox transfers cut by a crash', () => {
     expect(await balance(to)).toBe(parseEther('0.05'));
   });
 });
+
+describe('custody-b sandbox broadcasts cut by a crash', () => {
+  /** A custody-b wallet of the sandbox with ETH, and a signed transfer of its key (as the broadcast route stores it). */
+  async function fundedWallet() {
+    const privateKey = generatePrivateKey();
+    const account = privateKeyToAccount(privateKey);
+    const id = `wa-${randomUUID()}`;
+    await h.container.db.insert(custodyBSandboxWallets).values({
+      id, orgId: 'org-test', userId: 'user-test', network: 'EthereumSepolia', name: null, address: account.address, publicKey: account.publicKey,
+      sealedKey: 'unused here', createdAt: h.clock.now(),
+    });
+    await fundEvm(h, account.address, '1');
+    return { id, account };
+  }
+  async function signedTransfer(account: ReturnType<typeof privateKeyToAccount>, to: string, eth: string) {
+    const chain = await evmChain(h);
+    const request = await chain.walletClient(account).prepareTransactionRequest({ to: to as Hex, value: parseEther(eth), account, chain: chain.chain });
+    const raw = await account.signTransaction(request as Parameters<typeof account.signTransaction>[0]);
+    return { raw, hash: keccak256(raw) };
+  }
+  async function broadcastingRow(walletId: string, signed: { raw: Hex; hash: Hex }) {
+    const id = `tx-${randomUUID()}`;
+    await h.container.db.insert(custodyBSandboxSignatures).values({
+      id, orgId: 'org-test', walletId, kind: 'Transaction', requestBody: {}, signedData: signed.raw, txHash: signed.hash, status: 'Broadcasting', createdAt: h.clock.now(), leaseUntil: past(), attempts: 1,
+    });
+    return id;
+  }
+  const readSignature = async (id: string) => (await h.container.db.select().from(custodyBSandboxSignatures).where(eq(custodyBSandboxSignatures.id, id)))[0]!;
+
+  it('stored, never sent: the sweep sends the same bytes; stored and sent, not recorded: recorded, sent once', async () => {
+    const { id: walletId, account } = await fundedWallet();
+    const [to1, to2] = [newAddress(), newAddress()];
+    const first = await signedTransfer(account, to1, '0.1');
+    const row1 = await broadcastingRow(walletId, first);
+    await sweep();
+    expect(await readSignature(row1)).toMatchObject({ status: 'Broadcasted', txHash: first.hash, failureReason: null });
+    expect(await onChainStatus(first.hash)).toBe('success');
+
+    const second = await signedTransfer(account, to2, '0.2');
+    await (await evmChain(h)).publicClient.sendRawTransaction({ serializedTransaction: second.raw });
+    const row2 = await broadcastingRow(walletId, second);
+    await sweep();
+    expect(await readSignature(row2)).toMatchObject({ status: 'Broadcasted', txHash: second.hash });
+    expect(await balance(to1)).toBe(parseEther('0.1'));
+    expect(await balance(to2)).toBe(parseEther('0.2'));
+  });
+
+  it('a stored transaction whose nonce went to another one fails with the reason; it is never signed again', async () => {
+    const { id: walletId, account } = await fundedWallet();
+    const to = newAddress();
+    const stale = await signedTransfer(account, to, '0.1');
+    const other = await signedTransfer(account, newAddress(), '0.01');
+    await (await evmChain(h)).publicClient.sendRawTransaction({ serializedTransaction: other.raw });
+    const row = await broadcastingRow(walletId, stale);
+    await sweep();
+    expect(await readSignature(row)).toMatchObject({ status: 'Failed', failureReason: expect.stringMatching(/nonce or sequence went to another/) });
+    expect(await balance(to)).toBe(0n);
+  });
+});
+
+async function onChainStatus(hash: string) {
+  return (await (await evmChain(h)).publicClient.getTransactionReceipt({ hash: hash as Hex })).status;
+}
