@@ -8,7 +8,8 @@ import { walletKeyContext } from '../../src/providers/custody/custody-a/sandbox/
 import { custodyASandboxTransfers, custodyASandboxWallets, type SandboxTransferRow } from '../../src/providers/custody/custody-a/sandbox/table.js';
 import { custodyBSandboxSignatures, custodyBSandboxWallets } from '../../src/providers/custody-b/sandbox/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { createVault, evmChain, fundEvm, xrplLedger } from './helpers.js';
+import { createVault, drain, evmChain, fundEvm, xrplLedger } from './helpers.js';
+import { custodyTransactions } from '../../src/modules/custody/table.js';
 
 /**
  * The custody-a sandbox's accepted work survives a crash: rows left the way a process killed at
@@ -19,10 +20,11 @@ import { createVault, evmChain, fundEvm, xrplLedger } from './helpers.js';
 let h: Harness;
 let sandboxWallet: typeof custodyASandboxWallets.$inferSelect;
 let key: Hex;
+let vault: Awaited<ReturnType<typeof createVault>>;
 beforeAll(async () => {
   h = await createHarness({ listen: true });
   const userId = await h.createUser();
-  const vault = await createVault(h, userId);
+  vault = await createVault(h, userId);
   await fundEvm(h, vault.address, '5');
   const [found] = await h.container.db.select().from(custodyASandboxWallets).where(eq(custodyASandboxWallets.address, vault.address));
   sandboxWallet = found!;
@@ -175,3 +177,23 @@ describe('custody-b sandbox broadcasts cut by a crash', () => {
 async function onChainStatus(hash: string) {
   return (await (await evmChain(h)).publicClient.getTransactionReceipt({ hash: hash as Hex })).status;
 }
+
+describe("Bastion's own record of a custody-a transaction", () => {
+  it('whose webhooks were lost (left APPROVED, no hash) is moved to final by the sweep, without a read', async () => {
+    const to = newAddress();
+    const res = await h.inject({
+      method: 'POST', url: `/custody-a/vaults/${vault.id}/wallets/${vault.wallets[0]!.walletId}/transactions/transfer`,
+      headers: { ...h.keyHeaders(), 'idempotency-key': randomUUID() }, payload: { destinationAddress: to, symbol: 'ETH', qty: '0.01' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json().transactionId as string;
+    await drain(h);
+    const t = custodyTransactions;
+    await h.container.db.update(t).set({ status: 'APPROVED', hash: null, leaseUntil: null }).where(eq(t.id, id));
+    await sweep();
+    const [row] = await h.container.db.select().from(t).where(eq(t.id, id));
+    expect(row).toMatchObject({ status: 'CONFIRMED', failureReason: null });
+    expect(await onChainStatus(row!.hash!)).toBe('success');
+    expect(await balance(to)).toBe(parseEther('0.01'));
+  });
+});
