@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,19 +32,22 @@ const port = 20000 + Math.floor(Math.random() * 20000);
 const base = `http://127.0.0.1:${port}`;
 let chainProcess: Started | undefined;
 let current: Service | undefined;
+const others: Service[] = [];
 
 afterAll(async () => {
-  if (current) {
-    current.child.kill('SIGKILL');
-    await current.exited;
+  for (const service of [current, ...others]) {
+    if (!service) continue;
+    service.child.kill('SIGKILL');
+    await service.exited;
   }
   if (chainProcess) await kill9(chainProcess);
 });
 
-async function startService(rpcUrl: string, env: Record<string, string> = {}): Promise<Service> {
+async function startService(rpcUrl: string, env: Record<string, string> = {}, at = { port, dataDir }): Promise<Service> {
+  const base = `http://127.0.0.1:${at.port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
-      PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
+      PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: at.dataDir, PORT: String(at.port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
       EVM_RPC_URL: rpcUrl, EVM_CHAIN_ID: '31337', ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,13 +73,15 @@ async function startService(rpcUrl: string, env: Record<string, string> = {}): P
     if (ok) break;
     await new Promise((r) => setTimeout(r, 150));
   }
-  current = { child, base, exited, output: () => output };
-  return current;
+  const service = { child, base, exited, output: () => output };
+  if (at.port === port) current = service;
+  else others.push(service);
+  return service;
 }
 
 async function crashed(service: Service): Promise<void> {
   expect(await service.exited).toBe(-9);
-  current = undefined;
+  if (service === current) current = undefined;
 }
 
 /** Polls `read` until `done` holds, for at most `ms`; answers the last value. */
@@ -203,4 +209,49 @@ describe('value moves survive SIGKILL at every step', () => {
     expect(await service.exited).toBe(0);
     current = undefined;
   }, 400_000);
+
+  it.runIf(process.env.DATABASE_URL)('two instances on one PostgreSQL: a move cut in one is finished by the other, once', async () => {
+    chainProcess ??= await startProcess('test/providers/processes/evm-chain.ts', { DATA_DIR: chainDir });
+    const rpcUrl = chainProcess.ready[0]!;
+    const chain = createPublicClient({ chain: chainDefinition(31337, 'test'), transport: http(rpcUrl) });
+    const devKey = (JSON.parse(readFileSync(join(chainDir, 'evm-dev-accounts.json'), 'utf8')) as { accounts: { privateKey: Hex }[] }).accounts[1]!.privateKey;
+    const shared = { DATABASE_URL: process.env.DATABASE_URL!, MASTER_KEY: randomBytes(32).toString('hex') };
+    const tenant = await new Promise<{ tenantId: string; apiKey: string }>((resolve, reject) =>
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'tenant', 'create', '--name', `crash-${randomUUID().slice(0, 8)}`], { env: { PATH: process.env.PATH ?? '', ...shared } }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { tenantId: string; apiKey: string }),
+      ),
+    );
+    const [one, two] = await Promise.all([
+      startService(rpcUrl, { ...shared, BASTION_CRASH_AT: 'custody-a.transaction.before-send', BASTION_CRASH_GRACE_MS: '400' }, { port: port + 1, dataDir: mkdtempSync(join(tmpdir(), 'bastion-crash-a-')) }),
+      startService(rpcUrl, shared, { port: port + 2, dataDir: mkdtempSync(join(tmpdir(), 'bastion-crash-b-')) }),
+    ]);
+    const key = { 'x-tenant-id': tenant.tenantId, 'x-api-key': tenant.apiKey, 'content-type': 'application/json' };
+    const user = (await (await fetch(`${one.base}/users`, { method: 'POST', headers: key, body: JSON.stringify({ email: 'multi@example.com' }) })).json()) as { id: string };
+    const vault = (await (await fetch(`${one.base}/evm-vaults`, { method: 'POST', headers: key, body: JSON.stringify({ userId: user.id }) })).json()) as { id: string; address: string; wallets: { walletId: string }[] };
+    const { createWalletClient } = await import('viem');
+    const funder = createWalletClient({ account: privateKeyToAccount(devKey), chain: chainDefinition(31337, 'test'), transport: http(rpcUrl) });
+    await chain.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: vault.address as Hex, value: parseEther('1') }), pollingInterval: 50 });
+
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const path = `/custody-a/vaults/${vault.id}/wallets/${vault.wallets[0]!.walletId}/transactions`;
+    const res = await fetch(`${one.base}${path}/transfer`, { method: 'POST', headers: { ...key, 'idempotency-key': 'multi-1' }, body: JSON.stringify({ destinationAddress: to, symbol: 'ETH', qty: '0.25' }) });
+    expect(res.status).toBe(201);
+    const { transactionId } = (await res.json()) as { transactionId: string };
+    await crashed(one);
+    const cutAt = Date.now();
+    expect(await chain.getBalance({ address: to })).toBe(0n);
+
+    // The other instance, running all along, finishes it: its sweeper takes the row once the lease passes.
+    const done = await until(
+      () => fetch(`${two.base}${path}/${transactionId}`, { headers: key }).then((r) => r.json() as Promise<{ status: string; hash: string | null }>),
+      (t) => ['CONFIRMED', 'FAILED', 'REJECTED'].includes(t.status),
+    );
+    expect(done.status).toBe('CONFIRMED');
+    expect(Date.now() - cutAt).toBeLessThan(15_000);
+    expect((await chain.getTransactionReceipt({ hash: done.hash as Hex })).status).toBe('success');
+    expect(await chain.getBalance({ address: to })).toBe(parseEther('0.25'));
+    two.child.kill('SIGTERM');
+    expect(await two.exited).toBe(0);
+    others.length = 0;
+  }, 300_000);
 });
