@@ -45,7 +45,6 @@ type RowOf<T extends PgTable> = T['$inferSelect'];
 
 /** The lease queries over one table. */
 export function leasedRows<T extends PgTable>(spec: InFlightTable<T>) {
-  const idKey = keyOf(spec.table, spec.id);
   const leaseKey = keyOf(spec.table, spec.leaseUntil);
   const counted = spec.attempts ? { [keyOf(spec.table, spec.attempts)]: sql`${spec.attempts} + 1` } : {};
   return {
@@ -77,7 +76,6 @@ export function leasedRows<T extends PgTable>(spec: InFlightTable<T>) {
         .set({ [leaseKey]: until } as never)
         .where(sql`${spec.id} = ${id}`);
     },
-    idKey,
   };
 }
 
