@@ -50,7 +50,9 @@ async function startService(rpcUrl: string, env: Record<string, string> = {}, at
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: at.dataDir, PORT: String(at.port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
-      EVM_RPC_URL: rpcUrl, EVM_CHAIN_ID: '31337', ...env,
+      EVM_RPC_URL: rpcUrl, EVM_CHAIN_ID: '31337',
+      // Local chain listeners (helper/chains) on random ports: instances and other tests never collide.
+      EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0', ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
