@@ -188,6 +188,9 @@ export function loadConfig(env: Env = process.env): Config {
   const eventsAllowPrivateUrls = onOff(env, 'EVENTS_ALLOW_PRIVATE_URLS', false);
   const xrplTestSigning = onOff(env, 'XRPL_TEST_SIGNING', sandboxes && !production);
   if (production && xrplTestSigning) throw new ConfigError('XRPL_TEST_SIGNING', 'is a testing aid and cannot be on in production');
+  // The crash tests' hook (platform/module/in-flight.ts crashPoint): a process that kills itself
+  // at a named step has no place in production.
+  if (production && optional(env, 'BASTION_CRASH_AT') !== undefined) throw new ConfigError('BASTION_CRASH_AT', 'is a testing aid and cannot be set in production');
 
   return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, tokenIssuer, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, localChains, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
 }

@@ -111,6 +111,7 @@ export async function createContainer(options: ContainerOptions) {
     },
     /** Stops the modules' work in reverse order, then the platform (runner drained, connections closed). */
     async close(): Promise<void> {
+      await platform.inFlight.sweeper.stop();
       await platform.background.close();
       for (const module of [...modules].reverse()) await module.stop?.();
       await base.close();

@@ -14,7 +14,7 @@ import { userWithToken, walletServices } from './xrpl.fixture.js';
 let h: Harness;
 let standIn: StandInServer;
 beforeAll(async () => {
-  h = await createHarness({ xrpl: { standIn: { closeIntervalMs: 0 }, finalTimeoutMs: 200, followIntervalMs: 100 } });
+  h = await createHarness({ xrpl: { standIn: { closeIntervalMs: 0 }, finalTimeoutMs: 200 } });
   standIn = (await walletServices(h).xrplLedger.standIn())!;
 });
 afterAll(async () => h.close());

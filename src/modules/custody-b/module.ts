@@ -42,7 +42,7 @@ export function createCustodyBModule(
       servicePrivateKey: { required: true, description: "The service account's key credential (PKCS#8 PEM, P-256 or Ed25519)" },
     },
   });
-  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: deps.evmChain, xrplLedger: deps.xrplLedger });
+  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: deps.evmChain, xrplLedger: deps.xrplLedger, inFlight: platform.inFlight });
   const custodyB = createCustodyBService({
     repo: createCustodyBRepo(db),
     clock,

@@ -6,6 +6,10 @@ import type { UsersService } from '../users/service.js';
 import type { WalletsServices } from '../wallets/module.js';
 import { createCustodyAProvider, type CustodyAProvider } from './provider.js';
 import { createCustodyRepo } from './repo.js';
+import { custodyTransactions, custodyTransfers } from './table.js';
+import { notInArray } from 'drizzle-orm';
+import { inFlightFlow } from '../../platform/module/in-flight.js';
+import { FINAL_TRANSACTION_STATUSES, FINAL_TRANSFER_STATUSES } from '../../providers/custody/port.js';
 import { custodyRoutes, custodyWebhookRoutes } from './routes.js';
 import { createTransactionsService, type TransactionsService } from './transactions.js';
 import { createTransfersService, type TransfersService } from './transfers.js';
@@ -34,7 +38,7 @@ export function createCustodyModule(
   const { wallets, evmChain, xrplLedger, xrplNetwork } = deps.wallets;
   const repo = createCustodyRepo(db);
   const custodyASandbox = createCustodyASandbox({
-    db, secrets, clock, logger, background, publicBaseUrl: () => platform.publicBaseUrl(),
+    db, secrets, clock, logger, background, inFlight: platform.inFlight, publicBaseUrl: () => platform.publicBaseUrl(),
     chains: { evmChain, xrplLedger, xrplNetwork },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
@@ -43,6 +47,22 @@ export function createCustodyModule(
   const vaults = createVaultsService({ repo, tx, clock, wallets, users: deps.users, audit: deps.audit, provider: custodyA });
   const transactions = createTransactionsService({ repo, tx, clock, wallets, vaults, audit: deps.audit, provider: custodyA });
   const transfers = createTransfersService({ repo, tx, clock, secrets, wallets, audit: deps.audit, provider: custodyA });
+  // Bastion's own records follow the provider until final (webhooks can be lost; a crash can
+  // come between the provider's change and its webhook): one look per row every lease (5 s).
+  platform.inFlight.register(
+    inFlightFlow(
+      db,
+      { name: 'custody-a transaction record', table: custodyTransactions, id: custodyTransactions.id, leaseUntil: custodyTransactions.leaseUntil, attempts: custodyTransactions.attempts, inFlight: notInArray(custodyTransactions.status, [...FINAL_TRANSACTION_STATUSES]), order: custodyTransactions.updatedAt },
+      (row) => transactions.follow(row),
+    ),
+  );
+  platform.inFlight.register(
+    inFlightFlow(
+      db,
+      { name: 'custody-a transfer record', table: custodyTransfers, id: custodyTransfers.id, leaseUntil: custodyTransfers.leaseUntil, attempts: custodyTransfers.attempts, inFlight: notInArray(custodyTransfers.status, [...FINAL_TRANSFER_STATUSES]), order: custodyTransfers.updatedAt },
+      (row) => transfers.follow(row),
+    ),
+  );
   const webhooks = createCustodyWebhooks({ clock, provider: custodyA, findTenant: deps.findTenant, transactions, transfers });
 
   return {

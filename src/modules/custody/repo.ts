@@ -13,7 +13,7 @@ export function createCustodyRepo(db: Db) {
       first(await tx.select().from(custodyVaults).where(and(eq(custodyVaults.tenantId, tenantId), eq(custodyVaults.id, id))).limit(1)),
 
     /** Inserts the transaction unless the provider's id is known; answers the stored row. */
-    async upsertTransaction(tenantId: string, row: Omit<CustodyTransactionRow, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
+    async upsertTransaction(tenantId: string, row: Omit<typeof custodyTransactions.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
       await tx.insert(custodyTransactions).values({ ...row, tenantId }).onConflictDoNothing();
       return (await this.findTransactionByProviderId(tenantId, row.providerTransactionId, tx))!;
     },
@@ -35,7 +35,7 @@ export function createCustodyRepo(db: Db) {
       return row!;
     },
 
-    async insertTransfer(tenantId: string, row: Omit<CustodyTransferRow, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransferRow | undefined> {
+    async insertTransfer(tenantId: string, row: Omit<typeof custodyTransfers.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransferRow | undefined> {
       const [inserted] = await tx.insert(custodyTransfers).values({ ...row, tenantId }).onConflictDoNothing().returning();
       return inserted;
     },

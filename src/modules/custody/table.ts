@@ -1,4 +1,5 @@
 import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { leaseColumns } from '../../platform/module/in-flight.js';
 import { tenants } from '../tenants/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -46,6 +47,8 @@ export const custodyTransactions = pgTable(
     failureReason: text('failure_reason'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
+    /** Followed at the provider until final (platform/module/in-flight.ts). */
+    ...leaseColumns(),
   },
   (t) => [
     primaryKey({ name: 'custody_transactions_pkey', columns: [t.tenantId, t.id] }),
@@ -78,6 +81,8 @@ export const custodyTransfers = pgTable(
     failureReason: text('failure_reason'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
+    /** Followed at the provider until final (platform/module/in-flight.ts). */
+    ...leaseColumns(),
   },
   (t) => [
     primaryKey({ name: 'custody_transfers_pkey', columns: [t.tenantId, t.id] }),

@@ -175,6 +175,18 @@ export function createTransactionsService(deps: {
       };
     },
 
+    /**
+     * The in-flight follower's step (a row not final whose lease passed): asks the provider and
+     * moves the record forward, so it ends final without a webhook or a read.
+     */
+    async follow(row: CustodyTransactionRow): Promise<void> {
+      const wallet = await wallets.findById(row.tenantId, row.walletId);
+      if (!wallet?.providerRef) return;
+      const client = await provider.client(row.tenantId);
+      const seen = await client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef, row.providerTransactionId);
+      await tx((db) => apply(db, row.tenantId, row, seen, 'system'));
+    },
+
     /** A provider webhook's transaction (already verified); false when no such transaction is recorded (yet). */
     async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<boolean> {
       return tx(async (db) => {

@@ -172,6 +172,13 @@ export function createTransfersService(deps: {
       return { total: result.total, data: await Promise.all(result.data.map((r) => toDto(r, false, tenantId))) };
     },
 
+    /** The in-flight follower's step: asks the provider and moves the record forward (see transactions.follow). */
+    async follow(row: CustodyTransferRow): Promise<void> {
+      const client = await provider.client(row.tenantId);
+      const seen = await client.getTransfer(row.providerTransferId);
+      await tx((db) => apply(db, row.tenantId, row, seen, 'system'));
+    },
+
     /** A provider webhook's transfer (already verified); false when no such transfer is recorded (yet). */
     async fromWebhook(tenantId: string, seen: CustodyTransfer): Promise<boolean> {
       return tx(async (db) => {

@@ -25,11 +25,6 @@ export interface XrplModuleOptions {
   standIn?: StandInServerOptions;
   /** How long a request waits for its transaction to be final (default 30 s). */
   finalTimeoutMs?: number;
-  /**
-   * How often the follower sweeps the transactions still in flight that no request waits for
-   * (default 5 s; the first sweep runs at start, for what a previous run left).
-   */
-  followIntervalMs?: number;
 }
 
 export interface WalletsServices {
@@ -104,8 +99,10 @@ export function createWalletsModule(
   const xrplRepo = createXrplRepo(db);
   const network = xrplNetworkOf(xrplLedger);
   const challenges = createXrplChallenges({ repo: xrplRepo, clock, limiter: platform.limiter, publicBaseUrl: platform.publicBaseUrl });
-  let follower: { stop(): Promise<void> } | undefined;
-  const xrplSubmissions = createXrplSubmissions({ repo: xrplRepo, tx, clock, ledger: xrplLedger, finalTimeoutMs: xrplOptions.finalTimeoutMs ?? 30_000 });
+  const xrplSubmissions = createXrplSubmissions({ db, repo: xrplRepo, tx, clock, ledger: xrplLedger, finalTimeoutMs: xrplOptions.finalTimeoutMs ?? 30_000 });
+  // Submissions in flight that no request follows (any more), including those a previous run
+  // left, are claimed by the platform's in-flight sweeper and followed until final.
+  platform.inFlight.register(xrplSubmissions.flow);
   const xrplSecureAccounts = createXrplSecureAccounts({ tx, users: deps.users, wallets, ledger: xrplLedger, network, challenges });
   const xrplNonCustodial = createXrplNonCustodial({
     tx,
@@ -151,9 +148,6 @@ export function createWalletsModule(
     },
     start() {
       evmChain().catch((error: unknown) => platform.logger.error({ err: error }, 'the EVM chain did not start'));
-      // Transactions in flight that no request waits for (any more), including those a previous
-      // run left, are followed until validated or expired.
-      follower = xrplSubmissions.startFollowing(xrplOptions.followIntervalMs ?? 5000, (error) => platform.logger.warn({ err: error }, 'XRPL submissions sweep failed'));
     },
     async ready() {
       const chain = await evmChain();
@@ -169,7 +163,6 @@ export function createWalletsModule(
       };
     },
     async stop() {
-      await follower?.stop();
       await evmRpc?.stop();
       evmRpc = undefined;
       if (!deps.xrplLedger) await xrplLedger.close();

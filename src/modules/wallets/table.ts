@@ -133,6 +133,8 @@ export const xrplSubmissions = pgTable(
     result: text('result'),
     ledgerIndex: integer('ledger_index'),
     attempts: integer('attempts').notNull(),
+    /** Until when a request or a sweep follows it (platform/module/in-flight.ts). */
+    leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
   },

@@ -70,7 +70,7 @@ export function createXrplRepo(db: DbOrTx) {
     },
 
     /** Inserts unless the tenant tracks this hash already; returns the stored row either way. */
-    async insertSubmission(tenantId: string, row: Omit<XrplSubmissionRow, 'tenantId'>, tx: DbOrTx = db): Promise<{ row: XrplSubmissionRow; created: boolean }> {
+    async insertSubmission(tenantId: string, row: Omit<typeof xrplSubmissions.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<{ row: XrplSubmissionRow; created: boolean }> {
       const [created] = await tx
         .insert(xrplSubmissions)
         .values({ ...row, tenantId })

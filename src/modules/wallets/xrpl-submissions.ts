@@ -1,9 +1,12 @@
 import type { SubmittableTransaction } from 'xrpl';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
+import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
+import { eq } from 'drizzle-orm';
 import { XrplLedgerError, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
-import type { XrplSubmissionRow } from './table.js';
+import { xrplSubmissions, type XrplSubmissionRow } from './table.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
 
@@ -42,12 +45,15 @@ export const toSubmissionDto = (row: XrplSubmissionRow): SubmissionDto => ({
 const stillPossible = (engine: string) => engine === 'tesSUCCESS' || engine.startsWith('ter') || engine.startsWith('tec') || engine === 'tefALREADY';
 
 export interface XrplSubmissionsOptions {
+  db: Db;
   repo: XrplRepo;
   tx: RunInTx;
   clock: Clock;
   ledger: XrplLedgerPort;
   /** How long a request waits for the transaction to be final before answering `submitted`. */
   finalTimeoutMs: number;
+  /** How long a request or a sweep holds a submission it follows before another may take it (default 5 s). */
+  leaseMs?: number;
 }
 
 /**
@@ -58,9 +64,16 @@ export interface XrplSubmissionsOptions {
  * ledger. Submissions of one account are serialized in this process (a queue per account) and,
  * for the sequence the service chooses, across instances (an advisory lock while the sequence is
  * reserved: it is above every in-flight transaction of the account).
+ *
+ * Following is leased (platform/module/in-flight.ts): the request that sent a transaction holds
+ * its row's lease while it waits, renewing it at every look; a row whose lease has passed (the
+ * request stopped waiting, or its process died) is claimed by the in-flight sweeper of one
+ * instance and followed from there, the stored blob sent again if the ledger never got it.
  */
 export function createXrplSubmissions(options: XrplSubmissionsOptions) {
   const { repo, tx, clock, ledger, finalTimeoutMs } = options;
+  const leaseMs = options.leaseMs ?? 5000;
+  const leaseFrom = (at: Date) => new Date(at.getTime() + leaseMs);
   const lanes = new Map<string, Promise<unknown>>();
   /** Ids of the submissions a request or the sweep of this process is following right now. */
   const following = new Set<string>();
@@ -87,7 +100,9 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
     let engineResult: string;
     let message = '';
     try {
+      await crashPoint('xrpl-submission.before-send');
       const answer = await ledger.submit(row.txBlob);
+      await crashPoint('xrpl-submission.after-send');
       engineResult = answer.engineResult;
       message = answer.engineResultMessage;
     } catch (error) {
@@ -111,7 +126,10 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
   async function follow(row: XrplSubmissionRow, timeoutMs = finalTimeoutMs): Promise<XrplSubmissionRow> {
     following.add(row.id);
     try {
-      return await followUntil(row, timeoutMs);
+      const current = await followUntil(row, timeoutMs);
+      // Stopped waiting, not final: the lease is let go, the next sweep takes it on.
+      if (current.status === 'submitted') await flow.hold(current.id, clock.now());
+      return current;
     } finally {
       following.delete(row.id);
     }
@@ -121,6 +139,7 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
     let current = row;
     const slice = Math.min(1000, Math.max(50, timeoutMs));
     for (let waited = 0; current.status === 'submitted' && waited < timeoutMs; waited += slice) {
+      await flow.hold(current.id, leaseFrom(clock.now()));
       let outcome;
       try {
         outcome = await ledger.waitForFinal(current.hash, current.lastLedgerSequence, { timeoutMs: slice });
@@ -142,12 +161,23 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
    * expired once it is. Returns how many it looked at.
    */
   async function sweep(timeoutMs = 1000, limit = 100): Promise<number> {
-    const rows = (await repo.listInFlight(limit)).filter((row) => !following.has(row.id));
+    const now = clock.now();
+    const rows = (await flow.claim(now, leaseFrom(now), limit)).filter((row) => !following.has(row.id));
     await Promise.all(rows.map((row) => follow(row, timeoutMs)));
     return rows.length;
   }
 
+  /** The in-flight flow the platform's sweeper drives: a claimed row is followed for a second at most. */
+  const flow = inFlightFlow(
+    options.db,
+    { name: 'xrpl submission', table: xrplSubmissions, id: xrplSubmissions.id, leaseUntil: xrplSubmissions.leaseUntil, inFlight: eq(xrplSubmissions.status, 'submitted'), order: xrplSubmissions.updatedAt },
+    async (row) => {
+      if (!following.has(row.id)) await follow(row, 1000);
+    },
+  );
+
   function rowFor(tenantId: string, userId: string | null, network: string, signed: { tx: Record<string, unknown>; hash: string; blob: string }): Omit<XrplSubmissionRow, 'tenantId'> {
+    // The request that stores it follows it: it holds the lease (renewed at every look).
     const now = clock.now();
     return {
       id: newId(),
@@ -164,6 +194,7 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
       result: null,
       ledgerIndex: null,
       attempts: 0,
+      leaseUntil: leaseFrom(now),
       createdAt: now,
       updatedAt: now,
     };
@@ -217,37 +248,7 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
     },
 
     sweep,
-
-    /**
-     * Sweeps now and then every `intervalMs` until the returned `stop()` (which waits for the
-     * sweep under way). A failed sweep is logged and the next one runs as planned.
-     */
-    startFollowing(intervalMs: number, onError: (error: unknown) => void): { stop(): Promise<void> } {
-      let running = true;
-      let timer: NodeJS.Timeout | undefined;
-      let current: Promise<void> = Promise.resolve();
-      const tick = () => {
-        timer = undefined;
-        current = sweep().then(
-          () => undefined,
-          (error: unknown) => onError(error),
-        );
-        void current.then(() => {
-          if (!running) return;
-          timer = setTimeout(tick, intervalMs);
-          timer.unref();
-        });
-      };
-      timer = setTimeout(tick, 0);
-      timer.unref();
-      return {
-        async stop() {
-          running = false;
-          if (timer) clearTimeout(timer);
-          await current;
-        },
-      };
-    },
+    flow,
   };
 }
 

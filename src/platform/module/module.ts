@@ -8,6 +8,7 @@ import type { RunInTx } from '../db/tx.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { BackgroundRunner } from './background.js';
 import type { DomainHooks } from './hooks.js';
+import type { InFlightFlow, InFlightSweeper } from './in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 
 /**
@@ -28,6 +29,15 @@ export interface Platform {
   hooks: DomainHooks;
   /** Work that runs after the answer is sent; drained at shutdown and by tests. */
   background: BackgroundRunner;
+  /**
+   * Durable in-flight work (value moves): a module registers each flow whose rows must be
+   * driven to a final state after a crash; the sweeper (started with the service) resumes rows
+   * whose lease has passed, in one instance at a time.
+   */
+  inFlight: {
+    register<Row>(flow: InFlightFlow<Row>): void;
+    sweeper: InFlightSweeper;
+  };
   /**
    * Per-tenant provider settings (base URL, public settings, sealed secrets), one table and one
    * CLI shape (`provider configure`); a module declares its providers here.

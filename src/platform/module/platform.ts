@@ -16,6 +16,7 @@ import { createMemoryRateLimiter } from '../ratelimit/memory.js';
 import { closeRedis, createRedisBreaker, createRedisRateLimiter, openRedis, type RedisTimings } from '../ratelimit/redis.js';
 import { createBackgroundRunner } from './background.js';
 import { createDomainHooks } from './hooks.js';
+import { createInFlightSweeper, type InFlightFlow } from './in-flight.js';
 import type { Platform } from './module.js';
 import { createProviderSettings } from '../provider-settings/settings.js';
 
@@ -30,6 +31,8 @@ export interface PlatformOptions {
   mailTransport?: MailTransport;
   /** Tuning of the mail worker (tests: small batches, few attempts). */
   mailWorker?: Pick<MailWorkerOptions, 'batchSize' | 'maxAttempts' | 'pollIntervalMs' | 'leaseMs' | 'tenantIds'>;
+  /** The in-flight sweeper: how often it sweeps (default 1 s) and how long a claim holds a row (default 5 s). */
+  inFlight?: { intervalMs?: number; leaseMs?: number };
   rateLimit?: {
     /** Requests per client IP per window, all routes (default 600 a minute). */
     globalMax?: number;
@@ -101,6 +104,8 @@ export async function createPlatform(options: PlatformOptions) {
   };
 
   const background = createBackgroundRunner(logger);
+  const flows: InFlightFlow<never>[] = [];
+  const sweeper = createInFlightSweeper({ clock, logger, flows: () => flows, ...options.inFlight });
   const platform: Platform = {
     config,
     clock,
@@ -113,6 +118,12 @@ export async function createPlatform(options: PlatformOptions) {
     hooks: createDomainHooks(),
     background,
     providerSettings: createProviderSettings({ db, secrets, clock }),
+    inFlight: {
+      register: (flow) => {
+        flows.push(flow as InFlightFlow<never>);
+      },
+      sweeper,
+    },
     // Read at call time: a test server learns its port after the platform is built.
     publicBaseUrl: () => config.publicBaseUrl,
   };
@@ -123,9 +134,11 @@ export async function createPlatform(options: PlatformOptions) {
     mail,
     start(): void {
       worker.start();
+      sweeper.start();
     },
     /** Stops background work first (it may be mid-batch on the database), then connections. */
     async close(): Promise<void> {
+      await sweeper.stop();
       await background.close();
       await worker.stop();
       await transport.close();

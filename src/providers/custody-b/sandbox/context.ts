@@ -7,6 +7,8 @@ import { canonicalJson } from '../../../platform/idempotency/key.js';
 import type { EvmChainPort } from '../../evm-chain/port.js';
 import type { XrplLedgerPort } from '../../xrpl-ledger/port.js';
 import { APP_ID_HEADER, NONCE_HEADER, USER_ACTION_HEADER } from '../port.js';
+import type { Platform } from '../../../platform/module/module.js';
+import type { Broadcasts } from './broadcasts.js';
 import type { SandboxStore } from './store.js';
 import type { RelyingParty } from './verify.js';
 
@@ -27,11 +29,14 @@ export interface CustodyBSandboxOptions {
   evmChain: () => Promise<EvmChainPort>;
   /** The XRPL ledger (the stand-in by default), where XRPL wallets' transactions are submitted. */
   xrplLedger: XrplLedgerPort;
+  /** Broadcasts are durable: stored signed before they are sent, resumed by the platform's sweeper. */
+  inFlight: Platform['inFlight'];
 }
 
 export interface SandboxContext {
   options: CustodyBSandboxOptions;
   store: SandboxStore;
+  broadcasts: Broadcasts;
   rp(): RelyingParty;
 }
 

@@ -5,6 +5,7 @@ import { authEndpoints } from './auth-endpoints.js';
 import { hashToken, randomId, SANDBOX_PREFIX, type CustodyBSandboxOptions, type SandboxContext } from './context.js';
 import { createSandboxStore } from './store.js';
 import { walletEndpoints } from './wallet-endpoints.js';
+import { createBroadcasts } from './broadcasts.js';
 
 export type { CustodyBSandboxOptions } from './context.js';
 export { SANDBOX_PREFIX } from './context.js';
@@ -29,6 +30,7 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
   const ctx: SandboxContext = {
     options,
     store,
+    broadcasts: createBroadcasts(options, store),
     rp() {
       const url = new URL(options.publicBaseUrl());
       return { id: url.hostname, origin: url.origin };

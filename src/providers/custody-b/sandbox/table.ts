@@ -1,5 +1,7 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
+import { leaseColumns } from '../../../platform/module/in-flight.js';
+
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
@@ -125,9 +127,13 @@ export const custodyBSandboxSignatures = pgTable('custody_b_sandbox_signatures',
   signature: jsonb('signature').$type<Record<string, unknown>>(),
   signedData: text('signed_data'),
   txHash: text('tx_hash'),
+  /** Signed, Broadcasting (signed transaction stored, send under way), Broadcasted, Failed. */
   status: text('status').notNull(),
+  failureReason: text('failure_reason'),
   createdAt: ts('created_at').notNull(),
+  ...leaseColumns(),
 });
 
 export type CustodyBSandboxUserRow = typeof custodyBSandboxUsers.$inferSelect;
 export type CustodyBSandboxWalletRow = typeof custodyBSandboxWallets.$inferSelect;
+export type CustodyBSandboxSignatureRow = typeof custodyBSandboxSignatures.$inferSelect;

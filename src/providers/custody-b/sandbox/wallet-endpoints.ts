@@ -3,7 +3,7 @@ import { parseSignature, parseTransaction, type Hex, type TypedDataDefinition } 
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { apiPath, authenticate, randomId, requireUserAction, SANDBOX_PREFIX, SandboxError, sendError, type Caller, type SandboxContext } from './context.js';
 import type { CustodyBSandboxWalletRow } from './table.js';
-import { isXrplNetwork, signXrplTransaction, submitXrpl, xrplAccountOf, XRPL_NETWORKS } from './xrpl.js';
+import { isXrplNetwork, signXrplTransaction, xrplAccountOf, XRPL_NETWORKS } from './xrpl.js';
 
 /** EVM networks the sandbox opens wallets on: every one of them is the local chain. */
 export const SANDBOX_EVM_NETWORKS = ['Ethereum', 'EthereumSepolia', 'EthereumHolesky', 'Polygon', 'PolygonAmoy', 'Base', 'BaseSepolia', 'ArbitrumOne', 'ArbitrumSepolia', 'Optimism', 'OptimismSepolia'];
@@ -73,19 +73,6 @@ export function walletEndpoints(app: FastifyInstance, ctx: SandboxContext): void
     const signature = { ...signed.signature, recid: 0 };
     await store.insertSignature({ id, orgId: caller.orgId, walletId: row.id, kind: 'Transaction', requestBody: body, signature, signedData: signed.blob, status: 'Signed', createdAt: now() });
     return { id, walletId: row.id, network: row.network, requester: { userId: caller.userId }, requestBody: body, status: 'Signed', signature, signedData: signed.blob, dateRequested: now().toISOString(), dateSigned: now().toISOString() };
-  }
-
-  /** Signs an unsigned EVM transaction for the local chain and broadcasts it; answers its hash. */
-  async function broadcastEvm(account: PrivateKeyAccount, transaction: string): Promise<Hex> {
-    try {
-      const chain = await options.evmChain();
-      const tx = parseTransaction(transaction as Hex);
-      if (tx.chainId !== undefined && tx.chainId !== chain.chainId) throw new Error(`the transaction is for chain ${tx.chainId}, not ${chain.chainId}`);
-      const signed = await account.signTransaction({ ...tx, chainId: tx.chainId ?? chain.chainId });
-      return await chain.publicClient.sendRawTransaction({ serializedTransaction: signed });
-    } catch (error) {
-      throw new SandboxError(400, `Bad request: the transaction was not broadcast: ${error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message.split('\n')[0]) : 'invalid'}`);
-    }
   }
 
   async function userAction(request: FastifyRequest): Promise<Caller> {
@@ -168,16 +155,10 @@ export function walletEndpoints(app: FastifyInstance, ctx: SandboxContext): void
       if (body.kind !== 'Transaction' || typeof body.transaction !== 'string' || !XRPL_OR_EVM_HEX.test(body.transaction)) {
         throw new SandboxError(400, 'Bad request: kind must be Transaction with the unsigned serialized transaction (hex)');
       }
-      let txHash: string;
-      if (isXrplNetwork(row.network)) {
-        const signed = signXrplTransaction(key, body.transaction);
-        await submitXrpl(options.xrplLedger, signed.blob);
-        txHash = signed.hash;
-      } else {
-        txHash = await broadcastEvm(account, body.transaction);
-      }
+      // Signed once and stored before it is sent (ctx.broadcasts): a crash after this point is resumed, never signed again.
+      const signed = isXrplNetwork(row.network) ? (({ blob, hash }) => ({ raw: blob, hash }))(signXrplTransaction(key, body.transaction)) : await ctx.broadcasts.signEvm(account, body.transaction);
       const id = randomId('tx');
-      await store.insertSignature({ id, orgId: caller.orgId, walletId: row.id, kind: 'Transaction', requestBody: body, txHash, status: 'Broadcasted', createdAt: now() });
+      const { txHash } = await ctx.broadcasts.broadcast({ id, orgId: caller.orgId, walletId: row.id, kind: 'Transaction', requestBody: body, signedData: signed.raw, txHash: signed.hash, createdAt: now() });
       return { id, walletId: row.id, network: row.network, requester: { userId: caller.userId }, requestBody: body, status: 'Broadcasted', txHash, dateRequested: now().toISOString(), dateBroadcasted: now().toISOString() };
     }),
   );

@@ -2,7 +2,6 @@ import { createECDH } from 'node:crypto';
 import { deriveAddress } from 'ripple-keypairs';
 import { decode, Wallet, type SubmittableTransaction } from 'xrpl';
 import type { Hex } from 'viem';
-import { XrplLedgerError, type XrplLedgerPort } from '../../xrpl-ledger/port.js';
 import { SandboxError } from './context.js';
 
 /** The provider's XRP Ledger networks: in the sandbox both are the service's XRPL ledger (the stand-in by default). */
@@ -66,21 +65,4 @@ export function signXrplTransaction(privateKey: Hex, hex: string): { blob: strin
   }
   const encoded = String((decode(signed.tx_blob) as { TxnSignature: string }).TxnSignature);
   return { blob: signed.tx_blob, hash: signed.hash, signature: { ...derParts(encoded), encoded } };
-}
-
-/**
- * Submits a signed blob to the ledger. Applied or queued (tesSUCCESS, ter, and tec, which takes
- * the fee) is broadcast; anything else is the caller's 400 with the engine's result.
- */
-export async function submitXrpl(ledger: XrplLedgerPort, blob: string): Promise<void> {
-  let result;
-  try {
-    result = await ledger.submit(blob);
-  } catch (error) {
-    if (error instanceof XrplLedgerError && error.kind === 'invalid_transaction') throw new SandboxError(400, `Bad request: the transaction was not broadcast: ${error.message}`);
-    throw new SandboxError(503, 'Service unavailable: the ledger did not answer');
-  }
-  const { engineResult, engineResultMessage } = result;
-  if (engineResult === 'tesSUCCESS' || engineResult.startsWith('ter') || engineResult.startsWith('tec')) return;
-  throw new SandboxError(400, `Bad request: the transaction was not broadcast: ${engineResult} ${engineResultMessage}`.trim());
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../../../platform/clock.js';
 import type { SecretBox } from '../../../../platform/crypto/secrets.js';
 import type { Db } from '../../../../platform/db/client.js';
 import type { BackgroundRunner } from '../../../../platform/module/background.js';
+import type { Platform } from '../../../../platform/module/module.js';
 import type { CustodyTransaction, CustodyTransfer, CustodyWallet } from '../../port.js';
 import type { SandboxChains } from './chains.js';
 import type { SandboxTransactionRow, SandboxTransferRow, SandboxWalletRow } from './table.js';
@@ -15,6 +16,8 @@ export interface CustodyASandboxOptions {
   clock: Clock;
   logger: Logger;
   background: BackgroundRunner;
+  /** Accepted work is durable: its rows are in-flight flows the platform's sweeper resumes after a crash. */
+  inFlight: Platform['inFlight'];
   chains: SandboxChains;
   publicBaseUrl: () => string;
   fetch?: typeof fetch;
@@ -72,7 +75,8 @@ export function transferDto(row: SandboxTransferRow): CustodyTransfer {
     status: row.status as CustodyTransfer['status'],
     assetType: row.assetType,
     amount: row.amount,
-    blockchainTxId: row.hash,
+    // The hash is known from signing on, but the transaction is the chain's only once sent.
+    blockchainTxId: row.status === 'QUEUED' ? null : row.hash,
     failureReason: row.failureReason,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -195,7 +195,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
         id, apiKey: client.apiKey, idempotentId, sourceWalletId: wallet.id, destinationAddress: to, assetType, amount,
         deductFee: body.deductFeeFromAmountIfSameType === true, memo: str(body, 'transferMemo', { optional: true, max: 500 }) ?? null,
         questionnaireSealed: questionnaire && typeof questionnaire === 'object' ? secrets.encrypt(JSON.stringify(questionnaire), QUESTIONNAIRE_CONTEXT(id)) : null,
-        status: 'QUEUED', hash: null, failureReason: null, createdAt: now, updatedAt: now,
+        status: 'QUEUED', hash: null, failureReason: null, createdAt: now, updatedAt: now, ...executor.newLease(),
       });
       if (created) executor.startTransfer(row);
       return { status: created ? 201 : 200, body: { data: transferDto(row) } };
@@ -212,7 +212,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
     const now = clock.now();
     const { row, created } = await store.insertTransaction({
       id: randomUUID(), apiKey: client.apiKey, vaultId: wallet.vaultId, walletId: wallet.id, externalId, type, status: 'REQUESTED',
-      request, hash: null, lastLedgerSequence: null, failureReason: null, createdAt: now, updatedAt: now,
+      request, hash: null, lastLedgerSequence: null, failureReason: null, createdAt: now, updatedAt: now, ...executor.newLease(),
     });
     // The same externalId again is the same transaction (answered, never sent twice).
     if (created) executor.startTransaction(row);

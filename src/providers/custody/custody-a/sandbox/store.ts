@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../platform/db/client.js';
 import {
   custodyASandboxClients,
@@ -45,7 +45,7 @@ export function createSandboxStore(db: DbOrTx) {
     },
 
     /** Inserts unless the client used the externalId before; answers the row either way. */
-    async insertTransaction(row: SandboxTransactionRow): Promise<{ row: SandboxTransactionRow; created: boolean }> {
+    async insertTransaction(row: typeof custodyASandboxTransactions.$inferInsert): Promise<{ row: SandboxTransactionRow; created: boolean }> {
       const inserted = await db.insert(custodyASandboxTransactions).values(row).onConflictDoNothing().returning();
       if (inserted[0]) return { row: inserted[0], created: true };
       const existing = first(
@@ -59,12 +59,30 @@ export function createSandboxStore(db: DbOrTx) {
     },
     findTransaction: async (apiKey: string, id: string) =>
       first(await db.select().from(custodyASandboxTransactions).where(and(eq(custodyASandboxTransactions.apiKey, apiKey), eq(custodyASandboxTransactions.id, id))).limit(1)),
+    /**
+     * Compare-and-set: changes the row only while it is in `status` (and, when `signed` is given,
+     * holds a signed transaction or not); undefined when another driver moved it first.
+     */
+    async moveTransaction(id: string, from: { status: string; signed?: boolean }, patch: Partial<SandboxTransactionRow>): Promise<SandboxTransactionRow | undefined> {
+      const t = custodyASandboxTransactions;
+      const signed = from.signed === undefined ? undefined : from.signed ? isNotNull(t.signedTx) : isNull(t.signedTx);
+      const [row] = await db.update(t).set(patch).where(and(eq(t.id, id), eq(t.status, from.status), signed)).returning();
+      return row;
+    },
+    async moveTransfer(id: string, from: { status: string; signed?: boolean }, patch: Partial<SandboxTransferRow>): Promise<SandboxTransferRow | undefined> {
+      const t = custodyASandboxTransfers;
+      const signed = from.signed === undefined ? undefined : from.signed ? isNotNull(t.signedTx) : isNull(t.signedTx);
+      const [row] = await db.update(t).set(patch).where(and(eq(t.id, id), eq(t.status, from.status), signed)).returning();
+      return row;
+    },
+    findTransactionById: async (id: string) => first(await db.select().from(custodyASandboxTransactions).where(eq(custodyASandboxTransactions.id, id)).limit(1)),
+    findTransferById: async (id: string) => first(await db.select().from(custodyASandboxTransfers).where(eq(custodyASandboxTransfers.id, id)).limit(1)),
     async updateTransaction(id: string, patch: Partial<SandboxTransactionRow>): Promise<SandboxTransactionRow> {
       const [row] = await db.update(custodyASandboxTransactions).set(patch).where(eq(custodyASandboxTransactions.id, id)).returning();
       return row!;
     },
 
-    async insertTransfer(row: SandboxTransferRow): Promise<{ row: SandboxTransferRow; created: boolean }> {
+    async insertTransfer(row: typeof custodyASandboxTransfers.$inferInsert): Promise<{ row: SandboxTransferRow; created: boolean }> {
       const inserted = await db.insert(custodyASandboxTransfers).values(row).onConflictDoNothing().returning();
       if (inserted[0]) return { row: inserted[0], created: true };
       const existing = first(

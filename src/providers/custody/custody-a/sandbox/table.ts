@@ -1,5 +1,7 @@
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
+import { leaseColumns } from '../../../../platform/module/in-flight.js';
+
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
@@ -72,9 +74,15 @@ export const custodyASandboxTransactions = pgTable(
     hash: text('hash'),
     /** XRPL: the LastLedgerSequence of the signed transaction. */
     lastLedgerSequence: text('last_ledger_sequence'),
+    /**
+     * The signed transaction (EVM raw hex, XRPL blob), stored with its hash before it is sent:
+     * a resumed send sends this again (same hash), never a new signature.
+     */
+    signedTx: text('signed_tx'),
     failureReason: text('failure_reason'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
+    ...leaseColumns(),
   },
   (t) => [uniqueIndex('custody_a_sandbox_transactions_external_unique').on(t.apiKey, t.externalId)],
 );
@@ -95,9 +103,12 @@ export const custodyASandboxTransfers = pgTable(
     questionnaireSealed: text('questionnaire_sealed'),
     status: text('status').notNull(),
     hash: text('hash'),
+    /** The signed transaction, stored with its hash before it is sent (see transactions). */
+    signedTx: text('signed_tx'),
     failureReason: text('failure_reason'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
+    ...leaseColumns(),
   },
   (t) => [uniqueIndex('custody_a_sandbox_transfers_idempotent_unique').on(t.apiKey, t.idempotentId)],
 );
