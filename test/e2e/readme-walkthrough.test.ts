@@ -148,7 +148,8 @@ describe('the README walkthrough, run in order on a fresh service', () => {
     const dataDir = join(work, 'data');
     service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...env(dataDir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      // The local chains on random ports: the README reads their addresses from GET /ready.
+      env: { ...env(dataDir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
