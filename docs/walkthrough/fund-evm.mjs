@@ -16,4 +16,4 @@ const transport = http(process.env.RPC_URL ?? 'http://127.0.0.1:8545');
 const wallet = createWalletClient({ account: privateKeyToAccount(accounts[0].privateKey), chain: hardhat, transport });
 const client = createPublicClient({ chain: hardhat, transport });
 if (parseEther(ether) > 0n) await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to, value: parseEther(ether) }) });
-console.log(formatEther(await client.getBalance({ address: to })), 'ETH');
+process.stdout.write(`${formatEther(await client.getBalance({ address: to }))} ETH\n`);
