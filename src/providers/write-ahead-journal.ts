@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { processAlive } from '../platform/db/data-dir-lock.js';
 
 /** The journal cannot be read back: a line other than the last is not JSON. */
 export class JournalCorrupt extends Error {
@@ -103,15 +104,6 @@ export class JournalBusy extends Error {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Claims `lock` for this process (a lock left by a dead process, or by this one, is taken over). */
 function claim(lock: string): () => void {
   let holder: number | undefined;
@@ -120,7 +112,7 @@ function claim(lock: string): () => void {
   } catch {
     holder = undefined;
   }
-  if (holder !== undefined && Number.isInteger(holder) && holder !== process.pid && alive(holder)) throw new JournalBusy(lock.replace(/\.lock$/, ''), holder);
+  if (holder !== undefined && Number.isInteger(holder) && holder !== process.pid && processAlive(holder)) throw new JournalBusy(lock.replace(/\.lock$/, ''), holder);
   writeFileSync(lock, JSON.stringify({ pid: process.pid }), { mode: 0o600 });
   return () => {
     try {

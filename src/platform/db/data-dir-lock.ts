@@ -30,7 +30,8 @@ export class DataDirBusyError extends Error {
 
 const lockPath = (dataDir: string) => join(dataDir, 'bastion.lock');
 
-function alive(pid: number): boolean {
+/** Whether a process with this id exists (EPERM: it does, under another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -48,7 +49,7 @@ export function lockHolder(dataDir: string): LockHolder | undefined {
   } catch {
     return undefined;
   }
-  return Number.isInteger(holder.pid) && holder.pid !== process.pid && alive(holder.pid) ? holder : undefined;
+  return Number.isInteger(holder.pid) && holder.pid !== process.pid && processAlive(holder.pid) ? holder : undefined;
 }
 
 /** Claims DATA_DIR for this process; throws DataDirBusyError when a live process holds it. Answers the release. */
