@@ -273,12 +273,14 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     }
     await serialized(wallet.id, async () => {
       const deadline = clock.now().getTime() + (wait ? 30_000 : 0);
+      // A request's wait ends at shutdown too: the row is let go, and the next start's sweep resumes it.
+      const waiting = () => wait && !background.signal.aborted;
       for (let i = 0; i < 50 && job && job.stage !== 'final'; i++) {
         await moves.hold(leaseFrom(clock.now()));
-        const next = await step(wallet, job, moves, wait);
+        const next = await step(wallet, job, moves, waiting());
         if (next === 'wait') {
-          if (!wait || clock.now().getTime() >= deadline) break;
-          if (job.stage !== 'confirm') await sleep(500);
+          if (!waiting() || clock.now().getTime() >= deadline) break;
+          if (job.stage !== 'confirm') await sleep(500, undefined, { signal: background.signal }).catch(() => undefined);
           continue;
         }
         job = next ?? (await moves.reload());
