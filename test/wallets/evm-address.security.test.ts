@@ -4,20 +4,13 @@ import { parseEvmAddress } from '../../src/platform/crypto/evm-address.js';
 import { createTenantDocument } from '../documents/fixtures.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
-import { getChallenge, messageFor, postEoa, signIn } from './siwe.js';
+import { flipFirstLetter, getChallenge, messageFor, postEoa, signIn } from './siwe.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
 });
 afterAll(async () => h.close());
-
-/** The address with the case of its first hex letter flipped: mixed case with a broken EIP-55 checksum. */
-function flipFirstLetter(address: string): string {
-  const i = [...address].findIndex((c, index) => index > 1 && /[a-fA-F]/.test(c));
-  const c = address[i]!;
-  return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
-}
 
 const newAccount = () => privateKeyToAccount(generatePrivateKey());
 

@@ -3,20 +3,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
-import { walletsOf } from './siwe.js';
+import { flipFirstLetter, walletsOf } from './siwe.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
 });
 afterAll(async () => h.close());
-
-/** The address with the case of its first hex letter flipped: a broken EIP-55 checksum. */
-function flipFirstLetter(address: string): string {
-  const i = [...address].findIndex((c, index) => index > 1 && /[a-fA-F]/.test(c));
-  const c = address[i]!;
-  return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
-}
 
 const registry = () => walletsOf(h).wallets;
 

@@ -51,3 +51,10 @@ export async function signIn(
   const signature = await account.signMessage({ message });
   return postEoa(h, token, { message, signature });
 }
+
+/** The address with the case of its first hex letter flipped: mixed case with a broken EIP-55 checksum. */
+export function flipFirstLetter(address: string): string {
+  const i = [...address].findIndex((c, index) => index > 1 && /[a-fA-F]/.test(c));
+  const c = address[i]!;
+  return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
+}

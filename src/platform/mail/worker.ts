@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import { createMailQueue } from './queue.js';
 import type { MailRow } from './table.js';
 import type { MailTransport } from './transport.js';
+import { createPoller } from '../module/poller.js';
 
 /** Wait before attempt n+1 after n failed attempts; the last value repeats. */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
@@ -76,10 +77,6 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const leaseMs = options.leaseMs ?? 5 * 60_000;
 
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let tail: Promise<unknown> = Promise.resolve();
-
   async function deliver(row: MailRow): Promise<void> {
     const ids = { mailId: row.id, tenantId: row.tenantId, attempts: row.attempts };
     let error: unknown;
@@ -117,40 +114,12 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
     return rows.length;
   }
 
-  function drainOnce(): Promise<number> {
-    // One batch at a time per worker, whether started by the timer or by a test.
-    const next = tail.then(batch);
-    tail = next.catch(() => undefined);
-    return next;
-  }
-
-  function schedule(delayMs: number): void {
-    if (!running) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      drainOnce().then(
-        (handled) => schedule(handled >= batchSize ? 0 : pollIntervalMs),
-        (error: unknown) => {
-          logger.error({ error: describeMailError(error) }, 'mail outbox poll failed');
-          schedule(pollIntervalMs);
-        },
-      );
-    }, delayMs);
-    timer.unref();
-  }
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      schedule(0);
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await tail;
-    },
-    drainOnce,
-  };
+  // One batch at a time per worker, whether started by the timer or by a test; a full batch polls again at once.
+  const poller = createPoller({
+    run: batch,
+    intervalMs: pollIntervalMs,
+    nextDelay: (handled) => (handled >= batchSize ? 0 : pollIntervalMs),
+    onError: (error) => logger.error({ error: describeMailError(error) }, 'mail outbox poll failed'),
+  });
+  return { start: poller.start, stop: poller.stop, drainOnce: poller.runOnce };
 }

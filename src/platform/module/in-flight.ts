@@ -3,6 +3,7 @@ import { integer, timestamp, type PgColumn, type PgTable } from 'drizzle-orm/pg-
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db, DbOrTx } from '../db/client.js';
+import { createPoller } from './poller.js';
 
 /**
  * Durable in-flight work: value moves (and anything else that must finish after a crash) keep
@@ -129,10 +130,6 @@ export function createInFlightSweeper(options: { clock: Clock; logger: Logger; f
   const leaseMs = options.leaseMs ?? 5000;
   const batchSize = options.batchSize ?? 20;
   const flows = () => (typeof options.flows === 'function' ? options.flows() : options.flows);
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let tail: Promise<number> = Promise.resolve(0);
-
   async function pass(): Promise<number> {
     let total = 0;
     for (const flow of flows() as InFlightFlow<unknown>[]) {
@@ -158,36 +155,8 @@ export function createInFlightSweeper(options: { clock: Clock; logger: Logger; f
     return total;
   }
 
-  function sweepOnce(): Promise<number> {
-    const next = tail.then(pass, pass);
-    tail = next.catch(() => 0);
-    return next;
-  }
-
-  function schedule(delay: number): void {
-    if (!running) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void sweepOnce().finally(() => schedule(intervalMs));
-    }, delay);
-    timer.unref();
-  }
-
-  return {
-    leaseMs,
-    start() {
-      if (running) return;
-      running = true;
-      schedule(0);
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await tail;
-    },
-    sweepOnce,
-  };
+  const poller = createPoller({ run: pass, intervalMs, onError: (error) => logger.warn({ err: error }, 'in-flight sweep failed') });
+  return { leaseMs, start: poller.start, stop: poller.stop, sweepOnce: poller.runOnce };
 }
 
 /**
