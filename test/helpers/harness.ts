@@ -166,7 +166,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     inject: (opts) => app.inject(opts),
     api: (headers) => apiClient((opts) => app.inject(opts), headers),
     async close() {
-      await app.close();
+      // As the server closes (server.ts): a connection that goes idle after the stop (a webhook the
+      // sandbox was still sending) is closed too, instead of being held to the keep-alive timeout.
+      await app.closeGracefully();
       await container.close();
       if (undeclared.size > 0) throw new Error(undeclaredMessage([...undeclared.values()]));
     },
