@@ -1,7 +1,7 @@
 import { count } from 'drizzle-orm';
 import { serializeTransaction } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { custodyBSandboxSignatures } from '../../src/providers/custody-b/sandbox/table.js';
+import { custodyBSandboxSignatures } from '../../src/sandboxes/custody-b/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 import { createWallet, keyAttestation, newKeyCredential, registeredUser, signChallenge, TYPED_DATA } from '../helpers/custody-b.js';

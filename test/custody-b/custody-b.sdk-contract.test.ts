@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode, encode, verifySignature, Wallet, type Payment } from 'xrpl';
 import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
 import type { WalletsServices } from '../../src/modules/wallets/module.js';
-import { SANDBOX_PREFIX } from '../../src/providers/custody-b/sandbox/plugin.js';
+import { SANDBOX_PREFIX } from '../../src/sandboxes/custody-b/plugin.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { keyAttestation, newKeyCredential, TYPED_DATA } from '../helpers/custody-b.js';
 

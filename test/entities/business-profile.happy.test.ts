@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { businessProfiles } from '../../src/modules/entities/table.js';
-import { businessProfileASandbox } from '../../src/providers/business-profile/business-profile-a/sandbox/table.js';
+import { businessProfileASandbox } from '../../src/sandboxes/business-profile-a/table.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';

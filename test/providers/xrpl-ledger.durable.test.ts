@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client, Wallet, type Payment } from 'xrpl';
-import { accountIndex, type AccountRoot } from '../../src/providers/xrpl-ledger/sandbox/view.js';
-import { startStandIn, type StandInServer } from '../../src/providers/xrpl-ledger/sandbox/server.js';
+import { accountIndex, type AccountRoot } from '../../src/sandboxes/xrpl-ledger/view.js';
+import { startStandIn, type StandInServer } from '../../src/sandboxes/xrpl-ledger/server.js';
 import { JournalBusy } from '../../src/providers/write-ahead-journal.js';
 import { kill9, startProcess } from './processes/spawn.js';
 

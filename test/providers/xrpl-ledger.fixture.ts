@@ -1,5 +1,5 @@
 import { Client, Wallet, type SubmittableTransaction, type TxResponse } from 'xrpl';
-import { startStandIn, type StandInServer } from '../../src/providers/xrpl-ledger/sandbox/server.js';
+import { startStandIn, type StandInServer } from '../../src/sandboxes/xrpl-ledger/server.js';
 
 /** rippled's standalone genesis account: the same on the stand-in and on `rippled --standalone`. */
 export const GENESIS_SEED = 'snoPBrXtMeMyMHUVTgbuqAfg1SUTb';

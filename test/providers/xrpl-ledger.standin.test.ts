@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Wallet, type Payment } from 'xrpl';
 import WebSocket from 'ws';
-import { startStandIn, type StandInServer } from '../../src/providers/xrpl-ledger/sandbox/server.js';
+import { startStandIn, type StandInServer } from '../../src/sandboxes/xrpl-ledger/server.js';
 
 /** What only the stand-in offers or must get exactly right at the wire: envelopes, streams, faucet, closing on demand. */
 let S: StandInServer;

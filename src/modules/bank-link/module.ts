@@ -1,7 +1,7 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import type { BankLinkPort } from '../../providers/bank-link/port.js';
 import { createPlaidAdapter } from '../../providers/bank-link/plaid/http.js';
-import { createBankLinkSandbox, type BankLinkSandbox } from '../../providers/bank-link/plaid/sandbox/plugin.js';
+import { createBankLinkSandbox, type BankLinkSandbox } from '../../sandboxes/plaid/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import { createOriginatorsService, type OriginatorsService } from './originators.js';
 import { createBankLinkRepo } from './repo.js';

@@ -4,7 +4,7 @@ import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
 import type { CustodyBPort } from '../../providers/custody-b/port.js';
-import { createCustodyBSandbox, type CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
+import { createCustodyBSandbox, type CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';

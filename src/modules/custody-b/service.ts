@@ -9,7 +9,7 @@ import { canonicalJson } from '../../platform/idempotency/key.js';
 import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
 import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { CUSTODY_B_PATHS as P, type CustodyBConnection, type CustodyBPort, type UserActionChallenge, type UserActionRequest } from '../../providers/custody-b/port.js';
-import type { CustodyBSandbox } from '../../providers/custody-b/sandbox/plugin.js';
+import type { CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletLocation, WalletsService } from '../wallets/service.js';

@@ -1,6 +1,6 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdempotencyStore } from '../../platform/idempotency/store.js';
-import { createCustodyASandbox, type CustodyASandbox } from '../../providers/custody/custody-a/sandbox/plugin.js';
+import { createCustodyASandbox, type CustodyASandbox } from '../../sandboxes/custody-a/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsServices } from '../wallets/module.js';

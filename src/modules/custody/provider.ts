@@ -1,6 +1,6 @@
 import type { Platform } from '../../platform/module/module.js';
 import { createCustodyAClient } from '../../providers/custody/custody-a/http.js';
-import type { CustodyASandbox } from '../../providers/custody/custody-a/sandbox/plugin.js';
+import type { CustodyASandbox } from '../../sandboxes/custody-a/plugin.js';
 import { isEd25519PrivateKey } from '../../providers/custody/custody-a/signing.js';
 import type { CustodyAClient } from '../../providers/custody/port.js';
 import { ProviderSettingsError } from '../../platform/provider-settings/settings.js';

@@ -1,8 +1,8 @@
 import { randomToken, sha256Hex } from '../../platform/crypto/hash.js';
 import { ProviderSettingsError, type ProviderConfig, type ProviderSettings } from '../../platform/provider-settings/settings.js';
 import type { BusinessProfileEndpoint } from '../../providers/business-profile/port.js';
-import { SANDBOX_PREFIX } from '../../providers/business-profile/business-profile-a/sandbox/plugin.js';
-import type { SandboxAccount } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
+import { SANDBOX_PREFIX } from '../../sandboxes/business-profile-a/plugin.js';
+import type { SandboxAccount } from '../../sandboxes/business-profile-a/service.js';
 import { BusinessProfileErrors } from './errors.js';
 
 export const PROVIDER = 'business-profile-a';

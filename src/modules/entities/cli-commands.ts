@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../../platform/http/errors.js';
 import { ProviderSettingsError } from '../../platform/provider-settings/settings.js';
 import type { BastionModule } from '../../platform/module/module.js';
-import { REVIEW_STATUSES, type ReviewStatus } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
+import { REVIEW_STATUSES, type ReviewStatus } from '../../sandboxes/business-profile-a/service.js';
 import type { EntitiesServices } from './module.js';
 
 type Options = Record<string, string | undefined>;

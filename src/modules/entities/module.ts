@@ -1,7 +1,7 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createBusinessProfileAHttpAdapter } from '../../providers/business-profile/business-profile-a/http.js';
-import { businessProfileASandboxRoutes } from '../../providers/business-profile/business-profile-a/sandbox/plugin.js';
-import { createBusinessProfileASandbox, type BusinessProfileASandbox } from '../../providers/business-profile/business-profile-a/sandbox/service.js';
+import { businessProfileASandboxRoutes } from '../../sandboxes/business-profile-a/plugin.js';
+import { createBusinessProfileASandbox, type BusinessProfileASandbox } from '../../sandboxes/business-profile-a/service.js';
 import type { BusinessProfilePort } from '../../providers/business-profile/port.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';

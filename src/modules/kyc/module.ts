@@ -1,7 +1,7 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdvAdapters } from '../../providers/idv/adapters.js';
 import type { IdvPort } from '../../providers/idv/port.js';
-import { idvSandbox } from '../../providers/idv/sandbox/plugin.js';
+import { idvSandbox } from '../../sandboxes/idv/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { kycCallbackRoutes } from './callback-routes.js';

@@ -11,7 +11,7 @@ import { evmEoaRoutes } from './routes.js';
 import { createWalletsService, type WalletsService } from './service.js';
 import { join } from 'node:path';
 import { DEV_ACCOUNTS_FILE } from '../../providers/evm-chain/local/dev-accounts.js';
-import type { StandInServerOptions } from '../../providers/xrpl-ledger/sandbox/server.js';
+import type { StandInServerOptions } from '../../sandboxes/xrpl-ledger/server.js';
 import { xrplNetworkOf } from './xrpl-common.js';
 import { createXrplChallenges } from './xrpl-challenges.js';
 import { createXrplNonCustodial, type XrplNonCustodial } from './xrpl-noncustodial.js';

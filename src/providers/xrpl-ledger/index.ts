@@ -3,7 +3,7 @@ import type { SubmittableTransaction } from 'xrpl';
 import { XrplLedgerError, type XrplLedgerPort } from './port.js';
 import { RippledLedger } from './rippled.js';
 import { LocalListenerError } from '../local-listener-error.js';
-import { startStandIn, type StandInServer, type StandInServerOptions } from './sandbox/server.js';
+import { startStandIn, type StandInServer, type StandInServerOptions } from '../../sandboxes/xrpl-ledger/server.js';
 
 export type { XrplLedgerPort } from './port.js';
 

@@ -3,7 +3,7 @@
  * DATA_DIR/xrpl-standin.json (the service's file) and prints `READY <ws url> <faucet url>`.
  */
 import { join } from 'node:path';
-import { startStandIn } from '../../../src/providers/xrpl-ledger/sandbox/server.js';
+import { startStandIn } from '../../../src/sandboxes/xrpl-ledger/server.js';
 
 const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error('DATA_DIR is required');
