@@ -232,7 +232,7 @@ describe('value moves survive SIGKILL at every step', () => {
     // first, so the instance set to crash crashes on this test's move only.
     const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
     const inFlight = async () =>
-      Number((await pool.query(`select count(*) as n from custody_a_sandbox_transactions where status in ('REQUESTED','APPROVED','SIGNED','PUBLISHED','CONFIRMATION_PENDING')`)).rows[0].n);
+      Number((await pool.query(`select count(*) as n from sandbox.custody_a_sandbox_transactions where status in ('REQUESTED','APPROVED','SIGNED','PUBLISHED','CONFIRMATION_PENDING')`)).rows[0].n);
     expect(await until(inFlight, (n) => n === 0, 60_000)).toBe(0);
     await pool.end();
     const one = await startService(rpcUrl, { ...shared, BASTION_CRASH_AT: 'custody-a.transaction.before-send', BASTION_CRASH_GRACE_MS: '400' }, { port: port + 1, dataDir: mkdtempSync(join(tmpdir(), 'bastion-crash-a-')) });

@@ -24,7 +24,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'bastion-pglite-image-'));
   const database = await openDatabase({});
-  await runMigrations(database);
+  // Tests run with sandboxes on: the image holds the schema `sandbox` too.
+  await runMigrations(database, { sandboxes: true });
   const image = await database.pglite!.dumpDataDir('none');
   await database.close();
   const file = join(dir, 'migrated.tar');

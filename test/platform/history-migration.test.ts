@@ -54,7 +54,7 @@ describe('history store migration', () => {
       [tenant, claimId, user, t0, key, t1],
     );
 
-    await runMigrations(database);
+    await runMigrations(database, { sandboxes: true });
     const audit = createAuditService({ repo: createAuditRepo(database.db), clock: new ManualClock(new Date()) });
 
     const kyc = await audit.history(tenant, 'kyc', [kycId]);

@@ -14,7 +14,7 @@ describe('persistence', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-persist-'));
     const config = loadConfig({ DATA_DIR: dataDir });
     const first = await createContainer({ config });
-    await runMigrations(first.database);
+    await runMigrations(first.database, { sandboxes: config.sandboxes });
     const file = await ensureDemoTenant(first.tenants, dataDir);
     expect(file).toBe(join(dataDir, 'demo-tenant.json'));
     expect(statSync(file!).mode & 0o777).toBe(0o600);
@@ -23,7 +23,7 @@ describe('persistence', () => {
     await first.close();
 
     const second = await createContainer({ config });
-    await runMigrations(second.database);
+    await runMigrations(second.database, { sandboxes: config.sandboxes });
     expect(await ensureDemoTenant(second.tenants, dataDir)).toBeUndefined();
     expect(await second.tenants.verifyApiKey(demo.tenantId, demo.apiKey)).toBeTruthy();
     expect((await second.users.getUser(demo.tenantId, user.id)).email).toBe('kept@example.com');
@@ -38,7 +38,7 @@ describe('persistence', () => {
       createContainer({ config, database: await openDatabase({ databaseUrl: config.databaseUrl }) }),
     ]);
     // Both run migrations at start at the same time: the advisory lock serialises them.
-    await Promise.all([runMigrations(a.database), runMigrations(b.database)]);
+    await Promise.all([runMigrations(a.database, { sandboxes: config.sandboxes }), runMigrations(b.database, { sandboxes: config.sandboxes })]);
     const tenant = await a.tenants.createTenant(`shared-${Date.now()}`);
     const user = await a.users.createUser(tenant.tenantId, { email: 'two@example.com' });
     expect(await b.tenants.verifyApiKey(tenant.tenantId, tenant.apiKey)).toBe(tenant.keyId);

@@ -54,7 +54,7 @@ describe('provider settings migration', () => {
       [tenant, secrets.encrypt('bank-link-prod-secret', `bank-link:${tenant}`), now],
     );
 
-    await runMigrations(database);
+    await runMigrations(database, { sandboxes: true });
     const clock = new ManualClock(new Date());
     const ps = createProviderSettings({ db: database.db, secrets, clock });
     const idv = createIdvConfigService({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxEnabled: true });

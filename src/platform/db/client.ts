@@ -7,11 +7,11 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { copyTemplateInto } from './pglite-template.js';
-import * as schema from './schema.js';
 import { maskedUrl } from '../../config.js';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+// No schema generic: nothing uses drizzle's relational API (db.query.x), so the platform's
+// client knows no module's or sandbox's tables; repos import the tables they use.
+export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Repos accept either the database or an open transaction. */
 export type DbOrTx = Db | Tx;
@@ -79,7 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await pool.end().catch(() => undefined);
       throw new Error(unreachableMessage(options.databaseUrl, error));
     }
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = drizzlePg(pool) as unknown as Db;
     return {
       kind: 'postgres',
       db,
@@ -101,7 +101,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pglite = new PGlite({ startParams: PGLITE_START_PARAMS, ...(options.image ? { loadDataDir: options.image } : {}) });
   }
   await pglite.waitReady;
-  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  const db = drizzlePglite(pglite) as unknown as Db;
   return {
     kind: 'pglite',
     db,

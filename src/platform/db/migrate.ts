@@ -19,13 +19,26 @@ export function packageRoot(): string {
 }
 
 export const migrationsFolder = join(packageRoot(), 'drizzle');
+/** The sandboxes' tables (schema `sandbox`); their journal is `sandbox.__drizzle_migrations`. */
+export const sandboxMigrationsFolder = join(packageRoot(), 'drizzle-sandboxes');
+const sandboxMigrations = { migrationsFolder: sandboxMigrationsFolder, migrationsSchema: 'sandbox' };
+
+export interface MigrationOptions {
+  /**
+   * Config `sandboxes`: the schema `sandbox` is created and migrated only when on. The product's
+   * migrations run first either way (drizzle/0024 takes the old sandbox tables out of public).
+   */
+  sandboxes: boolean;
+}
 
 // Arbitrary constant: serialises migrations of several instances starting on one PostgreSQL.
 const MIGRATION_LOCK = 0x62617374;
 
-export async function runMigrations(database: Database): Promise<void> {
+export async function runMigrations(database: Database, options: MigrationOptions): Promise<void> {
   if (database.pglite) {
-    await migratePglite(drizzlePglite(database.pglite), { migrationsFolder });
+    const db = drizzlePglite(database.pglite);
+    await migratePglite(db, { migrationsFolder });
+    if (options.sandboxes) await migratePglite(db, sandboxMigrations);
     return;
   }
   const pool = database.pool;
@@ -34,7 +47,9 @@ export async function runMigrations(database: Database): Promise<void> {
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await migratePg(drizzlePg(client), { migrationsFolder });
+      const db = drizzlePg(client);
+      await migratePg(db, { migrationsFolder });
+      if (options.sandboxes) await migratePg(db, sandboxMigrations);
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }

@@ -60,7 +60,7 @@ export async function createPlatform(options: PlatformOptions) {
     options.database ??
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir }));
   // Migrations first (under an advisory lock on PostgreSQL): everything below reads tables.
-  await runMigrations(database);
+  await runMigrations(database, { sandboxes: config.sandboxes });
   const db = database.db;
   const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir));
 

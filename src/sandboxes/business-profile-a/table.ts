@@ -1,4 +1,5 @@
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sandboxSchema } from '../pg-schema.js';
 import type { WireAddress, WireTask } from '../../providers/business-profile/business-profile-a/protocol.js';
 
 /**
@@ -6,7 +7,7 @@ import type { WireAddress, WireTask } from '../../providers/business-profile/bus
  * account is the Bastion tenant whose API key called it, so rows lead with tenant_id as every
  * table does. The sandbox keeps only the last four digits of a TIN.
  */
-export const businessProfileASandbox = pgTable(
+export const businessProfileASandbox = sandboxSchema.table(
   'bp_a_sandbox_businesses',
   {
     tenantId: uuid('tenant_id').notNull(),

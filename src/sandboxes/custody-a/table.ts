@@ -1,4 +1,5 @@
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sandboxSchema } from '../pg-schema.js';
 
 import { leaseColumns } from '../../platform/module/in-flight.js';
 
@@ -11,7 +12,7 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
  * SecretBox; client keys are stored as public keys only (plus the sealed private half the
  * sandbox's "dashboard" hands to its own tenant in-process).
  */
-export const custodyASandboxClients = pgTable('custody_a_sandbox_clients', {
+export const custodyASandboxClients = sandboxSchema.table('custody_a_sandbox_clients', {
   apiKey: text('api_key').primaryKey(),
   /** Who signed up (the Bastion tenant), unique: one client per tenant. */
   label: text('label').notNull(),
@@ -22,14 +23,14 @@ export const custodyASandboxClients = pgTable('custody_a_sandbox_clients', {
 }, (t) => [uniqueIndex('custody_a_sandbox_clients_label_unique').on(t.label)]);
 
 /** The P-256 key webhooks are signed with (one row, id `webhook`). */
-export const custodyASandboxKeys = pgTable('custody_a_sandbox_keys', {
+export const custodyASandboxKeys = sandboxSchema.table('custody_a_sandbox_keys', {
   id: text('id').primaryKey(),
   publicKeyPem: text('public_key_pem').notNull(),
   privateKeySealed: text('private_key_sealed').notNull(),
   createdAt: ts('created_at').notNull(),
 });
 
-export const custodyASandboxVaults = pgTable(
+export const custodyASandboxVaults = sandboxSchema.table(
   'custody_a_sandbox_vaults',
   {
     id: text('id').primaryKey(),
@@ -40,7 +41,7 @@ export const custodyASandboxVaults = pgTable(
   (t) => [index('custody_a_sandbox_vaults_key_idx').on(t.apiKey)],
 );
 
-export const custodyASandboxWallets = pgTable(
+export const custodyASandboxWallets = sandboxSchema.table(
   'custody_a_sandbox_wallets',
   {
     id: text('id').primaryKey(),
@@ -59,7 +60,7 @@ export const custodyASandboxWallets = pgTable(
   (t) => [index('custody_a_sandbox_wallets_vault_idx').on(t.apiKey, t.vaultId)],
 );
 
-export const custodyASandboxTransactions = pgTable(
+export const custodyASandboxTransactions = sandboxSchema.table(
   'custody_a_sandbox_transactions',
   {
     id: text('id').primaryKey(),
@@ -87,7 +88,7 @@ export const custodyASandboxTransactions = pgTable(
   (t) => [uniqueIndex('custody_a_sandbox_transactions_external_unique').on(t.apiKey, t.externalId)],
 );
 
-export const custodyASandboxTransfers = pgTable(
+export const custodyASandboxTransfers = sandboxSchema.table(
   'custody_a_sandbox_transfers',
   {
     id: text('id').primaryKey(),

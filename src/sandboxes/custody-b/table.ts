@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sandboxSchema } from '../pg-schema.js';
 
 import { leaseColumns } from '../../platform/module/in-flight.js';
 
@@ -9,7 +10,7 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
  * organisation (`org_id`, one per tenant that uses the sandbox). Tokens are stored as SHA-256
  * hashes; the service account's key and the wallets' secp256k1 keys are sealed by the SecretBox.
  */
-export const custodyBSandboxOrgs = pgTable('custody_b_sandbox_orgs', {
+export const custodyBSandboxOrgs = sandboxSchema.table('custody_b_sandbox_orgs', {
   orgId: text('org_id').primaryKey(),
   /** The tenant the organisation was opened for (the sandbox hands its credentials to it). */
   tenantId: text('tenant_id').notNull().unique('custody_b_sandbox_orgs_tenant_unique'),
@@ -21,7 +22,7 @@ export const custodyBSandboxOrgs = pgTable('custody_b_sandbox_orgs', {
 });
 
 /** Users of an organisation: the service account and delegated end users. */
-export const custodyBSandboxUsers = pgTable(
+export const custodyBSandboxUsers = sandboxSchema.table(
   'custody_b_sandbox_users',
   {
     id: text('id').primaryKey(),
@@ -37,7 +38,7 @@ export const custodyBSandboxUsers = pgTable(
 );
 
 /** Credentials: key credentials (SPKI PEM) and WebAuthn passkeys (COSE key, counter). */
-export const custodyBSandboxCredentials = pgTable(
+export const custodyBSandboxCredentials = sandboxSchema.table(
   'custody_b_sandbox_credentials',
   {
     orgId: text('org_id').notNull(),
@@ -55,7 +56,7 @@ export const custodyBSandboxCredentials = pgTable(
 );
 
 /** Bearer tokens: service, end user (delegated login), registration (temporary). */
-export const custodyBSandboxTokens = pgTable('custody_b_sandbox_tokens', {
+export const custodyBSandboxTokens = sandboxSchema.table('custody_b_sandbox_tokens', {
   tokenHash: text('token_hash').primaryKey(),
   orgId: text('org_id').notNull(),
   userId: text('user_id').notNull(),
@@ -68,7 +69,7 @@ export const custodyBSandboxTokens = pgTable('custody_b_sandbox_tokens', {
  * Challenges: registration (signed by the new credential) and user actions (bound to one
  * method, path and payload). Single use (`consumed_at`), expiring.
  */
-export const custodyBSandboxChallenges = pgTable('custody_b_sandbox_challenges', {
+export const custodyBSandboxChallenges = sandboxSchema.table('custody_b_sandbox_challenges', {
   id: text('id').primaryKey(),
   orgId: text('org_id').notNull(),
   userId: text('user_id').notNull(),
@@ -83,7 +84,7 @@ export const custodyBSandboxChallenges = pgTable('custody_b_sandbox_challenges',
 });
 
 /** One-time user-action tokens, bound to the challenge's request. */
-export const custodyBSandboxUserActions = pgTable('custody_b_sandbox_user_actions', {
+export const custodyBSandboxUserActions = sandboxSchema.table('custody_b_sandbox_user_actions', {
   tokenHash: text('token_hash').primaryKey(),
   orgId: text('org_id').notNull(),
   userId: text('user_id').notNull(),
@@ -95,13 +96,13 @@ export const custodyBSandboxUserActions = pgTable('custody_b_sandbox_user_action
 });
 
 /** Request nonces seen (replays of a request are refused). */
-export const custodyBSandboxNonces = pgTable('custody_b_sandbox_nonces', {
+export const custodyBSandboxNonces = sandboxSchema.table('custody_b_sandbox_nonces', {
   nonce: text('nonce').primaryKey(),
   seenAt: ts('seen_at').notNull(),
 });
 
 /** Wallets: a secp256k1 key per wallet, sealed (context `custody-b-sandbox-wallet:<id>`). */
-export const custodyBSandboxWallets = pgTable(
+export const custodyBSandboxWallets = sandboxSchema.table(
   'custody_b_sandbox_wallets',
   {
     id: text('id').primaryKey(),
@@ -118,7 +119,7 @@ export const custodyBSandboxWallets = pgTable(
 );
 
 /** Signatures and broadcasts requested of a wallet. */
-export const custodyBSandboxSignatures = pgTable('custody_b_sandbox_signatures', {
+export const custodyBSandboxSignatures = sandboxSchema.table('custody_b_sandbox_signatures', {
   id: text('id').primaryKey(),
   orgId: text('org_id').notNull(),
   walletId: text('wallet_id').notNull(),

@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sandboxSchema } from '../pg-schema.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -8,7 +9,7 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
  * tenant: the provider knows no tenants. Secrets and tokens are stored as SHA-256 hashes;
  * the webhook signing key is sealed by the SecretBox.
  */
-export const bankLinkSandboxClients = pgTable('bank_link_sandbox_clients', {
+export const bankLinkSandboxClients = sandboxSchema.table('bank_link_sandbox_clients', {
   clientId: text('client_id').primaryKey(),
   secretHash: text('secret_hash').notNull(),
   /** The account-level webhook (originator changes), as a dashboard setting would hold it. */
@@ -26,7 +27,7 @@ export interface SandboxAccount {
 }
 
 /** A Link session: created by /link/token/create, walked through by the Link page. */
-export const bankLinkSandboxLinkTokens = pgTable(
+export const bankLinkSandboxLinkTokens = sandboxSchema.table(
   'bank_link_sandbox_link_tokens',
   {
     tokenHash: text('token_hash').primaryKey(),
@@ -47,7 +48,7 @@ export const bankLinkSandboxLinkTokens = pgTable(
 );
 
 /** An Item: a login at a test bank with the accounts the person chose. */
-export const bankLinkSandboxItems = pgTable(
+export const bankLinkSandboxItems = sandboxSchema.table(
   'bank_link_sandbox_items',
   {
     itemId: text('item_id').primaryKey(),
@@ -69,7 +70,7 @@ export const bankLinkSandboxItems = pgTable(
 );
 
 /** Public tokens: single use, 30 minutes. */
-export const bankLinkSandboxPublicTokens = pgTable('bank_link_sandbox_public_tokens', {
+export const bankLinkSandboxPublicTokens = sandboxSchema.table('bank_link_sandbox_public_tokens', {
   tokenHash: text('token_hash').primaryKey(),
   clientId: text('client_id').notNull(),
   itemId: text('item_id').notNull(),
@@ -79,7 +80,7 @@ export const bankLinkSandboxPublicTokens = pgTable('bank_link_sandbox_public_tok
 });
 
 /** Originators (end customers of a platform client) and their diligence. */
-export const bankLinkSandboxOriginators = pgTable(
+export const bankLinkSandboxOriginators = sandboxSchema.table(
   'bank_link_sandbox_originators',
   {
     originatorClientId: text('originator_client_id').primaryKey(),
@@ -97,7 +98,7 @@ export const bankLinkSandboxOriginators = pgTable(
 );
 
 /** Hosted KYB questionnaire sessions (/transfer/questionnaire/create). */
-export const bankLinkSandboxQuestionnaires = pgTable('bank_link_sandbox_questionnaires', {
+export const bankLinkSandboxQuestionnaires = sandboxSchema.table('bank_link_sandbox_questionnaires', {
   tokenHash: text('token_hash').primaryKey(),
   clientId: text('client_id').notNull(),
   originatorClientId: text('originator_client_id').notNull(),
@@ -107,7 +108,7 @@ export const bankLinkSandboxQuestionnaires = pgTable('bank_link_sandbox_question
 });
 
 /** The ES256 keys webhooks are signed with; the private half sealed. */
-export const bankLinkSandboxWebhookKeys = pgTable('bank_link_sandbox_webhook_keys', {
+export const bankLinkSandboxWebhookKeys = sandboxSchema.table('bank_link_sandbox_webhook_keys', {
   kid: text('kid').primaryKey(),
   publicJwk: jsonb('public_jwk').$type<Record<string, string>>().notNull(),
   privateJwkSealed: text('private_jwk_sealed').notNull(),
