@@ -305,10 +305,18 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     { name: 'custody-a sandbox transfer', table: f, id: f.id, leaseUntil: f.leaseUntil, attempts: f.attempts, inFlight: inArray(f.status, ['QUEUED', 'IN_PROGRESS']), order: f.updatedAt },
     (row) => drive(transferMoves(row.id), false),
   );
-  options.inFlight.register(transactionFlow);
-  options.inFlight.register(transferFlow);
+  // Registered with the routes (served only while sandboxes are on): without sandboxes the
+  // schema `sandbox` does not exist, and the sweeper must not look for these rows.
+  let registered = false;
 
   return {
+    /** Hands the sandbox's in-flight rows to the platform's sweeper (once). */
+    registerFlows(): void {
+      if (registered) return;
+      registered = true;
+      options.inFlight.register(transactionFlow);
+      options.inFlight.register(transferFlow);
+    },
     webhookKey,
     /** The lease a new row is stored with: the request that accepted it drives it (see drive). */
     newLease: () => ({ leaseUntil: leaseFrom(clock.now()), attempts: 1 }),

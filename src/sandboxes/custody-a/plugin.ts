@@ -249,6 +249,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
     },
     /** Registers the sandbox's routes (outside tenancy and OpenAPI), in their own scope. */
     async routes(app: FastifyInstance): Promise<void> {
+      executor.registerFlows();
       await app.register(async (scope) => {
         scope.removeAllContentTypeParsers();
         scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => done(null, body));

@@ -53,9 +53,17 @@ export function createBroadcasts(options: CustodyBSandboxOptions, store: Sandbox
       await send(row);
     },
   );
-  options.inFlight.register(flow);
+  // Registered with the routes (served only while sandboxes are on): without sandboxes the
+  // schema `sandbox` does not exist, and the sweeper must not look for these rows.
+  let registered = false;
 
   return {
+    /** Hands the stored broadcasts to the platform's sweeper (once). */
+    registerFlow(): void {
+      if (registered) return;
+      registered = true;
+      options.inFlight.register(flow);
+    },
     /** Signs an unsigned EVM transaction for the local chain (its chain id checked): the raw bytes and hash. */
     async signEvm(account: PrivateKeyAccount, transaction: string): Promise<{ raw: Hex; hash: Hex }> {
       try {

@@ -76,6 +76,7 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
     baseUrl,
     /** Registers the provider's endpoints (outside tenancy and OpenAPI). */
     async routes(app: FastifyInstance): Promise<void> {
+      ctx.broadcasts.registerFlow();
       await app.register(async (scope) => {
         authEndpoints(scope, ctx);
         walletEndpoints(scope, ctx);
