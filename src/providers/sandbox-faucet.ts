@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { formatEther, parseEther, type Address, type Hex } from 'viem';
 import { AppError } from '../platform/http/errors.js';
 import type { EvmChainPort } from './evm-chain/port.js';
@@ -19,6 +20,15 @@ export const FaucetErrors = {
     new AppError(409, 'FAUCET_NOT_SANDBOX', `The tenant's ${provider} is a configured provider, not the built-in sandbox: fund its wallets at that provider`),
   unavailable: (detail: string) => new AppError(503, 'FAUCET_UNAVAILABLE', `The sandbox faucet cannot pay: ${detail}`, { 'retry-after': '5' }),
 };
+
+/** The routes' schemas (OpenAPI: tag "Sandbox faucets"). */
+export const FAUCET_TAGS = ['Sandbox faucets'];
+const Balance = { hash: Type.Union([Type.String(), Type.Null()], { description: 'The EVM funding transaction (XRPL: null)' }), balance: Type.String({ description: "The wallet's balance after the payment" }) };
+export const CustodyAFundParams = Type.Object({ vaultId: Type.String({ format: 'uuid' }) });
+export const CustodyAFundBody = Type.Object({ symbol: Type.String({ maxLength: 16, description: 'ETH (the EVM wallet) or XRP (the XRPL wallet)' }), qty: Type.String({ maxLength: 40, description: 'At most 10 ETH / 1000 XRP' }) });
+export const CustodyAFunded = Type.Object({ vaultId: Type.String(), address: Type.String(), symbol: Type.String(), qty: Type.String(), ...Balance });
+export const CustodyBFundBody = Type.Object({ address: Type.String({ minLength: 1, maxLength: 100 }), amount: Type.String({ maxLength: 40, description: 'ETH (at most 10) or XRP (at most 1000), by the wallet' }) });
+export const CustodyBFunded = Type.Object({ address: Type.String(), symbol: Type.String(), amount: Type.String(), ...Balance });
 
 const DECIMAL_RE = /^(0|[1-9]\d{0,17})(\.\d{1,18})?$/;
 

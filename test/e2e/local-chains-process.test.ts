@@ -77,7 +77,7 @@ beforeAll(async () => {
   service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   service.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   service.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const deadline = Date.now() + 150_000;
+  const deadline = Date.now() + 240_000;
   for (;;) {
     const res = await fetch(`${base}/ready`).catch(() => undefined);
     if (res?.status === 200) {
@@ -96,7 +96,7 @@ beforeAll(async () => {
   const token = await api('POST', `/auth/users/${userId}/token`, keyHeaders(), {});
   expect(token.status, JSON.stringify(token.json)).toBe(201);
   userToken = token.json.accessToken as string;
-}, 200_000);
+}, 300_000);
 
 afterAll(async () => {
   if (service?.pid && service.exitCode === null) {

@@ -4,7 +4,9 @@ import type { Address } from 'viem';
 import { actorOf } from '../../../platform/audit/actor.js';
 import { Access, userCaller } from '../../../platform/http/access.js';
 import { AppError } from '../../../platform/http/errors.js';
-import { faucetAmount, fundEvm, fundXrpl, type Funded } from '../../sandbox-faucet.js';
+import { errorResponses } from '../../../platform/http/schemas.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CustodyBFundBody, CustodyBFunded, FAUCET_TAGS, faucetAmount, fundEvm, fundXrpl, type Funded } from '../../sandbox-faucet.js';
 import { isXrplNetwork } from './xrpl.js';
 import type { CustodyBConnection } from '../port.js';
 import { authEndpoints } from './auth-endpoints.js';
@@ -101,15 +103,24 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
      * `walletOf` finds the caller's wallet by address (on a tenant left on the sandbox).
      */
     faucetRoutes(app: FastifyInstance, deps: { walletOf: (caller: { tenantId: string; userId: string; actor: ReturnType<typeof actorOf> }, address: string) => Promise<{ providerRef: string }> }): void {
-      app.post(`${SANDBOX_PREFIX}/fund`, { config: { auth: Access.user }, schema: { hide: true } }, async (request) => {
-        const body = (request.body ?? {}) as Record<string, unknown>;
-        if (typeof body !== 'object' || Array.isArray(body)) throw new AppError(400, 'VALIDATION_ERROR', 'the body must be a JSON object');
-        if (typeof body.address !== 'string' || body.address.length === 0 || body.address.length > 100) throw new AppError(400, 'VALIDATION_ERROR', 'body.address is required');
-        const caller = { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
-        const wallet = await deps.walletOf(caller, body.address);
-        const funded = await fund(caller.tenantId, wallet.providerRef, (symbol) => faucetAmount(body.amount, symbol, 'body.amount'));
-        return { address: funded.address, symbol: funded.symbol, amount: funded.amount, hash: funded.hash, balance: funded.balance };
-      });
+      app.withTypeProvider<TypeBoxTypeProvider>().post(
+        `${SANDBOX_PREFIX}/fund`,
+        {
+          config: { auth: Access.user },
+          schema: {
+            tags: FAUCET_TAGS,
+            summary: "Sandbox only: fund one of the caller's custody-b wallets from the sandbox's faucet (ETH or XRP by its chain)",
+            body: CustodyBFundBody,
+            response: { 200: CustodyBFunded, ...errorResponses(403, 404, 409, 503) },
+          },
+        },
+        async (request) => {
+          const caller = { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
+          const wallet = await deps.walletOf(caller, request.body.address);
+          const funded = await fund(caller.tenantId, wallet.providerRef, (symbol) => faucetAmount(request.body.amount, symbol, 'body.amount'));
+          return { address: funded.address, symbol: funded.symbol, amount: funded.amount, hash: funded.hash, balance: funded.balance };
+        },
+      );
     },
     /** Registers the provider's endpoints (outside tenancy and OpenAPI). */
     async routes(app: FastifyInstance): Promise<void> {

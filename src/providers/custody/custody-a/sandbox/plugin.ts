@@ -10,7 +10,9 @@ import {
 import { XrplLedgerError, type XrplLedgerPort } from '../../../xrpl-ledger/port.js';
 import { Access, viewerOf, type Viewer } from '../../../../platform/http/access.js';
 import { AppError } from '../../../../platform/http/errors.js';
-import { faucetAmount, fundEvm, fundXrpl, type Funded } from '../../../sandbox-faucet.js';
+import { errorResponses } from '../../../../platform/http/schemas.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CustodyAFundBody, CustodyAFunded, CustodyAFundParams, FAUCET_TAGS, faucetAmount, fundEvm, fundXrpl, type Funded } from '../../../sandbox-faucet.js';
 import { newXrplWallet } from './chains.js';
 import { SANDBOX_PREFIX, SandboxError, transactionDto, transferDto, walletDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import { createExecutor } from './executor.js';
@@ -254,17 +256,23 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
       app: FastifyInstance,
       deps: { walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }> },
     ): void {
-      app.post(
+      app.withTypeProvider<TypeBoxTypeProvider>().post(
         `${SANDBOX_PREFIX}/vaults/:vaultId/fund`,
-        { config: { auth: Access.apiKeyOrUser }, schema: { hide: true } },
+        {
+          config: { auth: Access.apiKeyOrUser },
+          schema: {
+            tags: FAUCET_TAGS,
+            summary: "Sandbox only: fund a vault's EVM (ETH) or XRPL (XRP) wallet from the sandbox's faucet (API key, admin or the vault's owner)",
+            params: CustodyAFundParams,
+            body: CustodyAFundBody,
+            response: { 200: CustodyAFunded, ...errorResponses(403, 404, 409, 503) },
+          },
+        },
         async (request) => {
-          const body = (request.body ?? {}) as Json;
-          if (typeof body !== 'object' || Array.isArray(body)) throw new AppError(400, 'VALIDATION_ERROR', 'the body must be a JSON object');
-          const symbol = body.symbol;
+          const { symbol } = request.body;
           if (symbol !== 'ETH' && symbol !== 'XRP') throw new AppError(400, 'SYMBOL_UNKNOWN', 'body.symbol must be ETH or XRP');
-          const qty = faucetAmount(body.qty, symbol, 'body.qty');
-          const { vaultId } = request.params as { vaultId: string };
-          const wallet = await deps.walletOf(request.tenant.id, viewerOf(request), vaultId, symbol === 'ETH' ? 'evm' : 'xrpl');
+          const qty = faucetAmount(request.body.qty, symbol, 'body.qty');
+          const wallet = await deps.walletOf(request.tenant.id, viewerOf(request), request.params.vaultId, symbol === 'ETH' ? 'evm' : 'xrpl');
           const funded = await fund(request.tenant.id, wallet.providerWalletId, qty);
           return { vaultId: wallet.vaultId, address: funded.address, symbol, qty, hash: funded.hash, balance: funded.balance };
         },
