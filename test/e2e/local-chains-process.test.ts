@@ -170,11 +170,11 @@ describe('the local chains of a started service, with viem and the xrpl Client',
     }
   }, 120_000);
 
-  it('the custody-b faucet pays only the caller\'s own custody-b wallets', async () => {
+  it('the custody-b faucet pays only the caller\'s own custody-b wallets, to the user bearer (an API key: 403)', async () => {
     const stranger = privateKeyToAccount(generatePrivateKey()).address;
     const res = await api('POST', '/sandbox/custody-b/fund', userHeaders(), { address: stranger, amount: '1' });
     expect([res.status, res.json.code]).toEqual([404, 'CUSTODY_B_WALLET_NOT_FOUND']);
-    expect((await api('POST', '/sandbox/custody-b/fund', keyHeaders(), { address: stranger, amount: '1' })).status).toBe(401);
+    expect((await api('POST', '/sandbox/custody-b/fund', keyHeaders(), { address: stranger, amount: '1' })).json.code).toBe('FORBIDDEN');
   });
 
   it('an EIP-1271 wallet deployed through the JSON-RPC URL with viem registers with POST /evm-eoas', async () => {
