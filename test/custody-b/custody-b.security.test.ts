@@ -36,6 +36,7 @@ routeCases(() => h, 'POST /custody-b/raw-transaction/complete', {
   payload: () => ({ transaction: '0x02c0', signedChallenge: signedChallenge() }),
   ...user,
 });
+routeCases(() => h, 'POST /sandbox/custody-b/fund', { url: () => '/sandbox/custody-b/fund', payload: () => ({ address, amount: '0.01' }), ...user });
 routeCases(() => h, 'POST /custody-b/message/challenge', { url: () => '/custody-b/message/challenge', payload: () => ({ address, message: 'hi' }), ...user });
 routeCases(() => h, 'POST /custody-b/message', { url: () => '/custody-b/message', payload: () => ({ address, message: 'hi', signedChallenge: signedChallenge() }), ...user });
 routeCases(() => h, 'POST /custody-b/message/eip712/challenge', { url: () => '/custody-b/message/eip712/challenge', payload: () => ({ address, typedData: TYPED_DATA }), ...user });

@@ -46,6 +46,12 @@ routeCases(() => h, 'GET /custody-a/vaults/{vaultId}/wallets/{walletId}/transact
   accepts: both,
   foreign: () => `${foreignWalletUrl()}/transactions/${ZERO}`,
 });
+routeCases(() => h, 'POST /sandbox/custody-a/vaults/{vaultId}/fund', {
+  url: () => `/sandbox/custody-a/vaults/${vault.id}/fund`,
+  payload: () => ({ symbol: 'ETH', qty: '0.01' }),
+  accepts: both,
+  foreign: () => `/sandbox/custody-a/vaults/${foreignVault.id}/fund`,
+});
 routeCases(() => h, 'POST /non-custodial-evm/transfers', {
   url: () => '/non-custodial-evm/transfers',
   payload: () => ({ amount: '0.1', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: DEST, destinationType: 'ADDRESS', idempotentId: 'sec-1', provider: 'custody-a' }),

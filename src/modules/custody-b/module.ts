@@ -63,7 +63,10 @@ export function createCustodyBModule(
     name: 'custody-b',
     services: { custodyB, custodyBSandbox: sandbox },
     routes: {
-      tenant: (scope) => custodyBRoutes(scope, { service: custodyB, idempotency }),
+      tenant: (scope) => {
+        custodyBRoutes(scope, { service: custodyB, idempotency });
+        if (config.sandboxes) sandbox.faucetRoutes(scope, { walletOf: (caller, address) => custodyB.sandboxWallet(caller, address) });
+      },
       open: async (app) => {
         if (config.sandboxes) await sandbox.routes(app);
       },

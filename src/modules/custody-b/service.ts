@@ -9,6 +9,7 @@ import { canonicalJson } from '../../platform/idempotency/key.js';
 import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
 import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { CUSTODY_B_PATHS as P, type CustodyBConnection, type CustodyBPort, type UserActionChallenge, type UserActionRequest } from '../../providers/custody-b/port.js';
+import { FaucetErrors } from '../../sandboxes/faucet.js';
 import type { CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
@@ -234,6 +235,12 @@ export function createCustodyBService(deps: {
   }
 
   return {
+    /** The caller's custody-b wallet at the sandbox (the sandbox faucet's check); a configured provider is 409. */
+    async sandboxWallet(caller: Caller, address: string): Promise<{ providerRef: string }> {
+      if (!(await connect(caller.tenantId)).sandboxed) throw FaucetErrors.notSandbox('custody-b');
+      const row = await ownWallet(caller, address);
+      return { providerRef: row.providerRef! };
+    },
     async authToken(caller: Caller) {
       const user = await registered(caller);
       const { conn } = await connect(caller.tenantId);

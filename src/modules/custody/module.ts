@@ -4,7 +4,10 @@ import { createCustodyASandbox, type CustodyASandbox } from '../../sandboxes/cus
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsServices } from '../wallets/module.js';
-import { createCustodyAProvider, type CustodyAProvider } from './provider.js';
+import { createCustodyAProvider, CUSTODY_A, CUSTODY_KIND, type CustodyAProvider } from './provider.js';
+import { CustodyErrors } from './errors.js';
+import { FaucetErrors } from '../../sandboxes/faucet.js';
+import type { Viewer } from '../../platform/http/access.js';
 import { createCustodyRepo } from './repo.js';
 import { custodyTransactions, custodyTransfers } from './table.js';
 import { notInArray } from 'drizzle-orm';
@@ -63,13 +66,26 @@ export function createCustodyModule(
       (row) => transfers.follow(row),
     ),
   );
+  /** The sandbox faucet's wallet: the vault's wallet of that chain, on a tenant left on the sandbox. */
+  async function sandboxWalletOf(tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') {
+    if ((await platform.providerSettings.get(tenantId, CUSTODY_KIND, CUSTODY_A)).baseUrl !== null) throw FaucetErrors.notSandbox('custody-a');
+    const vault = await repo.findVault(tenantId, vaultId);
+    if (!vault || (!viewer.privileged && vault.userId !== viewer.userId)) throw CustodyErrors.vaultNotFound();
+    const rows = await Promise.all(vault.walletIds.map((id) => wallets.findById(tenantId, id)));
+    const wallet = rows.find((w) => w?.chain === chain && w.providerRef);
+    if (!wallet?.providerRef) throw CustodyErrors.walletNotFound();
+    return { providerWalletId: wallet.providerRef, vaultId: vault.id };
+  }
   const webhooks = createCustodyWebhooks({ clock, provider: custodyA, findTenant: deps.findTenant, transactions, transfers });
 
   return {
     name: 'custody',
     services: { vaults, transactions, transfers, custodyA, custodyASandbox },
     routes: {
-      tenant: (scope) => custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId }),
+      tenant: (scope) => {
+        custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId });
+        if (config.sandboxes) custodyASandbox.faucetRoutes(scope, { walletOf: sandboxWalletOf });
+      },
       open: async (app) => {
         await app.register(custodyWebhookRoutes, { webhooks });
         if (config.sandboxes) await custodyASandbox.routes(app);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { isValidClassicAddress } from 'xrpl';
 import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
@@ -7,6 +8,11 @@ import {
   ACCESS_KEY_HEADER, newEd25519KeyPair, REQUEST_WINDOW_SECONDS, SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER, verifyRequest, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
 } from '../../providers/custody/custody-a/signing.js';
 import { XrplLedgerError, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
+import { Access, viewerOf, type Viewer } from '../../platform/http/access.js';
+import { AppError } from '../../platform/http/errors.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CustodyAFundBody, CustodyAFunded, CustodyAFundParams, FAUCET_TAGS, faucetAmount, fundEvm, fundXrpl, type Funded } from '../faucet.js';
 import { newXrplWallet } from './chains.js';
 import { SANDBOX_PREFIX, SandboxError, transactionDto, transferDto, walletDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import { createExecutor } from './executor.js';
@@ -223,8 +229,55 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
     return reply.code(error.status).header('cache-control', 'no-store').send({ errorCode: error.errorCode, message: error.message });
   }
 
+  /**
+   * The faucet: pays a wallet of the tenant's sandbox account (the EVM one from a development
+   * account of the local chain, the XRPL one from the ledger's faucet). A wallet the tenant's
+   * account does not hold is 404.
+   */
+  async function fund(tenantId: string, walletId: string, qty: string): Promise<Funded> {
+    const client = await store.findClientByLabel(tenantId);
+    const wallet = client ? await store.findWallet(client.apiKey, walletId) : undefined;
+    if (!wallet) throw new AppError(404, 'CUSTODY_WALLET_NOT_FOUND', 'Wallet not found in this vault');
+    return wallet.blockchain === 'ETHEREUM'
+      ? fundEvm(await options.chains.evmChain(), wallet.address as Address, qty)
+      : fundXrpl(options.chains.xrplLedger, wallet.address, qty);
+  }
+
   return {
     baseUrl,
+    fund,
+    /**
+     * POST /sandbox/custody-a/vaults/{vaultId}/fund `{symbol: ETH|XRP, qty}` (registered in the
+     * tenant scope while sandboxes are served; the tenant's API key, an admin, or the vault's
+     * owner): the sandbox's faucet for a vault's EVM or XRPL wallet, at most 10 ETH / 1000 XRP a
+     * request. `walletOf` finds the Bastion vault's wallet of that chain as the caller may see it.
+     */
+    faucetRoutes(
+      app: FastifyInstance,
+      deps: { walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }> },
+    ): void {
+      app.withTypeProvider<TypeBoxTypeProvider>().post(
+        `${SANDBOX_PREFIX}/vaults/:vaultId/fund`,
+        {
+          config: { auth: Access.apiKeyOrUser },
+          schema: {
+            tags: FAUCET_TAGS,
+            summary: "Sandbox only: fund a vault's EVM (ETH) or XRPL (XRP) wallet from the sandbox's faucet (API key, admin or the vault's owner)",
+            params: CustodyAFundParams,
+            body: CustodyAFundBody,
+            response: { 200: CustodyAFunded, ...errorResponses(403, 404, 409, 503) },
+          },
+        },
+        async (request) => {
+          const { symbol } = request.body;
+          if (symbol !== 'ETH' && symbol !== 'XRP') throw new AppError(400, 'SYMBOL_UNKNOWN', 'body.symbol must be ETH or XRP');
+          const qty = faucetAmount(request.body.qty, symbol, 'body.qty');
+          const wallet = await deps.walletOf(request.tenant.id, viewerOf(request), request.params.vaultId, symbol === 'ETH' ? 'evm' : 'xrpl');
+          const funded = await fund(request.tenant.id, wallet.providerWalletId, qty);
+          return { vaultId: wallet.vaultId, address: funded.address, symbol, qty, hash: funded.hash, balance: funded.balance };
+        },
+      );
+    },
     /** The webhook headers the sandbox would send with this exact body (tests replay deliveries). */
     async webhookHeaders(body: string): Promise<Record<string, string>> {
       const timestamp = String(Math.floor(clock.now().getTime() / 1000));

@@ -1,5 +1,13 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Address } from 'viem';
+import { actorOf } from '../../platform/audit/actor.js';
+import { Access, userCaller } from '../../platform/http/access.js';
+import { AppError } from '../../platform/http/errors.js';
+import { errorResponses } from '../../platform/http/schemas.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CustodyBFundBody, CustodyBFunded, FAUCET_TAGS, faucetAmount, fundEvm, fundXrpl, type Funded } from '../faucet.js';
+import { isXrplNetwork } from './xrpl.js';
 import type { CustodyBConnection } from '../../providers/custody-b/port.js';
 import { authEndpoints } from './auth-endpoints.js';
 import { hashToken, randomId, SANDBOX_PREFIX, type CustodyBSandboxOptions, type SandboxContext } from './context.js';
@@ -72,8 +80,48 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
     });
   }
 
+  /**
+   * The faucet: pays a wallet of the tenant's organisation (EVM: from a development account of
+   * the local chain; XRPL: from the ledger's faucet). A wallet the organisation lacks is 404.
+   */
+  async function fund(tenantId: string, walletId: string, amount: (symbol: 'ETH' | 'XRP') => string): Promise<Funded> {
+    const org = await store.orgByTenant(tenantId);
+    const wallet = org ? await store.wallet(org.orgId, walletId) : undefined;
+    if (!wallet) throw new AppError(404, 'CUSTODY_B_WALLET_NOT_FOUND', 'No custody-b wallet of the caller has this address');
+    return isXrplNetwork(wallet.network)
+      ? fundXrpl(options.xrplLedger, wallet.address, amount('XRP'))
+      : fundEvm(await options.evmChain(), wallet.address as Address, amount('ETH'));
+  }
+
   return {
     baseUrl,
+    fund,
+    /**
+     * POST /sandbox/custody-b/fund `{address, amount}` (registered in the tenant scope while
+     * sandboxes are served; the wallet owner's bearer token): the sandbox's faucet for one of the
+     * caller's custody-b wallets, `amount` ETH (at most 10) or XRP (at most 1000) by its chain.
+     * `walletOf` finds the caller's wallet by address (on a tenant left on the sandbox).
+     */
+    faucetRoutes(app: FastifyInstance, deps: { walletOf: (caller: { tenantId: string; userId: string; actor: ReturnType<typeof actorOf> }, address: string) => Promise<{ providerRef: string }> }): void {
+      app.withTypeProvider<TypeBoxTypeProvider>().post(
+        `${SANDBOX_PREFIX}/fund`,
+        {
+          config: { auth: Access.user },
+          schema: {
+            tags: FAUCET_TAGS,
+            summary: "Sandbox only: fund one of the caller's custody-b wallets from the sandbox's faucet (ETH or XRP by its chain)",
+            body: CustodyBFundBody,
+            response: { 200: CustodyBFunded, ...errorResponses(403, 404, 409, 503) },
+          },
+        },
+        async (request) => {
+          const caller = { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
+          const wallet = await deps.walletOf(caller, request.body.address);
+          const funded = await fund(caller.tenantId, wallet.providerRef, (symbol) => faucetAmount(request.body.amount, symbol, 'body.amount'));
+          return { address: funded.address, symbol: funded.symbol, amount: funded.amount, hash: funded.hash, balance: funded.balance };
+        },
+      );
+    },
     /** Registers the provider's endpoints (outside tenancy and OpenAPI). */
     async routes(app: FastifyInstance): Promise<void> {
       ctx.broadcasts.registerFlow();
