@@ -8,6 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import pg from 'pg';
 import { Wallet } from 'xrpl';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { loadConfig } from '../../src/config.js';
 import { chainDefinition } from '../../src/providers/evm-chain/clients.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
@@ -104,7 +105,8 @@ describe('value moves survive SIGKILL at every step', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', MASTER_KEY: 'a'.repeat(64), BASTION_CRASH_AT: 'x' })).toThrow(/BASTION_CRASH_AT/);
   });
 
-  it('custody-a vault transfers, non-custodial EVM transfers and XRPL submissions are finished once after a restart', async () => {
+  // Its service runs on the embedded database (no DATABASE_URL): once per CI run.
+  it.skipIf(ONE_PASS_ONLY)('custody-a vault transfers, non-custodial EVM transfers and XRPL submissions are finished once after a restart', async () => {
     chainProcess = await startProcess('test/providers/processes/evm-chain.ts', { DATA_DIR: chainDir });
     const rpcUrl = chainProcess.ready[0]!;
     const chain = createPublicClient({ chain: chainDefinition(31337, 'test'), transport: http(rpcUrl) });
