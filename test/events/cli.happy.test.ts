@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import { cliJson } from '../helpers/cli.js';
 
-
 describe('operator CLI: event-endpoint add / list / remove, events replay', () => {
   it('adds an endpoint (secret printed once), lists it, replays a range, removes it; refuses bad input', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-events-cli-'));

@@ -6,7 +6,6 @@ import { commands } from '../../src/cli-commands.js';
 import { createHarness, TEST_MASTER_KEY } from '../helpers/harness.js';
 import { cliJson } from '../helpers/cli.js';
 
-
 describe('operator CLI: idp set / show / remove', () => {
   it('sets a provider (secret sealed, several redirect URLs), shows it masked, removes it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-idp-cli-'));

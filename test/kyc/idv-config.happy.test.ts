@@ -7,7 +7,6 @@ import { createContainer } from '../../src/container.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import { cliJson } from '../helpers/cli.js';
 
-
 describe('operator CLI: idv configure / idv sandbox', () => {
   it('points a tenant at a real provider (secret read from a file, stored sealed) and back at the sandbox', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-idv-cli-'));
