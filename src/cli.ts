@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { commands, namedPairs, readSecretFile, UsageError, type Options } from './cli-commands.js';
@@ -10,12 +12,51 @@ import { listMail, showMail } from './platform/mail/read-files.js';
 import { CLI_OPTIONS, USAGE } from './cli-usage.js';
 import { olderThanHours } from './cli-commands.js';
 
-function fail(code: number, error: string, message: string): never {
-  process.stderr.write(JSON.stringify({ error, message }) + '\n');
-  process.exit(code);
+/** Where the CLI reads its settings and writes its output: the process's own, or a test's. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
 }
 
-async function main(argv: string[]): Promise<void> {
+/** A failure the CLI reports as `{"error","message"}` on stderr with this exit code. */
+class CliExit extends Error {
+  constructor(
+    readonly exitCode: number,
+    readonly error: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The whole CLI: parses argv, runs the command, writes its output, returns the exit code.
+ * The binary (below) is a thin wrapper; tests call this in process with their own env.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (error: unknown) {
+    const [code, name, message] = failure(error);
+    io.stderr(JSON.stringify({ error: name, message }) + '\n');
+    return code;
+  }
+}
+
+function failure(error: unknown): [number, string, string] {
+  if (error instanceof CliExit) return [error.exitCode, error.error, error.message];
+  if (error instanceof UsageError) return [2, 'usage', error.message];
+  if (error instanceof ConfigError) return [1, 'config', error.message];
+  if (error instanceof AppError) return [error.code === 'usage' ? 2 : 1, error.code, error.message];
+  if (error instanceof DataDirBusyError) return [1, 'data_dir_busy', error.message];
+  if (error instanceof TypeError && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+    return [2, 'usage', error.message];
+  }
+  return [1, 'internal', error instanceof Error ? error.message : String(error)];
+}
+
+async function main(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -23,18 +64,18 @@ async function main(argv: string[]): Promise<void> {
   });
   const name = positionals[0] === 'migrate' ? 'migrate' : positionals.slice(0, 2).join(' ');
   if (values.help) {
-    process.stdout.write(USAGE + '\n');
-    process.exit(0);
+    io.stdout(USAGE + '\n');
+    return 0;
   }
   if (name === 'mail list' || name === 'mail show') {
-    await mailCommand(name, positionals.slice(2));
-    return;
+    await mailCommand(name, positionals.slice(2), io);
+    return 0;
   }
   const run = commands[name];
   if (!run) {
     const said = positionals.length === 0 ? 'no command given' : `unknown command "${positionals.join(' ')}"`;
-    process.stderr.write(`${said}\n\n${USAGE}\n`);
-    process.exit(2);
+    io.stderr(`${said}\n\n${USAGE}\n`);
+    return 2;
   }
   // `--redirect-allow A B C`: the words after the command are further URLs of that list.
   const rest = positionals.slice(name.split(' ').length);
@@ -50,7 +91,7 @@ async function main(argv: string[]): Promise<void> {
   const lists = { redirectAllow: [...redirectAllow, ...rest], settings, secrets, secretContents };
   // Bad arguments fail before the database is opened.
   if (name === 'storage gc') olderThanHours(options);
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   // The embedded database admits one process: while the service holds it, the service runs
   // the command (control socket); while another command holds it, refuse.
   let release: () => void = () => undefined;
@@ -61,9 +102,9 @@ async function main(argv: string[]): Promise<void> {
       if (!(error instanceof DataDirBusyError) || error.holder.role !== 'service') throw error;
       const answer = await sendControlRequest(config.dataDir, { command: name, options, lists });
       if (!answer) throw error;
-      if (!answer.ok) fail(answer.exitCode, answer.error, answer.message);
-      process.stdout.write(JSON.stringify(answer.result) + '\n');
-      return;
+      if (!answer.ok) throw new CliExit(answer.exitCode, answer.error, answer.message);
+      io.stdout(JSON.stringify(answer.result) + '\n');
+      return 0;
     }
   }
   try {
@@ -73,7 +114,8 @@ async function main(argv: string[]): Promise<void> {
     const container = await createContainer({ config });
     try {
       const result = await run(container, options, lists);
-      process.stdout.write(JSON.stringify(result) + '\n');
+      io.stdout(JSON.stringify(result) + '\n');
+      return 0;
     } finally {
       await container.close();
     }
@@ -83,28 +125,38 @@ async function main(argv: string[]): Promise<void> {
 }
 
 /** `mail list` and `mail show ID`: the embedded transport's files, read as a person would. */
-async function mailCommand(name: 'mail list' | 'mail show', args: string[]): Promise<void> {
-  const dir = join(loadConfig().dataDir, 'mail');
+async function mailCommand(name: 'mail list' | 'mail show', args: string[], io: CliIo): Promise<void> {
+  const dir = join(loadConfig(io.env).dataDir, 'mail');
   if (name === 'mail list') {
     if (args.length > 0) throw new UsageError(`unexpected argument ${args[0]}`);
     const all = await listMail(dir);
-    if (all.length === 0) process.stdout.write(`no mail in ${dir}\n`);
-    for (const mail of all) process.stdout.write(`${mail.id}  ${mail.to}  ${mail.subject}\n`);
+    if (all.length === 0) io.stdout(`no mail in ${dir}\n`);
+    for (const mail of all) io.stdout(`${mail.id}  ${mail.to}  ${mail.subject}\n`);
     return;
   }
   if (args.length !== 1) throw new UsageError('mail show needs one message id (from mail list)');
   const text = await showMail(dir, args[0]!);
   if (text === undefined) throw new AppError(404, 'MAIL_NOT_FOUND', `no single message ${args[0]} in ${dir}`);
-  process.stdout.write(text);
+  io.stdout(text);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) fail(2, 'usage', error.message);
-  if (error instanceof ConfigError) fail(1, 'config', error.message);
-  if (error instanceof AppError) fail(error.code === 'usage' ? 2 : 1, error.code, error.message);
-  if (error instanceof DataDirBusyError) fail(1, 'data_dir_busy', error.message);
-  if (error instanceof TypeError && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
-    fail(2, 'usage', error.message);
+/** Run as the binary (`bastion`, `npm run cli`), not imported by a test. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
   }
-  fail(1, 'internal', error instanceof Error ? error.message : String(error));
-});
+}
+
+if (isEntryPoint()) {
+  const code = await runCli(process.argv.slice(2), {
+    env: process.env,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
+  // A failure ends at once (as before: a handle left open must not hold the operator's shell).
+  if (code !== 0) process.exit(code);
+}

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 
 /** The service as `npm start` runs it, from the sources (tsx), so no build is needed. */
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<{ code: number | null; at: number }> } {
@@ -47,7 +48,7 @@ interface Outcome {
   at: number;
 }
 
-describe('the service process', () => {
+describe.skipIf(ONE_PASS_ONLY)('the service process', () => {
   it('with a database it cannot reach, exits 1 with one line naming DATABASE_URL (password masked), its host and port, and what to check', async () => {
     const port = await closedPort();
     const proc = start({ DATA_DIR: mkdtempSync(join(tmpdir(), 'bastion-nodb-')), DATABASE_URL: `postgres://bastion:s3cret-pw@127.0.0.1:${port}/bastion` });

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NOT_RUN = /^<!-- walkthrough: not run \((.+)\) -->$/;
@@ -128,7 +129,7 @@ describe('README.md code blocks', () => {
   });
 });
 
-describe('the README walkthrough, run in order on a fresh service', () => {
+describe.skipIf(ONE_PASS_ONLY)('the README walkthrough, run in order on a fresh service', () => {
   let work: string;
   let service: ChildProcess | undefined;
   let serviceLog = '';

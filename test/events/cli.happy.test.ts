@@ -1,18 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
-
-const run = promisify(execFile);
+import { cliJson } from '../helpers/cli.js';
 
 describe('operator CLI: event-endpoint add / list / remove, events replay', () => {
   it('adds an endpoint (secret printed once), lists it, replays a range, removes it; refuses bad input', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-events-cli-'));
     const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
-    const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env })).stdout);
+    const cli = cliJson(env);
     const { tenantId } = await cli('tenant', 'create', '--name', `events-cli-${crypto.randomUUID()}`);
 
     const added = await cli('event-endpoint', 'add', '--tenant', tenantId, '--url', 'https://93.184.215.14/hooks', '--types', 'user.created,kyc.approved');

@@ -1,19 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli-commands.js';
 import { createHarness, TEST_MASTER_KEY } from '../helpers/harness.js';
-
-const run = promisify(execFile);
+import { cliJson } from '../helpers/cli.js';
 
 describe('operator CLI: idp set / show / remove', () => {
   it('sets a provider (secret sealed, several redirect URLs), shows it masked, removes it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-idp-cli-'));
     const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'https://bastion.example', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
-    const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env })).stdout);
+    const cli = cliJson(env);
     const { tenantId } = await cli('tenant', 'create', '--name', `idp-cli-${crypto.randomUUID()}`);
     const set = await cli('idp', 'set', '--tenant', tenantId, '--issuer', 'https://login.example.com', '--client-id', 'bastion', '--client-secret', 'cli-secret-value-123',
       '--redirect-allow', 'https://app.example/cb', 'https://app.example/other', '--redirect-allow', 'http://localhost:3000/');

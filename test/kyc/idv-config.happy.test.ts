@@ -1,20 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
-
-const run = promisify(execFile);
+import { cliJson } from '../helpers/cli.js';
 
 describe('operator CLI: idv configure / idv sandbox', () => {
   it('points a tenant at a real provider (secret read from a file, stored sealed) and back at the sandbox', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-idv-cli-'));
     const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
-    const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env })).stdout);
+    const cli = cliJson(env);
     const { tenantId } = await cli('tenant', 'create', '--name', `idv-cli-${crypto.randomUUID()}`);
     const secretFile = join(dataDir, 'idv-secret');
     writeFileSync(secretFile, 'a-real-provider-shared-secret\n', { mode: 0o600 });

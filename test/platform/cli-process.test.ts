@@ -3,9 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
+import { runCliIn } from '../helpers/cli.js';
 
-/** The CLI and the service as real processes on one embedded DATA_DIR. */
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The real binary (`node src/cli.ts`): this file is the suite's smoke test of it (other CLI tests run it in process). */
+function binary(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -13,6 +15,10 @@ function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: nu
   });
 }
 
+/** The CLI in this process (runCli), with the same environment the binary would get. */
+const cli = (env: Record<string, string>, ...args: string[]) => runCliIn({ PATH: process.env.PATH ?? '', ...env }, ...args);
+
+/** The service as a real process on the embedded DATA_DIR. */
 function service(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -30,7 +36,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms = 120_000): P
   }
 }
 
-describe('the CLI while the service runs on the embedded database', () => {
+describe.skipIf(ONE_PASS_ONLY)('the CLI while the service runs on the embedded database', () => {
   // Without the socket (a service of an older version, or one that failed to open it) the CLI
   // refuses, naming the service: data-dir-lock.test.ts.
   it('runs through the service (socket 0600); a second service is refused; after a stop the CLI works alone; mail reads decoded', async () => {
@@ -42,7 +48,7 @@ describe('the CLI while the service runs on the embedded database', () => {
     expect(statSync(join(dataDir, 'bastion.sock')).mode & 0o777).toBe(0o600);
 
     // The command runs in the service: the tenant exists at once and after a restart.
-    const during = await cli(env, 'tenant', 'create', '--name', 'while-running');
+    const during = await binary(env, 'tenant', 'create', '--name', 'while-running');
     expect(during.code, during.stderr).toBe(0);
     const live = JSON.parse(during.stdout) as { tenantId: string; apiKey: string };
     const seen = await fetch(`http://127.0.0.1:${port}/users`, { headers: { 'x-tenant-id': live.tenantId, 'x-api-key': live.apiKey } });
@@ -102,7 +108,7 @@ describe('the CLI while the service runs on the embedded database', () => {
   }, 600_000);
 });
 
-describe('CLI messages', () => {
+describe.skipIf(ONE_PASS_ONLY)('CLI messages', () => {
   it('an unknown command says so; an unreadable --secret-file is named, not an internal error', async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'bastion-cli-')) };
     const unknown = await cli(env, 'tenant', 'destroy');

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 
 /**
  * The CLI loads the container (every module and provider: the EVM chain, the XRPL ledger...)
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  * executes for it over its socket, do without: each of those calls used to cost seconds of CPU
  * (the README walkthrough makes about fifteen of them).
  */
-describe('CLI start-up', () => {
+describe.skipIf(ONE_PASS_ONLY)('CLI start-up', () => {
   it('mail list loads neither the container nor a module or provider', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bastion-cli-startup-'));
     const record = join(dir, 'loaded.txt');

@@ -1,23 +1,19 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { claimDataDir, DataDirBusyError } from '../../src/platform/db/data-dir-lock.js';
+import { runCliIn } from '../helpers/cli.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'bastion-lock-'));
 const hold = (dataDir: string, pid: number, role: 'service' | 'cli') =>
   writeFileSync(join(dataDir, 'bastion.lock'), JSON.stringify({ pid, role, startedAt: '2026-01-01T00:00:00.000Z' }));
 
-function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+/** The CLI in process (the lock's holder below is another process: this test runner's parent). */
+const cli = (dataDir: string, ...args: string[]) => runCliIn({ PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, ...args);
 
-describe('one process per embedded DATA_DIR', () => {
+describe.skipIf(ONE_PASS_ONLY)('one process per embedded DATA_DIR', () => {
   it('a live holder refuses the claim, naming it; a dead one is taken over; release removes the lock', () => {
     const dataDir = dir();
     hold(dataDir, process.ppid, 'service');

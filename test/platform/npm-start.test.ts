@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 
 function alive(pid: number): boolean {
   try {
@@ -21,7 +22,7 @@ async function waitFor(check: () => boolean, ms: number): Promise<void> {
   }
 }
 
-describe('npm start', () => {
+describe.skipIf(ONE_PASS_ONLY)('npm start', () => {
   // What `npm start &` then `kill %1` does, and what process managers send.
   it('SIGTERM to the npm process reaches the service, which stops and frees the port', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-npm-'));

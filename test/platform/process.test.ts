@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -25,7 +26,7 @@ async function waitFor(check: () => boolean, ms = 180_000): Promise<void> {
   }
 }
 
-describe('the service process', () => {
+describe.skipIf(ONE_PASS_ONLY)('the service process', () => {
   it('stops on a bad variable with one line naming it, exit code 1', async () => {
     const proc = start({ PORT: 'eighty' });
     expect(await proc.exited).toBe(1);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_PASS_ONLY } from '../helpers/passes.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 
@@ -54,7 +55,7 @@ function expectUnavailable(res: Awaited<ReturnType<typeof login>>): void {
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 }
 
-describe('REDIS_URL on a closed port', () => {
+describe.skipIf(POSTGRES_PASS_ONLY)('REDIS_URL on a closed port', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await createHarness({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
@@ -79,7 +80,7 @@ describe('REDIS_URL on a closed port', () => {
   });
 });
 
-describe('a Redis that stops answering mid-run', () => {
+describe.skipIf(POSTGRES_PASS_ONLY)('a Redis that stops answering mid-run', () => {
   let h: Harness;
   let redis: ChildProcess;
   let port: number;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { createLocalEvmChain } from '../../src/providers/evm-chain/local/edr.js';
 import { DEV_ACCOUNT_BALANCE, DEV_ACCOUNTS_FILE } from '../../src/providers/evm-chain/local/dev-accounts.js';
 import { EVM_JOURNAL_FILE, type ChainReset } from '../../src/providers/evm-chain/local/journal.js';
@@ -19,7 +20,7 @@ function crashImage(dataDir: string): string {
   return copy;
 }
 
-describe('the local EVM chain: write-ahead journal', () => {
+describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: write-ahead journal', () => {
   it('a restart replays the journal: the same receipts in the same blocks, the same balances; the chain goes on from there', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-wal-'));
     const first = await createLocalEvmChain({ chainId: 31337, dataDir });
@@ -92,7 +93,7 @@ describe('the local EVM chain: write-ahead journal', () => {
   });
 });
 
-describe('the local EVM chain: where its journal lives', () => {
+describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: where its journal lives', () => {
   it('another live process holding the journal of this DATA_DIR stops the chain from starting', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-wal-'));
     writeFileSync(join(dataDir, `${EVM_JOURNAL_FILE}.lock`), JSON.stringify({ pid: process.ppid }));
@@ -114,7 +115,7 @@ describe('the local EVM chain: where its journal lives', () => {
   });
 });
 
-describe('the local EVM chain: a real process killed with SIGKILL', () => {
+describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: a real process killed with SIGKILL', () => {
   it('a confirmed transfer is readable by hash after the restart, in the same block, and the balances hold', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-kill-'));
     const entry = 'test/providers/processes/evm-chain.ts';

@@ -1,22 +1,20 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import S3rver from 's3rver';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli-commands.js';
 import { createLocalBlobStore } from '../../src/providers/storage/local/store.js';
 import { createS3BlobStore } from '../../src/providers/storage/s3/store.js';
 import { createHarness, TEST_MASTER_KEY } from '../helpers/harness.js';
+import { cliJson } from '../helpers/cli.js';
 
-const run = promisify(execFile);
 const HOUR = 3_600_000;
 
 function cliFor(env: Record<string, string>) {
   const full = { PATH: process.env.PATH ?? '', MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), ...env };
-  return async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: full })).stdout);
+  return cliJson(full);
 }
 
 /** `storage gc` run in-process (as the service runs it for a CLI on its socket), on a harness with this environment. */
