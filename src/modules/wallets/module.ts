@@ -12,13 +12,13 @@ import { createWalletsService, type WalletsService } from './service.js';
 import { join } from 'node:path';
 import { DEV_ACCOUNTS_FILE } from '../../providers/evm-chain/local/dev-accounts.js';
 import type { StandInServerOptions } from '../../providers/xrpl-ledger/sandbox/server.js';
-import { xrplNetworkOf } from './xrpl-common.js';
-import { createXrplChallenges } from './xrpl-challenges.js';
-import { createXrplNonCustodial, type XrplNonCustodial } from './xrpl-noncustodial.js';
-import { createXrplRepo } from './xrpl-repo.js';
-import { xrplRoutes } from './xrpl-routes.js';
-import { createXrplSecureAccounts, type XrplSecureAccounts } from './xrpl-secure-accounts.js';
-import { createXrplSubmissions, type XrplSubmissions } from './xrpl-submissions.js';
+import { xrplNetworkOf } from '../xrpl/xrpl-common.js';
+import { createXrplChallenges } from '../xrpl/xrpl-challenges.js';
+import { createXrplNonCustodial, type XrplNonCustodial } from '../xrpl/xrpl-noncustodial.js';
+import { createXrplRepo } from '../xrpl/xrpl-repo.js';
+import { xrplRoutes } from '../xrpl/xrpl-routes.js';
+import { createXrplSecureAccounts, type XrplSecureAccounts } from '../xrpl/xrpl-secure-accounts.js';
+import { createXrplSubmissions, type XrplSubmissions } from '../xrpl/xrpl-submissions.js';
 
 export interface XrplModuleOptions {
   /** Stand-in settings (e.g. closeIntervalMs). */

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, gte, inArray, isNull, lt, max, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { xrplChallenges, xrplSubmissions, type XrplChallengeRow, type XrplSubmissionRow } from './table.js';
+import { xrplChallenges, xrplSubmissions, type XrplChallengeRow, type XrplSubmissionRow } from '../wallets/table.js';
 
 /** The queries of the XRPL routes: challenges and tracked submissions. */
 export function createXrplRepo(db: DbOrTx) {

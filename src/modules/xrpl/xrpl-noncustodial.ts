@@ -7,15 +7,15 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { inspectSignedBlob } from '../../providers/xrpl-ledger/signatures.js';
 import type { UsersService } from '../users/service.js';
-import { WalletErrors } from './errors.js';
-import type { WalletDto } from './schemas.js';
-import { toWalletDto, type WalletsService } from './service.js';
-import type { WalletKind, WalletRow } from './table.js';
+import { WalletErrors } from '../wallets/errors.js';
+import type { WalletDto } from '../wallets/schemas.js';
+import { toWalletDto, type WalletsService } from '../wallets/service.js';
+import type { WalletKind, WalletRow } from '../wallets/table.js';
 import { accountState, checkAddress, type AccountStateDto, type Viewer } from './xrpl-common.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
-import type { WalletsRepo } from './repo.js';
+import type { WalletsRepo } from '../wallets/repo.js';
 import { toSubmissionDto, type SubmissionDto, type XrplSubmissions } from './xrpl-submissions.js';
 
 /** AccountSet flags the update route changes (asf values). */

@@ -6,7 +6,7 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
 import { eq } from 'drizzle-orm';
 import { XrplLedgerError, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
-import { xrplSubmissions, type XrplSubmissionRow } from './table.js';
+import { xrplSubmissions, type XrplSubmissionRow } from '../wallets/table.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
 
