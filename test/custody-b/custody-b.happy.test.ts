@@ -42,7 +42,7 @@ describe('custody-b end to end over real HTTP', () => {
     expect(await verifyTypedData({ ...TYPED_DATA, address: wallet.address, signature: ts.json().signature.encoded } as Parameters<typeof verifyTypedData>[0])).toBe(true);
 
     // A raw transaction: funded from a dev account, signed by the provider, broadcast to the local chain.
-    const chain = await h.container.modules.find((m) => m.name === 'wallets')!.services;
+    const chain = await h.container.modules.find((m) => m.name === 'chains')!.services;
     const evm = await (chain as { evmChain: () => Promise<import('../../src/providers/evm-chain/port.js').EvmChainPort> }).evmChain();
     const funder = evm.walletClient(evm.devAccounts[0]!);
     await evm.publicClient.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: wallet.address, value: parseEther('1') }) });

@@ -2,7 +2,7 @@ import { encode, encodeForMultisigning, encodeForSigning } from 'ripple-binary-c
 import { sign as signBytes } from 'ripple-keypairs';
 import { multisign, validate, Wallet, type SubmittableTransaction } from 'xrpl';
 import type { Actor } from '../../platform/audit/actor.js';
-import { verifyWalletSignature } from '../../platform/crypto/wallet-signatures.js';
+import { verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { inspectSignedBlob } from '../../providers/xrpl-ledger/signatures.js';
@@ -187,19 +187,22 @@ export function createXrplNonCustodial(deps: {
       const address = checkAddress(input.address);
       const issued = await challenges.check(tenantId, userId, input.challenge, address);
       const info = await live(address);
-      const masterOk = !info?.flags.disableMaster && (await verifyWalletSignature({ chain: 'xrpl', address, message: issued.message, signature: input.signature, publicKey: input.publicKey }));
-      const regularOk =
-        !masterOk &&
-        info?.regularKey !== undefined &&
-        (await verifyWalletSignature({ chain: 'xrpl', address: info.regularKey, message: issued.message, signature: input.signature, publicKey: input.publicKey }));
-      if (!masterOk && !regularOk) throw XrplErrors.signatureInvalid();
+      const proof = await verifyXrplMessage({
+        address,
+        message: issued.message,
+        signature: input.signature,
+        publicKey: input.publicKey,
+        regularKey: info?.regularKey,
+        masterDisabled: info?.flags.disableMaster,
+      });
+      if (!proof.valid) throw XrplErrors.signatureInvalid();
       const net = await network();
       const result = await tx(async (db) => {
         await challenges.consume(tenantId, userId, issued, db);
         return wallets.register(
           tenantId,
           userId,
-          { kind: 'xrpl-cold', chain: 'xrpl', network: net, address, details: { publicKey: input.publicKey.toUpperCase(), proof: masterOk ? 'master' : 'regular', keyHolder: 'user' } },
+          { kind: 'xrpl-cold', chain: 'xrpl', network: net, address, details: { publicKey: input.publicKey.toUpperCase(), proof: proof.keyKind, keyHolder: 'user' } },
           { actor, db },
         );
       });
