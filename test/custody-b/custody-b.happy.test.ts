@@ -90,7 +90,7 @@ describe('custody-b end to end over real HTTP', () => {
     const audit = await h.inject({ method: 'GET', url: `/audit-events?userId=${user.userId}&limit=100`, headers: h.keyHeaders() });
     expect(audit.statusCode).toBe(200);
     const types = (audit.json() as { data: { type: string }[] }).data.map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'custody_b.transaction_broadcast']));
+    expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'transfer.submitted']));
   }, 120_000);
 
   it('registers with an Ed25519 key and signs with it', async () => {

@@ -43,6 +43,7 @@ export function createCustodyBModule(
   const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: platform.chains.evm, xrplLedger: platform.chains.xrpl, inFlight: platform.inFlight });
   const custodyB = createCustodyBService({
     repo: createCustodyBRepo(db),
+    tx: platform.tx,
     clock,
     secrets,
     port: deps.port ?? createCustodyBAdapter({ now: () => clock.now() }),

@@ -36,7 +36,7 @@ export function createXrplModule(
   const network = platform.chains.xrplNetwork;
   const xrplRepo = createXrplRepo(db);
   const challenges = createXrplChallenges({ repo: xrplRepo, clock, limiter: platform.limiter, publicBaseUrl: platform.publicBaseUrl });
-  const xrplSubmissions = createXrplSubmissions({ db, repo: xrplRepo, tx, clock, ledger, finalTimeoutMs: options.finalTimeoutMs ?? 30_000 });
+  const xrplSubmissions = createXrplSubmissions({ db, repo: xrplRepo, tx, clock, ledger, audit: deps.audit, finalTimeoutMs: options.finalTimeoutMs ?? 30_000 });
   // Submissions in flight that no request follows (any more), including those a previous run
   // left, are claimed by the platform's in-flight sweeper and followed until final.
   platform.inFlight.register(xrplSubmissions.flow);

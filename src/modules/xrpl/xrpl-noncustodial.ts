@@ -220,6 +220,7 @@ export function createXrplNonCustodial(deps: {
       viewer: Viewer,
       address: string,
       input: { userId?: string; multiSignature?: boolean } & Partial<Record<Setting, boolean>>,
+      actor: Actor,
     ): Promise<{ wallet: XrplWalletDto; transactions: SubmissionDto[] }> {
       const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const row = await ownWallet(tenantId, userId, address);
@@ -252,7 +253,7 @@ export function createXrplNonCustodial(deps: {
       }
       const done: SubmissionDto[] = [];
       for (const step of steps) {
-        const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled)));
+        const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled), actor));
         done.push(toSubmissionDto(submitted));
         if (submitted.status !== 'validated' || submitted.result !== 'tesSUCCESS') break;
       }
@@ -304,7 +305,7 @@ export function createXrplNonCustodial(deps: {
      * a LastLedgerSequence), then submits it reliably and answers the tracked transaction.
      * `txBlobs` are multi-signatures of one transaction, combined first.
      */
-    async submit(tenantId: string, viewer: Viewer, input: { userId?: string; txBlob?: string; txBlobs?: string[] }): Promise<SubmissionDto> {
+    async submit(tenantId: string, viewer: Viewer, input: { userId?: string; txBlob?: string; txBlobs?: string[] }, actor: Actor): Promise<SubmissionDto> {
       const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       if ((input.txBlob === undefined) === (input.txBlobs === undefined)) throw XrplErrors.blobInvalid('send txBlob, or txBlobs (multi-signatures to combine), not both');
       let blob = input.txBlob;
@@ -326,7 +327,7 @@ export function createXrplNonCustodial(deps: {
       if (!owned || owned.userId !== userId) throw XrplErrors.blobForeign();
       if (typeof inspected.tx.LastLedgerSequence !== 'number') throw XrplErrors.blobNoLastLedger();
       if (inspected.tx.TransactionType === 'Payment') checkAmount(inspected.tx.Amount, 'the Amount of body.txBlob');
-      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! });
+      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! }, actor);
       return toSubmissionDto(row);
     },
 
