@@ -1,6 +1,7 @@
 import { parseEther, serializeTransaction, verifyMessage, verifyTypedData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
 import { createWallet, registeredUser, signChallenge, TYPED_DATA } from '../helpers/custody-b.js';
 
 let h: Harness;
@@ -91,6 +92,9 @@ describe('custody-b end to end over real HTTP', () => {
     expect(audit.statusCode).toBe(200);
     const types = (audit.json() as { data: { type: string }[] }).data.map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'transfer.submitted']));
+    // The broadcast is a transfer, as custody-a's: its transfer.submitted event names the wallet, the hash and the actor.
+    const submittedEvents = (await outbox(h, undefined, 'transfer.submitted')).map((e) => e.payload as Record<string, unknown>).filter((p) => p.walletId === wallet.id);
+    expect(submittedEvents).toEqual([expect.objectContaining({ kind: 'custody-b.broadcast', userId: user.userId, address: wallet.address, actor: { type: 'user', id: user.userId } })]);
   }, 120_000);
 
   it('registers with an Ed25519 key and signs with it', async () => {
