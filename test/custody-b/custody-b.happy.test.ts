@@ -93,7 +93,7 @@ describe('custody-b end to end over real HTTP', () => {
     const types = (audit.json() as { data: { type: string }[] }).data.map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'transfer.submitted']));
     // The broadcast is a transfer, as custody-a's: its transfer.submitted event names the wallet, the hash and the actor.
-    const submittedEvents = (await outbox(h, undefined, 'transfer.submitted')).map((e) => e.payload as Record<string, unknown>).filter((p) => p.walletId === wallet.id);
+    const submittedEvents = (await outbox(h, undefined, 'transfer.submitted')).map((e) => e.payload as Record<string, unknown>).filter((p) => p.address === wallet.address);
     expect(submittedEvents).toEqual([expect.objectContaining({ kind: 'custody-b.broadcast', userId: user.userId, address: wallet.address, actor: { type: 'user', id: user.userId } })]);
   }, 120_000);
 

@@ -122,7 +122,7 @@ describe('the non-custodial journey over real HTTP: investor, signer and cold wa
     expect(ofThis(await outbox(h, undefined, 'transfer.completed'))).toEqual([expect.objectContaining({ kind: 'xrpl-submission', status: 'validated', result: 'tesSUCCESS' })]);
     expect(ofThis(await outbox(h, undefined, 'transfer.failed'))).toEqual([]);
     const audit = await h.database.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, h.tenant.tenantId), eq(auditEvents.subjectUserId, userId)));
-    const auditOfThis = audit.filter((a) => (a.details as Record<string, unknown>).hash === prepared.hash);
+    const auditOfThis = audit.filter((a) => (a.details as Record<string, unknown>).submissionId === submitted.json().submissionId);
     expect(auditOfThis.map((a) => [a.type, a.actorType]).sort()).toEqual([['transfer.submitted', 'user'], ['transfer.updated', 'system']]);
 
     const signed = await web({ method: 'POST', url: '/non-custodian-xrpl/sign', headers, payload: { address: signer.address, message: 'hello' } });
