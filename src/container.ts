@@ -16,9 +16,11 @@ import { createIdentityModule } from './modules/identity/module.js';
 import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
 import { createUsersModule } from './modules/users/module.js';
-import { createWalletsModule, type XrplModuleOptions } from './modules/wallets/module.js';
+import { createWalletsModule } from './modules/wallets/module.js';
+import { createXrplModule, type XrplModuleOptions } from './modules/xrpl/module.js';
+import { createChains, type ChainsOptions } from './chains.js';
 
-export interface ContainerOptions extends PlatformOptions {
+export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
   /** Replaces the identity-verification HTTP adapter. */
@@ -28,7 +30,7 @@ export interface ContainerOptions extends PlatformOptions {
   /** Documents module settings tests need (loopback imports, a short fetch deadline). */
   documents?: DocumentsOptions;
   /** XRPL tuning (tests: the stand-in closes ledgers fast, requests wait less for finality). */
-  xrpl?: XrplModuleOptions;
+  xrpl?: XrplModuleOptions & ChainsOptions;
 }
 
 /**
@@ -37,7 +39,10 @@ export interface ContainerOptions extends PlatformOptions {
  * also spread onto the container by name, for the CLI, the benchmark and tests.
  */
 export async function createContainer(options: ContainerOptions) {
-  const base = await createPlatform(options);
+  // The chains are infrastructure: built once here, handed to the modules as platform.chains;
+  // their entry in the module list opens the local chains' listeners and reports them in /ready.
+  const chains = createChains(options.config, () => platform.logger, { standIn: options.xrpl?.standIn });
+  const base = await createPlatform({ ...options, chains: chains.chains });
   const { platform } = base;
 
   const tenants = createTenantsModule(platform);
@@ -50,8 +55,9 @@ export async function createContainer(options: ContainerOptions) {
   );
   const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit }, { idv: options.idv });
   const services = { ...users.services, ...audit.services };
-  const wallets = createWalletsModule(platform, services, options.xrpl);
-  const documents = createDocumentsModule(platform, { ...services, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger }, options.documents);
+  const wallets = createWalletsModule(platform, services);
+  const xrpl = createXrplModule(platform, { ...services, wallets: wallets.services.wallets }, { finalTimeoutMs: options.xrpl?.finalTimeoutMs });
+  const documents = createDocumentsModule(platform, services, options.documents);
   const accreditations = createAccreditationsModule(platform, {
     users: users.services.users,
     audit: audit.services.audit,
@@ -69,15 +75,17 @@ export async function createContainer(options: ContainerOptions) {
     audit,
     auth,
     kyc,
+    chains.module,
     wallets,
+    xrpl,
     documents,
     accreditations,
     identity,
     createEntitiesModule(platform, services),
-    createCustodyModule(platform, { ...services, wallets: wallets.services, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
+    createCustodyModule(platform, { ...services, wallets: wallets.services.wallets, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
-    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger, xrplNetwork: wallets.services.xrplNetwork }),
+    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets }),
   ];
 
   const { tenants: tenantsService } = tenants.services;

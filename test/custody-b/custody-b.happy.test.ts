@@ -1,6 +1,7 @@
 import { parseEther, serializeTransaction, verifyMessage, verifyTypedData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
 import { createWallet, registeredUser, signChallenge, TYPED_DATA } from '../helpers/custody-b.js';
 
 let h: Harness;
@@ -42,7 +43,7 @@ describe('custody-b end to end over real HTTP', () => {
     expect(await verifyTypedData({ ...TYPED_DATA, address: wallet.address, signature: ts.json().signature.encoded } as Parameters<typeof verifyTypedData>[0])).toBe(true);
 
     // A raw transaction: funded from a dev account, signed by the provider, broadcast to the local chain.
-    const chain = await h.container.modules.find((m) => m.name === 'wallets')!.services;
+    const chain = await h.container.modules.find((m) => m.name === 'chains')!.services;
     const evm = await (chain as { evmChain: () => Promise<import('../../src/providers/evm-chain/port.js').EvmChainPort> }).evmChain();
     const funder = evm.walletClient(evm.devAccounts[0]!);
     await evm.publicClient.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: wallet.address, value: parseEther('1') }) });
@@ -90,7 +91,10 @@ describe('custody-b end to end over real HTTP', () => {
     const audit = await h.inject({ method: 'GET', url: `/audit-events?userId=${user.userId}&limit=100`, headers: h.keyHeaders() });
     expect(audit.statusCode).toBe(200);
     const types = (audit.json() as { data: { type: string }[] }).data.map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'custody_b.transaction_broadcast']));
+    expect(types).toEqual(expect.arrayContaining(['custody_b.user_registered', 'wallet.registered', 'custody_b.signature', 'transfer.submitted']));
+    // The broadcast is a transfer, as custody-a's: its transfer.submitted event names the wallet, the hash and the actor.
+    const submittedEvents = (await outbox(h, undefined, 'transfer.submitted')).map((e) => e.payload as Record<string, unknown>).filter((p) => p.address === wallet.address);
+    expect(submittedEvents).toEqual([expect.objectContaining({ kind: 'custody-b.broadcast', userId: user.userId, address: wallet.address, actor: { type: 'user', id: user.userId } })]);
   }, 120_000);
 
   it('registers with an Ed25519 key and signs with it', async () => {

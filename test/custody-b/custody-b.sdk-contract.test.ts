@@ -13,7 +13,7 @@ import { hashMessage, parseEther, recoverAddress, serializeTransaction, toHex, v
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode, encode, verifySignature, Wallet, type Payment } from 'xrpl';
 import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
-import type { WalletsServices } from '../../src/modules/wallets/module.js';
+import type { ChainsServices } from '../../src/chains.js';
 import { SANDBOX_PREFIX } from '../../src/sandboxes/custody-b/plugin.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { keyAttestation, newKeyCredential, TYPED_DATA } from '../helpers/custody-b.js';
@@ -90,7 +90,7 @@ describe('@dfns/sdk against the custody-b sandbox', () => {
     expect(await verifyTypedData({ ...TYPED_DATA, address: wallet.address as Hex, signature: typedSig.signature!.encoded as Hex } as Parameters<typeof verifyTypedData>[0])).toBe(true);
 
     // A broadcast to the local chain.
-    const evm = await services<WalletsServices>('wallets').evmChain();
+    const evm = await services<ChainsServices>('chains').evmChain();
     await evm.publicClient.waitForTransactionReceipt({ hash: await evm.walletClient(evm.devAccounts[1]!).sendTransaction({ to: wallet.address as Hex, value: parseEther('1') }) });
     const transaction = serializeTransaction({ type: 'eip1559', chainId: evm.chainId, nonce: 0, to: '0x000000000000000000000000000000000000bEEF', value: 1n, gas: 21_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
     const sent = await user.wallets.broadcastTransaction({ walletId: wallet.id, body: { kind: 'Transaction', transaction } });
@@ -100,7 +100,7 @@ describe('@dfns/sdk against the custody-b sandbox', () => {
     // An XRPL wallet: a transaction signed (signedData, verifiable) and one broadcast to the ledger.
     const xrplWallet = await user.wallets.createWallet({ body: { network: 'XrpLedgerTestnet' } });
     expect(xrplWallet.address).toMatch(/^r[1-9A-HJ-NP-Za-km-z]{24,34}$/);
-    const ledger = services<WalletsServices>('wallets').xrplLedger;
+    const ledger = services<ChainsServices>('chains').xrplLedger;
     await ledger.fundAccount(xrplWallet.address!, '30');
     const unsigned = (tx: Payment) => ledger.autofill(tx).then((filled) => encode(filled));
     const payment: Payment = { TransactionType: 'Payment', Account: xrplWallet.address!, Destination: Wallet.generate().classicAddress, Amount: '2000000' };

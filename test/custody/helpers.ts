@@ -10,7 +10,7 @@ export async function createVault(h: Harness, userId: string, extra: Record<stri
 
 /** Sends ETH from a funded dev account of the local chain. */
 export async function fundEvm(h: Harness, to: string, eth: string): Promise<void> {
-  const chain = await h.container.modules.find((m) => m.name === 'wallets')!.services;
+  const chain = await h.container.modules.find((m) => m.name === 'chains')!.services;
   const evm = await (chain as { evmChain: () => Promise<import('../../src/providers/evm-chain/port.js').EvmChainPort> }).evmChain();
   const dev = evm.devAccounts[0]!;
   const hash = await evm.walletClient(dev).sendTransaction({ to: to as `0x${string}`, value: parseEther(eth), account: dev, chain: evm.chain });
@@ -18,12 +18,12 @@ export async function fundEvm(h: Harness, to: string, eth: string): Promise<void
 }
 
 export async function evmChain(h: Harness) {
-  const services = h.container.modules.find((m) => m.name === 'wallets')!.services as { evmChain: () => Promise<import('../../src/providers/evm-chain/port.js').EvmChainPort> };
+  const services = h.container.modules.find((m) => m.name === 'chains')!.services as { evmChain: () => Promise<import('../../src/providers/evm-chain/port.js').EvmChainPort> };
   return services.evmChain();
 }
 
 export function xrplLedger(h: Harness) {
-  const services = h.container.modules.find((m) => m.name === 'wallets')!.services as { xrplLedger: import('../../src/providers/xrpl-ledger/index.js').XrplLedger };
+  const services = h.container.modules.find((m) => m.name === 'chains')!.services as { xrplLedger: import('../../src/providers/xrpl-ledger/index.js').XrplLedger };
   return services.xrplLedger;
 }
 

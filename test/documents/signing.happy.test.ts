@@ -4,7 +4,6 @@ import { getAddress, hashMessage, recoverTypedDataAddress, verifyMessage } from 
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { Wallet } from 'xrpl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WalletsServices } from '../../src/modules/wallets/module.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { compileWallets } from '../wallets/contracts.js';
@@ -113,8 +112,7 @@ describe('signing with an EVM wallet', () => {
 
   it('an EIP-1271 contract wallet on the local chain signs through its owner', async () => {
     const contracts = compileWallets();
-    const wallets = h.container.modules.find((m) => m.name === 'wallets')!.services as WalletsServices;
-    const chain = await wallets.evmChain();
+    const chain = await h.container.platform.chains.evm();
     const owner = privateKeyToAccount(generatePrivateKey());
     const hash = await chain.walletClient(chain.devAccounts[0]!).deployContract({ abi: contracts.wallet.abi, bytecode: contracts.wallet.bytecode, args: [owner.address] });
     const contractAddress = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!);

@@ -43,7 +43,7 @@ describe('local chains', () => {
     expect(await client.getBalance({ address: to })).toBe(parseEther('1.5'));
     expect(await client.getChainId()).toBe(31337);
     // The service's own clients read the same chain (one chain, one journal).
-    const services = h.container.modules.find((m) => m.name === 'wallets')!.services as { evmChain: () => Promise<{ publicClient: { getBalance(a: { address: Hex }): Promise<bigint> } }> };
+    const services = h.container.modules.find((m) => m.name === 'chains')!.services as { evmChain: () => Promise<{ publicClient: { getBalance(a: { address: Hex }): Promise<bigint> } }> };
     expect(await (await services.evmChain()).publicClient.getBalance({ address: to })).toBe(parseEther('1.5'));
     // The transfer was journaled before it was answered.
     expect(readFileSync(join(h.dataDir, 'evm-local-chain.journal'), 'utf8')).toContain('"method":"eth_sendRawTransaction"');

@@ -7,7 +7,7 @@ import { wallets as walletsTable } from '../../src/modules/wallets/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { compileWallets, type Compiled } from './contracts.js';
-import { getChallenge, messageFor, postEoa, signIn, walletsOf } from './siwe.js';
+import { getChallenge, messageFor, postEoa, signIn } from './siwe.js';
 
 let h: Harness;
 let contracts: { wallet: Compiled; factory: Compiled };
@@ -118,7 +118,7 @@ describe('POST /evm-eoas', () => {
 
   it('registers a smart-contract wallet deployed on the local chain (EIP-1271)', async () => {
     const { userId, token } = await userWithToken();
-    const chain = await walletsOf(h).evmChain();
+    const chain = await h.container.platform.chains.evm();
     const deployer = chain.devAccounts[0]!;
     const owner = privateKeyToAccount(generatePrivateKey());
     const client = chain.walletClient(deployer);
@@ -142,7 +142,7 @@ describe('POST /evm-eoas', () => {
 
   it('registers a smart-contract wallet not deployed yet (ERC-6492 signature through its factory)', async () => {
     const { token } = await userWithToken();
-    const chain = await walletsOf(h).evmChain();
+    const chain = await h.container.platform.chains.evm();
     const deployer = chain.devAccounts[1]!;
     const hash = await chain.walletClient(deployer).deployContract({ abi: contracts.factory.abi, bytecode: contracts.factory.bytecode });
     const factory = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!);

@@ -1,7 +1,5 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdempotencyStore } from '../../platform/idempotency/store.js';
-import type { EvmChainPort } from '../../providers/evm-chain/port.js';
-import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
 import type { CustodyBPort } from '../../providers/custody-b/port.js';
 import { createCustodyBSandbox, type CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
@@ -25,7 +23,7 @@ export interface CustodyBServices {
  */
 export function createCustodyBModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; evmChain: () => Promise<EvmChainPort>; xrplLedger: XrplLedgerPort; xrplNetwork: () => Promise<string>; port?: CustodyBPort },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; port?: CustodyBPort },
 ): BastionModule<CustodyBServices> {
   const { config, db, clock, secrets, providerSettings } = platform;
   platform.providerSettings.declare({
@@ -42,9 +40,10 @@ export function createCustodyBModule(
       servicePrivateKey: { required: true, description: "The service account's key credential (PKCS#8 PEM, P-256 or Ed25519)" },
     },
   });
-  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: deps.evmChain, xrplLedger: deps.xrplLedger, inFlight: platform.inFlight });
+  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: platform.chains.evm, xrplLedger: platform.chains.xrpl, inFlight: platform.inFlight });
   const custodyB = createCustodyBService({
     repo: createCustodyBRepo(db),
+    tx: platform.tx,
     clock,
     secrets,
     port: deps.port ?? createCustodyBAdapter({ now: () => clock.now() }),
@@ -55,7 +54,7 @@ export function createCustodyBModule(
     wallets: deps.wallets,
     audit: deps.audit,
     localChainId: config.evm.chainId,
-    localXrplNetwork: deps.xrplNetwork,
+    localXrplNetwork: platform.chains.xrplNetwork,
   });
   const idempotency = createIdempotencyStore({ db, clock, logger: platform.logger, background: platform.background });
 

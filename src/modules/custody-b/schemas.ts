@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
+import { EVM_ADDRESS_PATTERN } from '../../platform/crypto/evm-address.js';
 
 const B64URL = '^[A-Za-z0-9_-]+={0,2}$';
 const b64 = (max: number, description: string) => Type.String({ minLength: 1, maxLength: max, pattern: B64URL, description });
-const EvmAddress = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: "The wallet's EVM address (any case)" });
+const EvmAddress = Type.String({ pattern: EVM_ADDRESS_PATTERN, description: "The wallet's EVM address (any case)" });
 const XrplAddress = Type.String({ pattern: '^r[1-9A-HJ-NP-Za-km-z]{24,34}$', description: "The wallet's XRPL classic address" });
 const Hex = (max: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: max, description });
 

@@ -4,6 +4,8 @@ import { hashTypedData, parseTransaction, toHex, type Hex, type TypedDataDefinit
 import { decode, isValidClassicAddress } from 'xrpl';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
+import type { RunInTx } from '../../platform/db/tx.js';
+import { appendEvent } from '../../platform/events/outbox.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import { canonicalJson } from '../../platform/idempotency/key.js';
 import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
@@ -53,6 +55,8 @@ export interface Caller {
 
 export function createCustodyBService(deps: {
   repo: CustodyBRepo;
+  /** Runs a broadcast's event and audit row in one transaction. */
+  tx: RunInTx;
   clock: Clock;
   secrets: SecretBox;
   port: CustodyBPort;
@@ -337,7 +341,12 @@ export function createCustodyBService(deps: {
       });
       const { conn, token, action } = await userAction(caller, request, input.signedChallenge);
       const sent = await viaProvider(() => port.broadcastTransaction(conn, token, action, wallet.providerRef!, request.body as { kind: 'Transaction'; transaction: string }));
-      await record(caller, 'custody_b.transaction_broadcast', { walletId: wallet.id, address: wallet.address, transactionId: sent.id, txHash: sent.txHash ?? null });
+      // As custody-a's transfers: a `transfer.submitted` event and audit row, in one transaction.
+      const facts = { walletId: wallet.id, userId: caller.userId, address: wallet.address, network: wallet.network, transactionId: sent.id, txHash: sent.txHash ?? null, status: sent.status };
+      await deps.tx(async (db) => {
+        await appendEvent(db, caller.tenantId, 'transfer.submitted', { ...facts, kind: 'custody-b.broadcast', actor: caller.actor });
+        await deps.audit.record(db, caller.tenantId, { type: 'transfer.submitted', ...auditActor(caller.actor), subjectUserId: caller.userId, details: { ...facts, kind: 'custody-b.broadcast' } });
+      });
       return { transactionId: sent.id, walletId: wallet.id, address: wallet.address, txHash: sent.txHash ?? '', status: sent.status };
     },
 

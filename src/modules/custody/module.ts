@@ -3,7 +3,7 @@ import { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import { createCustodyASandbox, type CustodyASandbox } from '../../sandboxes/custody-a/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
-import type { WalletsServices } from '../wallets/module.js';
+import type { WalletsService } from '../wallets/service.js';
 import { createCustodyAProvider, CUSTODY_A, CUSTODY_KIND, type CustodyAProvider } from './provider.js';
 import { CustodyErrors } from './errors.js';
 import { FaucetErrors } from '../../sandboxes/faucet.js';
@@ -31,18 +31,18 @@ export interface CustodyServices {
 /**
  * Custodial EVM vaults (/evm-vaults) and the custody-a routes, the non-custodial EVM transfer
  * (/non-custodial-evm/transfers), custody-a's signed webhooks, and the custody-a sandbox
- * (served with SANDBOXES), which executes on the wallets module's EVM chain and XRPL ledger.
+ * (served with SANDBOXES), which executes on the platform's EVM chain and XRPL ledger.
  */
 export function createCustodyModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsServices; findTenant: (id: string) => Promise<unknown>; fetch?: typeof fetch },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; findTenant: (id: string) => Promise<unknown>; fetch?: typeof fetch },
 ): BastionModule<CustodyServices> {
   const { db, tx, clock, secrets, logger, background, config } = platform;
-  const { wallets, evmChain, xrplLedger, xrplNetwork } = deps.wallets;
+  const { wallets } = deps;
   const repo = createCustodyRepo(db);
   const custodyASandbox = createCustodyASandbox({
     db, secrets, clock, logger, background, inFlight: platform.inFlight, publicBaseUrl: () => platform.publicBaseUrl(),
-    chains: { evmChain, xrplLedger, xrplNetwork },
+    chains: { evmChain: platform.chains.evm, xrplLedger: platform.chains.xrpl, xrplNetwork: platform.chains.xrplNetwork },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const custodyA = createCustodyAProvider(platform, custodyASandbox, deps.fetch);

@@ -1,9 +1,7 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
-import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import type { BlobStore } from '../../providers/storage/port.js';
 import { createStorage } from '../../providers/storage/select.js';
-import type { XrplLedger } from '../../providers/xrpl-ledger/index.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { createDocumentsRepo } from './repo.js';
@@ -27,7 +25,7 @@ export interface DocumentsOptions {
 /** User documents, tenant documents and their signing by EVM and XRPL wallets. */
 export function createDocumentsModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; evmChain: () => Promise<EvmChainPort>; xrplLedger: XrplLedger },
+  deps: { users: UsersService; audit: AuditService },
   options: DocumentsOptions = {},
 ): BastionModule<{ documents: DocumentsService; signing: SigningService }> {
   const { db, tx, clock, config } = platform;
@@ -50,8 +48,8 @@ export function createDocumentsModule(
     audit: deps.audit,
     limiter: platform.limiter,
     chainId: config.evm.chainId,
-    evmChain: deps.evmChain,
-    xrplLedger: deps.xrplLedger,
+    evmChain: platform.chains.evm,
+    xrplLedger: platform.chains.xrpl,
   });
   return {
     name: 'documents',

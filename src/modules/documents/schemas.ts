@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { EVM_ADDRESS_PATTERN } from '../../platform/crypto/evm-address.js';
 import { Paged, PageQueryFields } from '../../platform/http/pagination.js';
 import { DOCUMENT_MEDIA_TYPES, SIGNING_CHAINS, USER_DOCUMENT_TYPES } from './table.js';
 
@@ -136,7 +137,7 @@ const Hex = Type.String({ pattern: '^(0x)?[0-9a-fA-F]+$', minLength: 2, maxLengt
 
 export const EvmSignBody = Type.Object(
   {
-    address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+    address: Type.String({ pattern: EVM_ADDRESS_PATTERN }),
     nonce: Type.String({ minLength: 1, maxLength: 100 }),
     signature: Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 20_000 }),
     scheme: Type.Optional(literals(['eip712', 'eip191'] as const)),

@@ -4,15 +4,14 @@ import { hexToBytes, type Hex } from 'viem';
 import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
-import { isValidAddress, normalizeAddress } from '../../platform/crypto/wallet-signatures.js';
+import { isValidAddress, normalizeAddress, verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
 import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
 import type { EvmChainPort } from '../../providers/evm-chain/port.js';
-import type { XrplLedger } from '../../providers/xrpl-ledger/index.js';
-import { verifyXrplMessage } from '../../providers/xrpl-ledger/signatures.js';
+import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import type { AuditService } from '../audit/service.js';
 import { ERC6492_SUFFIX, isChainFailure } from '../wallets/evm-eoas.js';
 import { DocumentErrors } from './errors.js';
@@ -61,7 +60,7 @@ export function createSigningService(deps: {
   limiter: RateLimiter;
   chainId: number;
   evmChain: () => Promise<EvmChainPort>;
-  xrplLedger: XrplLedger;
+  xrplLedger: XrplLedgerPort;
 }) {
   const { repo, tx, clock, audit, chainId } = deps;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { EVM_ADDRESS_PATTERN } from '../../platform/crypto/evm-address.js';
 import { KeysetQueryFields, Paged } from '../../platform/http/pagination.js';
 import { WALLET_CHAINS, WALLET_KINDS } from './table.js';
 
@@ -20,7 +21,7 @@ export const Wallet = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-const EvmAddress = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address (any case; answered EIP-55)' });
+const EvmAddress = Type.String({ pattern: EVM_ADDRESS_PATTERN, description: 'EVM address (any case; answered EIP-55)' });
 
 export const ChallengeQuery = Type.Object(
   { address: Type.Optional(EvmAddress) },

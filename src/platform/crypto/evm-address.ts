@@ -1,6 +1,8 @@
 import { checksumAddress, type Address } from 'viem';
 
-const SHAPE = /^0x[0-9a-fA-F]{40}$/;
+/** The shape alone (0x and 40 hex digits, any case), for request schemas; parseEvmAddress applies the checksum rule. */
+export const EVM_ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+const SHAPE = new RegExp(EVM_ADDRESS_PATTERN);
 
 export interface EvmAddressRule {
   /** Only the EIP-55 form itself (fields the decisions doc requires checksummed, e.g. a token contract). */

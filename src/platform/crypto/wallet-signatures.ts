@@ -39,3 +39,20 @@ export async function verifyWalletSignature(input: {
     return false;
   }
 }
+
+/**
+ * Verifies a message signed with an XRPL key (ripple-keypairs over the message's UTF-8 bytes).
+ * The key must be the address's master key (the address derives from it) or, when the caller
+ * read it from the ledger, the account's regular key. `masterDisabled` (the ledger's flag) refuses
+ * the master key. The one XRPL message check: wallets, documents signing and custody use it.
+ */
+export async function verifyXrplMessage(input: { address: string; message: string; signature: string; publicKey: string; regularKey?: string; masterDisabled?: boolean }): Promise<{ valid: boolean; keyKind?: 'master' | 'regular' }> {
+  if (!input.masterDisabled && (await verifyWalletSignature({ chain: 'xrpl', address: input.address, message: input.message, signature: input.signature, publicKey: input.publicKey }))) {
+    return { valid: true, keyKind: 'master' };
+  }
+  if (input.regularKey && isValidClassicAddress(input.regularKey)) {
+    const byRegular = await verifyWalletSignature({ chain: 'xrpl', address: input.regularKey, message: input.message, signature: input.signature, publicKey: input.publicKey });
+    if (byRegular) return { valid: true, keyKind: 'regular' };
+  }
+  return { valid: false };
+}

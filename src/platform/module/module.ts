@@ -10,6 +10,8 @@ import type { BackgroundRunner } from './background.js';
 import type { DomainHooks } from './hooks.js';
 import type { InFlightFlow, InFlightSweeper } from './in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
+import type { EvmChainPort } from '../../providers/evm-chain/port.js';
+import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 
 /**
  * What every module is given: the platform parts with no business rules. A module reaches
@@ -43,8 +45,23 @@ export interface Platform {
    * CLI shape (`provider configure`); a module declares its providers here.
    */
   providerSettings: ProviderSettings;
+  /** The chains (infrastructure, built once by the composition root: src/chains.ts), as their ports. */
+  chains: Chains;
   /** The service's public address, read at call time (a test server learns its port late). */
   publicBaseUrl(): string;
+}
+
+/**
+ * The chains every module uses, built once (src/chains.ts) and handed to the modules through the
+ * platform: a module never builds a chain client, nor reaches another module's.
+ */
+export interface Chains {
+  /** The EVM chain (EVM_RPC_URL, else the local in-process chain), started on first use or at start; a failed start is retried on the next call. */
+  evm(): Promise<EvmChainPort>;
+  /** The XRPL ledger (XRPL_URL, else the stand-in when sandboxes are on, else a ledger that refuses every call). */
+  xrpl: XrplLedgerPort;
+  /** The XRPL network name wallets are registered under: `local` on the stand-in, else the ledger's (mainnet, testnet...). */
+  xrplNetwork(): Promise<string>;
 }
 
 export interface ModuleRoutes {

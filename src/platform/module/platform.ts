@@ -17,11 +17,13 @@ import { closeRedis, createRedisBreaker, createRedisRateLimiter, openRedis, type
 import { createBackgroundRunner } from './background.js';
 import { createDomainHooks } from './hooks.js';
 import { createInFlightSweeper, type InFlightFlow } from './in-flight.js';
-import type { Platform } from './module.js';
+import type { Chains, Platform } from './module.js';
 import { createProviderSettings } from '../provider-settings/settings.js';
 
 export interface PlatformOptions {
   config: Config;
+  /** The chains, built by the composition root (src/chains.ts): the platform holds their ports only. */
+  chains: Chains;
   /** An already opened database (tests); otherwise opened from the config. */
   database?: Database;
   clock?: Clock;
@@ -118,6 +120,7 @@ export async function createPlatform(options: PlatformOptions) {
     hooks: createDomainHooks(),
     background,
     providerSettings: createProviderSettings({ db, secrets, clock }),
+    chains: options.chains,
     inFlight: {
       register: (flow) => {
         flows.push(flow as InFlightFlow<never>);

@@ -3,7 +3,6 @@ import { decodeAccountID } from 'ripple-address-codec';
 import { decode, encode, encodeForMultisigning, encodeForSigning } from 'ripple-binary-codec';
 import { deriveAddress, verify } from 'ripple-keypairs';
 import { isValidClassicAddress } from 'xrpl';
-import { verifyWalletSignature } from '../../platform/crypto/wallet-signatures.js';
 
 /** A decoded transaction in rippled's JSON form. */
 export type TxJson = Record<string, unknown> & { TransactionType: string; Account: string };
@@ -97,18 +96,5 @@ export function inspectSignedBlob(blob: string): InspectedBlob {
   return { ok: true, tx, hash: signedTransactionHash(upper), signingAccounts };
 }
 
-/**
- * Verifies a message signed with an XRPL key (ripple-keypairs over the message's UTF-8 bytes).
- * The key must be the address's master key (the address derives from it) or, when the caller
- * read it from the ledger, the account's regular key.
- */
-export async function verifyXrplMessage(input: { address: string; message: string; signature: string; publicKey: string; regularKey?: string }): Promise<{ valid: boolean; keyKind?: 'master' | 'regular' }> {
-  if (await verifyWalletSignature({ chain: 'xrpl', address: input.address, message: input.message, signature: input.signature, publicKey: input.publicKey })) {
-    return { valid: true, keyKind: 'master' };
-  }
-  if (input.regularKey && isValidClassicAddress(input.regularKey)) {
-    const byRegular = await verifyWalletSignature({ chain: 'xrpl', address: input.regularKey, message: input.message, signature: input.signature, publicKey: input.publicKey });
-    if (byRegular) return { valid: true, keyKind: 'regular' };
-  }
-  return { valid: false };
-}
+/** The one XRPL message-signature check lives with the other wallet signatures (platform/crypto). */
+export { verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';

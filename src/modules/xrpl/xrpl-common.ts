@@ -1,5 +1,5 @@
 import { isValidClassicAddress } from 'xrpl';
-import type { XrplAccountInfo, XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
+import type { XrplAccountInfo } from '../../providers/xrpl-ledger/port.js';
 import { XrplErrors } from './xrpl-errors.js';
 
 export type { Viewer } from '../../platform/http/access.js';
@@ -7,19 +7,6 @@ export type { Viewer } from '../../platform/http/access.js';
 export function checkAddress(address: string, field = 'address'): string {
   if (!isValidClassicAddress(address)) throw XrplErrors.addressInvalid(field);
   return address;
-}
-
-/** The network name wallets are registered under: `local` for the stand-in, else from the server's network id. */
-export function xrplNetworkOf(ledger: XrplLedgerPort): () => Promise<string> {
-  let cached: string | undefined;
-  return async () => {
-    if (cached) return cached;
-    if (ledger.isSandbox) return (cached = 'local');
-    const { networkId } = await ledger.serverInfo();
-    const names: Record<number, string> = { 0: 'mainnet', 1: 'testnet', 2: 'devnet' };
-    cached = networkId === undefined ? 'mainnet' : (names[networkId] ?? `network-${networkId}`);
-    return cached;
-  };
 }
 
 /** The account as the API answers it (live from the validated ledger). */

@@ -1,7 +1,7 @@
 import { Wallet, type Payment } from 'xrpl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/clock.js';
-import { createXrplRepo } from '../../src/modules/wallets/xrpl-repo.js';
+import { createXrplRepo } from '../../src/modules/xrpl/xrpl-repo.js';
 import type { StandInServer } from '../../src/sandboxes/xrpl-ledger/server.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { userWithToken, walletServices } from './xrpl.fixture.js';

@@ -1,6 +1,8 @@
 import { sign } from 'ripple-keypairs';
 import { Client, Wallet, type SubmittableTransaction } from 'xrpl';
+import type { ChainsServices } from '../../src/chains.js';
 import type { WalletsServices } from '../../src/modules/wallets/module.js';
+import type { XrplServices } from '../../src/modules/xrpl/module.js';
 import { createHarness, type Harness, type HarnessOptions } from '../helpers/harness.js';
 
 /** A harness whose XRPL stand-in closes a ledger every 150 ms (the xrpl Client's submitAndWait looks once a second, LastLedgerSequence is 20 ledgers ahead), and whose requests wait at most 8 s for finality. */
@@ -8,8 +10,10 @@ export async function createXrplHarness(options: HarnessOptions = {}): Promise<H
   return createHarness({ xrpl: { standIn: { closeIntervalMs: 150 }, finalTimeoutMs: 8000 }, ...options });
 }
 
-export function walletServices(h: Harness): WalletsServices {
-  return h.container.modules.find((m) => m.name === 'wallets')!.services as WalletsServices;
+/** The services of the wallets and xrpl modules and the chains they use. */
+export function walletServices(h: Harness): WalletsServices & XrplServices & ChainsServices {
+  const of = (name: string) => h.container.modules.find((m) => m.name === name)!.services;
+  return { ...of('wallets'), ...of('xrpl'), ...of('chains') } as WalletsServices & XrplServices & ChainsServices;
 }
 
 /** The unmodified xrpl Client, connected to the harness's stand-in. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
-import type { XrplChallengeRow } from './table.js';
+import type { XrplChallengeRow } from '../wallets/table.js';
 import { XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
 

@@ -1,7 +1,10 @@
 import { Wallet } from 'xrpl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyXrplMessage } from '../../src/providers/xrpl-ledger/signatures.js';
+import { and, eq } from 'drizzle-orm';
+import { auditEvents } from '../../src/modules/audit/table.js';
 import type { Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
 import { expectError } from '../helpers/security.js';
 import { createXrplHarness, overHttp, signMessage, userWithToken, walletServices } from './xrpl.fixture.js';
 
@@ -98,7 +101,7 @@ describe('the non-custodial journey over real HTTP: investor, signer and cold wa
   });
 
   it('signs and submits for the signer wallet alone; the testing-only route signs a message that verifies', async () => {
-    const { headers } = await userWithToken(h);
+    const { headers, userId } = await userWithToken(h);
     const signer = (await web({ method: 'POST', url: '/non-custodian-xrpl/wallet/signer-wallet', headers, payload: {} })).json();
     const prepared = (
       await web({
@@ -111,6 +114,16 @@ describe('the non-custodial journey over real HTTP: investor, signer and cold wa
     expect(prepared).toMatchObject({ complete: true, hash: expect.stringMatching(/^[0-9A-F]{64}$/), signaturesRequired: [] });
     const submitted = await web({ method: 'POST', url: '/non-custodian-xrpl/tx-submit', headers, payload: { txBlob: prepared.txBlob } });
     expect(submitted.json()).toMatchObject({ hash: prepared.hash, status: 'validated', result: 'tesSUCCESS' });
+    // As custody-a's transfers: transfer.submitted then transfer.completed in the outbox, and their audit rows.
+    const ofThis = (rows: { payload: unknown }[]) => rows.map((r) => r.payload as Record<string, unknown>).filter((p) => p.hash === prepared.hash);
+    expect(ofThis(await outbox(h, undefined, 'transfer.submitted'))).toEqual([
+      expect.objectContaining({ kind: 'xrpl-submission', submissionId: submitted.json().submissionId, userId, account: signer.address, actor: { type: 'user', id: userId } }),
+    ]);
+    expect(ofThis(await outbox(h, undefined, 'transfer.completed'))).toEqual([expect.objectContaining({ kind: 'xrpl-submission', status: 'validated', result: 'tesSUCCESS' })]);
+    expect(ofThis(await outbox(h, undefined, 'transfer.failed'))).toEqual([]);
+    const audit = await h.database.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, h.tenant.tenantId), eq(auditEvents.subjectUserId, userId)));
+    const auditOfThis = audit.filter((a) => (a.details as Record<string, unknown>).submissionId === submitted.json().submissionId);
+    expect(auditOfThis.map((a) => [a.type, a.actorType]).sort()).toEqual([['transfer.submitted', 'user'], ['transfer.updated', 'system']]);
 
     const signed = await web({ method: 'POST', url: '/non-custodian-xrpl/sign', headers, payload: { address: signer.address, message: 'hello' } });
     expect(signed.statusCode).toBe(201);

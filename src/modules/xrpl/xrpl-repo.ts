@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, gte, inArray, isNull, lt, max, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { xrplChallenges, xrplSubmissions, type XrplChallengeRow, type XrplSubmissionRow } from './table.js';
+import { xrplChallenges, xrplSubmissions, type XrplChallengeRow, type XrplSubmissionRow } from '../wallets/table.js';
 
 /** The queries of the XRPL routes: challenges and tracked submissions. */
 export function createXrplRepo(db: DbOrTx) {
@@ -90,11 +90,11 @@ export function createXrplRepo(db: DbOrTx) {
       return row;
     },
 
-    async updateSubmission(tenantId: string, id: string, changes: Partial<Pick<XrplSubmissionRow, 'status' | 'engineResult' | 'result' | 'ledgerIndex' | 'attempts' | 'updatedAt'>>, tx: DbOrTx = db): Promise<XrplSubmissionRow | undefined> {
+    async updateSubmission(tenantId: string, id: string, changes: Partial<Pick<XrplSubmissionRow, 'status' | 'engineResult' | 'result' | 'ledgerIndex' | 'attempts' | 'updatedAt'>>, tx: DbOrTx = db, only?: { onlyIfStatus: XrplSubmissionRow['status'] }): Promise<XrplSubmissionRow | undefined> {
       const [row] = await tx
         .update(xrplSubmissions)
         .set(changes)
-        .where(and(eq(xrplSubmissions.tenantId, tenantId), eq(xrplSubmissions.id, id)))
+        .where(and(eq(xrplSubmissions.tenantId, tenantId), eq(xrplSubmissions.id, id), only ? eq(xrplSubmissions.status, only.onlyIfStatus) : undefined))
         .returning();
       return row;
     },

@@ -2,20 +2,20 @@ import { encode, encodeForMultisigning, encodeForSigning } from 'ripple-binary-c
 import { sign as signBytes } from 'ripple-keypairs';
 import { multisign, validate, Wallet, type SubmittableTransaction } from 'xrpl';
 import type { Actor } from '../../platform/audit/actor.js';
-import { verifyWalletSignature } from '../../platform/crypto/wallet-signatures.js';
+import { verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { inspectSignedBlob } from '../../providers/xrpl-ledger/signatures.js';
 import type { UsersService } from '../users/service.js';
-import { WalletErrors } from './errors.js';
-import type { WalletDto } from './schemas.js';
-import { toWalletDto, type WalletsService } from './service.js';
-import type { WalletKind, WalletRow } from './table.js';
+import { WalletErrors } from '../wallets/errors.js';
+import type { WalletDto } from '../wallets/schemas.js';
+import { toWalletDto, type WalletsService } from '../wallets/service.js';
+import type { WalletKind, WalletRow } from '../wallets/table.js';
 import { accountState, checkAddress, type AccountStateDto, type Viewer } from './xrpl-common.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
-import type { WalletsRepo } from './repo.js';
+import type { WalletsRepo } from '../wallets/repo.js';
 import { toSubmissionDto, type SubmissionDto, type XrplSubmissions } from './xrpl-submissions.js';
 
 /** AccountSet flags the update route changes (asf values). */
@@ -187,19 +187,22 @@ export function createXrplNonCustodial(deps: {
       const address = checkAddress(input.address);
       const issued = await challenges.check(tenantId, userId, input.challenge, address);
       const info = await live(address);
-      const masterOk = !info?.flags.disableMaster && (await verifyWalletSignature({ chain: 'xrpl', address, message: issued.message, signature: input.signature, publicKey: input.publicKey }));
-      const regularOk =
-        !masterOk &&
-        info?.regularKey !== undefined &&
-        (await verifyWalletSignature({ chain: 'xrpl', address: info.regularKey, message: issued.message, signature: input.signature, publicKey: input.publicKey }));
-      if (!masterOk && !regularOk) throw XrplErrors.signatureInvalid();
+      const proof = await verifyXrplMessage({
+        address,
+        message: issued.message,
+        signature: input.signature,
+        publicKey: input.publicKey,
+        regularKey: info?.regularKey,
+        masterDisabled: info?.flags.disableMaster,
+      });
+      if (!proof.valid) throw XrplErrors.signatureInvalid();
       const net = await network();
       const result = await tx(async (db) => {
         await challenges.consume(tenantId, userId, issued, db);
         return wallets.register(
           tenantId,
           userId,
-          { kind: 'xrpl-cold', chain: 'xrpl', network: net, address, details: { publicKey: input.publicKey.toUpperCase(), proof: masterOk ? 'master' : 'regular', keyHolder: 'user' } },
+          { kind: 'xrpl-cold', chain: 'xrpl', network: net, address, details: { publicKey: input.publicKey.toUpperCase(), proof: proof.keyKind, keyHolder: 'user' } },
           { actor, db },
         );
       });
@@ -217,6 +220,7 @@ export function createXrplNonCustodial(deps: {
       viewer: Viewer,
       address: string,
       input: { userId?: string; multiSignature?: boolean } & Partial<Record<Setting, boolean>>,
+      actor: Actor,
     ): Promise<{ wallet: XrplWalletDto; transactions: SubmissionDto[] }> {
       const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       const row = await ownWallet(tenantId, userId, address);
@@ -249,7 +253,7 @@ export function createXrplNonCustodial(deps: {
       }
       const done: SubmissionDto[] = [];
       for (const step of steps) {
-        const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled)));
+        const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled), actor));
         done.push(toSubmissionDto(submitted));
         if (submitted.status !== 'validated' || submitted.result !== 'tesSUCCESS') break;
       }
@@ -301,7 +305,7 @@ export function createXrplNonCustodial(deps: {
      * a LastLedgerSequence), then submits it reliably and answers the tracked transaction.
      * `txBlobs` are multi-signatures of one transaction, combined first.
      */
-    async submit(tenantId: string, viewer: Viewer, input: { userId?: string; txBlob?: string; txBlobs?: string[] }): Promise<SubmissionDto> {
+    async submit(tenantId: string, viewer: Viewer, input: { userId?: string; txBlob?: string; txBlobs?: string[] }, actor: Actor): Promise<SubmissionDto> {
       const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
       if ((input.txBlob === undefined) === (input.txBlobs === undefined)) throw XrplErrors.blobInvalid('send txBlob, or txBlobs (multi-signatures to combine), not both');
       let blob = input.txBlob;
@@ -323,7 +327,7 @@ export function createXrplNonCustodial(deps: {
       if (!owned || owned.userId !== userId) throw XrplErrors.blobForeign();
       if (typeof inspected.tx.LastLedgerSequence !== 'number') throw XrplErrors.blobNoLastLedger();
       if (inspected.tx.TransactionType === 'Payment') checkAmount(inspected.tx.Amount, 'the Amount of body.txBlob');
-      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! });
+      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! }, actor);
       return toSubmissionDto(row);
     },
 

@@ -26,7 +26,7 @@ import {
   XrplChallenge,
   XrplWallet,
 } from './xrpl-schemas.js';
-import { Wallet } from './schemas.js';
+import { Wallet } from '../wallets/schemas.js';
 
 /** /xrpl-secure-accounts and /non-custodian-xrpl. */
 export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccounts; noncustodial: XrplNonCustodial }): void {
@@ -148,7 +148,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 200: UpdateWalletResult, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request) => nc.update(request.tenant.id, viewerOf(request), request.params.address, request.body),
+    async (request) => nc.update(request.tenant.id, viewerOf(request), request.params.address, request.body, actorOf(request.principal)),
   );
 
   r.post(
@@ -185,7 +185,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 201: Submission, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await nc.submit(request.tenant.id, viewerOf(request), request.body)),
+    async (request, reply) => reply.status(201).send(await nc.submit(request.tenant.id, viewerOf(request), request.body, actorOf(request.principal))),
   );
 
   r.get(

@@ -1,14 +1,17 @@
 import type { SubmittableTransaction } from 'xrpl';
+import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/client.js';
+import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { appendEvent } from '../../platform/events/outbox.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
 import { eq } from 'drizzle-orm';
 import { XrplLedgerError, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
-import { xrplSubmissions, type XrplSubmissionRow } from './table.js';
+import { xrplSubmissions, type XrplSubmissionRow } from '../wallets/table.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
+import type { AuditService } from '../audit/service.js';
 
 export interface SubmissionDto {
   submissionId: string;
@@ -50,6 +53,8 @@ export interface XrplSubmissionsOptions {
   tx: RunInTx;
   clock: Clock;
   ledger: XrplLedgerPort;
+  /** Audit rows of each submission and its final outcome (as custody-a's transfers). */
+  audit: AuditService;
   /** How long a request waits for the transaction to be final before answering `submitted`. */
   finalTimeoutMs: number;
   /** How long a request or a sweep holds a submission it follows before another may take it (default 5 s). */
@@ -71,7 +76,7 @@ export interface XrplSubmissionsOptions {
  * instance and followed from there, the stored blob sent again if the ledger never got it.
  */
 export function createXrplSubmissions(options: XrplSubmissionsOptions) {
-  const { repo, tx, clock, ledger, finalTimeoutMs } = options;
+  const { repo, tx, clock, ledger, finalTimeoutMs, audit } = options;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseFrom = (at: Date) => new Date(at.getTime() + leaseMs);
   const lanes = new Map<string, Promise<unknown>>();
@@ -92,8 +97,42 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
     return run;
   }
 
-  const update = (row: XrplSubmissionRow, changes: Parameters<XrplRepo['updateSubmission']>[2]) =>
-    repo.updateSubmission(row.tenantId, row.id, { ...changes, updatedAt: clock.now() }).then((r) => r ?? row);
+  /** The facts a submission's events and audit rows carry (no blob). */
+  const factsOf = (row: XrplSubmissionRow) => ({
+    submissionId: row.id, userId: row.userId, network: row.network, hash: row.hash, account: row.account,
+    transactionType: row.transactionType, sequence: row.sequence, status: row.status,
+  });
+
+  /**
+   * A new submission, as custody-a's transfers: a `transfer.submitted` event (kind
+   * `xrpl-submission`) and a `transfer.submitted` audit row, in the transaction that stores it.
+   */
+  async function recordSubmitted(db: DbOrTx, row: XrplSubmissionRow, actor: Actor): Promise<void> {
+    const facts = factsOf(row);
+    await appendEvent(db, row.tenantId, 'transfer.submitted', { ...facts, kind: 'xrpl-submission', actor });
+    await audit.record(db, row.tenantId, { type: 'transfer.submitted', ...auditActor(actor), subjectUserId: row.userId, details: facts });
+  }
+
+  /**
+   * Records a change; when it makes the submission final (only the change that moves it from
+   * `submitted` does: a second follower finds it final and records nothing), writes
+   * `transfer.completed` (validated with tesSUCCESS) or `transfer.failed` (failed, expired, or a
+   * tec result that took the fee only) and a `transfer.updated` audit row, in one transaction.
+   */
+  const update = async (row: XrplSubmissionRow, changes: Parameters<XrplRepo['updateSubmission']>[2]): Promise<XrplSubmissionRow> => {
+    if (!changes.status || changes.status === 'submitted') {
+      return repo.updateSubmission(row.tenantId, row.id, { ...changes, updatedAt: clock.now() }).then((r) => r ?? row);
+    }
+    return tx(async (db) => {
+      const updated = await repo.updateSubmission(row.tenantId, row.id, { ...changes, updatedAt: clock.now() }, db, { onlyIfStatus: 'submitted' });
+      if (!updated) return (await repo.findSubmissionByHash(row.tenantId, row.network, row.hash, db)) ?? row;
+      const facts = { ...factsOf(updated), engineResult: updated.engineResult, result: updated.result, ledgerIndex: updated.ledgerIndex };
+      const completed = updated.status === 'validated' && updated.result === 'tesSUCCESS';
+      await appendEvent(db, row.tenantId, completed ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'xrpl-submission' });
+      await audit.record(db, row.tenantId, { type: 'transfer.updated', ...auditActor(SYSTEM_ACTOR), subjectUserId: updated.userId, details: facts });
+      return updated;
+    });
+  };
 
   /** Sends the stored blob once and records the preliminary result. */
   async function send(row: XrplSubmissionRow): Promise<XrplSubmissionRow> {
@@ -211,9 +250,13 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
      * Tracks and submits a blob signed elsewhere (its sequence is its own). The same blob again
      * answers the same tracked transaction (followed again if it is not final).
      */
-    async submitSigned(tenantId: string, userId: string, network: string, signed: { tx: Record<string, unknown>; hash: string; blob: string }): Promise<XrplSubmissionRow> {
+    async submitSigned(tenantId: string, userId: string, network: string, signed: { tx: Record<string, unknown>; hash: string; blob: string }, actor: Actor): Promise<XrplSubmissionRow> {
       const sent = await inLane(`${network}:${String(signed.tx.Account)}`, async () => {
-        const { row, created } = await repo.insertSubmission(tenantId, rowFor(tenantId, userId, network, signed));
+        const { row, created } = await tx(async (db) => {
+          const inserted = await repo.insertSubmission(tenantId, rowFor(tenantId, userId, network, signed), db);
+          if (inserted.created) await recordSubmitted(db, inserted.row, actor);
+          return inserted;
+        });
         return created ? send(row) : row;
       });
       return finalOrRefused(await follow(sent));
@@ -230,6 +273,7 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
       network: string,
       transaction: SubmittableTransaction,
       sign: (filled: SubmittableTransaction) => { tx_blob: string; hash: string },
+      actor: Actor,
       signersCount?: number,
     ): Promise<XrplSubmissionRow> {
       const sent = await inLane(`${network}:${transaction.Account}`, async () => {
@@ -240,7 +284,9 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
           const inFlight = await repo.maxInFlightSequence(network, transaction.Account, validatedIndex, db);
           if (inFlight !== undefined && inFlight >= Number(filled.Sequence)) filled.Sequence = inFlight + 1;
           const signed = sign(filled);
-          return (await repo.insertSubmission(tenantId, rowFor(tenantId, userId, network, { tx: filled as never, hash: signed.hash, blob: signed.tx_blob }), db)).row;
+          const inserted = await repo.insertSubmission(tenantId, rowFor(tenantId, userId, network, { tx: filled as never, hash: signed.hash, blob: signed.tx_blob }), db);
+          if (inserted.created) await recordSubmitted(db, inserted.row, actor);
+          return inserted.row;
         });
         return send(row);
       });
