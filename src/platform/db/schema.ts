@@ -19,6 +19,7 @@ export * from '../../modules/events/table.js';
 export * from '../../modules/bank-link/table.js';
 export * from '../../providers/bank-link/plaid/sandbox/table.js';
 export * from '../provider-settings/table.js';
+export * from '../providers/table.js';
 export * from '../../modules/custody/table.js';
 export * from '../../providers/custody/custody-a/sandbox/table.js';
 export * from '../../providers/custody-b/sandbox/table.js';
