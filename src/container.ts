@@ -17,6 +17,8 @@ import { createKycModule } from './modules/kyc/module.js';
 import { createTenantsModule } from './modules/tenants/module.js';
 import { createUsersModule } from './modules/users/module.js';
 import { createWalletsModule, type XrplModuleOptions } from './modules/wallets/module.js';
+import { custodyA } from './providers/custody/custody-a/index.js';
+import { createCustodyASandbox } from './providers/custody/custody-a/sandbox/plugin.js';
 
 export interface ContainerOptions extends PlatformOptions {
   /** Password hashing concurrency (tests of the bounded queue). */
@@ -62,6 +64,30 @@ export async function createContainer(options: ContainerOptions) {
     sources: [kyc.services.kyc.identityFields, accreditations.services.accreditations.identityFields],
   });
 
+  // The built-in provider sandboxes (routes served with SANDBOXES), on the chains they move value on.
+  const { evmChain, xrplLedger, xrplNetwork } = wallets.services;
+  const sandboxes = {
+    custodyA: createCustodyASandbox({
+      db: platform.db, secrets: platform.secrets, clock: platform.clock, logger: platform.logger, background: platform.background, inFlight: platform.inFlight,
+      publicBaseUrl: () => platform.publicBaseUrl(), chains: { evmChain, xrplLedger, xrplNetwork },
+    }),
+  };
+  const sandboxesModule: BastionModule<typeof sandboxes> = {
+    name: 'sandboxes',
+    services: sandboxes,
+    routes: {
+      open: async (app) => {
+        if (!platform.config.sandboxes) return;
+        await sandboxes.custodyA.routes(app);
+      },
+    },
+  };
+
+  // The providers, one line each (docs/architecture.md, "Providers"): modules reach them through platform.providers.
+  platform.providers.register([
+    custodyA({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.custodyA }),
+  ]);
+
   /** The modules in dependency order; the app registers their routes in this order. */
   const modules: BastionModule[] = [
     tenants,
@@ -78,6 +104,7 @@ export async function createContainer(options: ContainerOptions) {
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
     createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, evmChain: wallets.services.evmChain, xrplLedger: wallets.services.xrplLedger, xrplNetwork: wallets.services.xrplNetwork }),
+    sandboxesModule,
   ];
 
   const { tenants: tenantsService } = tenants.services;
@@ -93,6 +120,8 @@ export async function createContainer(options: ContainerOptions) {
     ...identity.services,
     platform,
     modules,
+    /** The built-in provider sandboxes (tests configure and inspect them). */
+    sandboxes,
     mail: base.mail,
     rateLimit: base.rateLimit,
     guardDeps: {

@@ -1,6 +1,5 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdempotencyStore } from '../../platform/idempotency/store.js';
-import { createCustodyASandbox, type CustodyASandbox } from '../../providers/custody/custody-a/sandbox/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsServices } from '../wallets/module.js';
@@ -21,28 +20,22 @@ export interface CustodyServices {
   transactions: TransactionsService;
   transfers: TransfersService;
   custodyA: CustodyAProvider;
-  /** The built-in custody-a provider. */
-  custodyASandbox: CustodyASandbox;
 }
 
 /**
  * Custodial EVM vaults (/evm-vaults) and the custody-a routes, the non-custodial EVM transfer
- * (/non-custodial-evm/transfers), custody-a's signed webhooks, and the custody-a sandbox
- * (served with SANDBOXES), which executes on the wallets module's EVM chain and XRPL ledger.
+ * (/non-custodial-evm/transfers) and custody-a's signed webhooks. custody-a itself (and its
+ * sandbox) is declared in src/providers/custody/custody-a/ and reached through
+ * `platform.providers` (src/container.ts hands the definition over).
  */
 export function createCustodyModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsServices; findTenant: (id: string) => Promise<unknown>; fetch?: typeof fetch },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsServices; findTenant: (id: string) => Promise<unknown> },
 ): BastionModule<CustodyServices> {
   const { db, tx, clock, secrets, logger, background, config } = platform;
-  const { wallets, evmChain, xrplLedger, xrplNetwork } = deps.wallets;
+  const { wallets } = deps.wallets;
   const repo = createCustodyRepo(db);
-  const custodyASandbox = createCustodyASandbox({
-    db, secrets, clock, logger, background, inFlight: platform.inFlight, publicBaseUrl: () => platform.publicBaseUrl(),
-    chains: { evmChain, xrplLedger, xrplNetwork },
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
-  });
-  const custodyA = createCustodyAProvider(platform, custodyASandbox, deps.fetch);
+  const custodyA = createCustodyAProvider(platform.providers);
   const store = createIdempotencyStore({ db, clock, logger, background });
   const vaults = createVaultsService({ repo, tx, clock, wallets, users: deps.users, audit: deps.audit, provider: custodyA });
   const transactions = createTransactionsService({ repo, tx, clock, wallets, vaults, audit: deps.audit, provider: custodyA });
@@ -63,16 +56,15 @@ export function createCustodyModule(
       (row) => transfers.follow(row),
     ),
   );
-  const webhooks = createCustodyWebhooks({ clock, provider: custodyA, findTenant: deps.findTenant, transactions, transfers });
+  const webhooks = createCustodyWebhooks({ providers: platform.providers, findTenant: deps.findTenant, transactions, transfers });
 
   return {
     name: 'custody',
-    services: { vaults, transactions, transfers, custodyA, custodyASandbox },
+    services: { vaults, transactions, transfers, custodyA },
     routes: {
       tenant: (scope) => custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId }),
       open: async (app) => {
         await app.register(custodyWebhookRoutes, { webhooks });
-        if (config.sandboxes) await custodyASandbox.routes(app);
       },
     },
   };
