@@ -6,6 +6,7 @@ import { commands, namedPairs, readSecretFile, UsageError, type Options } from '
 import { sendControlRequest } from './control-socket.js';
 import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
 import { AppError } from './platform/http/errors.js';
+import { ProviderError, providerErrorAnswer } from './platform/providers/errors.js';
 import { listMail, showMail } from './platform/mail/read-files.js';
 import { CLI_OPTIONS, USAGE } from './cli-usage.js';
 import { olderThanHours } from './cli-commands.js';
@@ -98,7 +99,8 @@ async function mailCommand(name: 'mail list' | 'mail show', args: string[]): Pro
   process.stdout.write(text);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(process.argv.slice(2)).catch((failure: unknown) => {
+  const error = failure instanceof ProviderError ? providerErrorAnswer(failure) : failure;
   if (error instanceof UsageError) fail(2, 'usage', error.message);
   if (error instanceof ConfigError) fail(1, 'config', error.message);
   if (error instanceof AppError) fail(error.code === 'usage' ? 2 : 1, error.code, error.message);

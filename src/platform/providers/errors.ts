@@ -51,10 +51,10 @@ export class ProviderError extends Error {
   }
 
   /** "Not configured": one code and one status for every kind, the kind named in the message. */
-  static notConfigured(kind: string, provider?: string): ProviderError {
+  static notConfigured(kind: string, provider?: string, why = 'the built-in sandbox is off or there is none'): ProviderError {
     const error = new ProviderError(
       'not_configured',
-      `No ${kind} provider is configured for this tenant (provider configure --kind ${kind}${provider ? ` --provider ${provider}` : ''})`,
+      `${kind} is not configured for this tenant (provider configure --kind ${kind}${provider ? ` --provider ${provider}` : ''}) and ${why}`,
     );
     error.kind = kind;
     if (provider) error.provider = provider;

@@ -89,7 +89,7 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
     const stored = definition.sandbox?.generate ? await settings.resolve(tenantId, kind, name) : await settings.get(tenantId, kind, name);
     let config: AdapterConfig;
     if (stored.baseUrl === null) {
-      if (!definition.sandbox || !deps.sandboxes()) throw ProviderError.notConfigured(kind, name);
+      if (!definition.sandbox || !deps.sandboxes()) throw ProviderError.notConfigured(kind, name, definition.sandbox ? 'the built-in sandbox is off' : 'it has no sandbox');
       config = { tenantId, sandbox: true, ...(await definition.sandbox.config(tenantId, stored)) };
     } else {
       config = { tenantId, sandbox: false, baseUrl: stored.baseUrl, settings: stored.settings, secrets: stored.secrets };

@@ -40,7 +40,7 @@ export function custodyA(deps: { clock: Clock; publicBaseUrl: () => string; fetc
     adapter(config) {
       const { apiKey } = config.settings;
       const { signingKey } = config.secrets;
-      if (!apiKey || !signingKey || !isEd25519PrivateKey(signingKey)) throw ProviderError.notConfigured('custody', 'custody-a');
+      if (!apiKey || !signingKey || !isEd25519PrivateKey(signingKey)) throw ProviderError.notConfigured('custody', 'custody-a', 'its settings lack apiKey or an Ed25519 signingKey');
       const client = createCustodyAClient({ baseUrl: config.baseUrl, apiKey, signingKey }, http);
       // The webhook key is fetched once per adapter; a failed fetch is tried again next time.
       let key: Promise<string> | undefined = config.settings.webhookPublicKey ? Promise.resolve(config.settings.webhookPublicKey) : undefined;
