@@ -8,6 +8,7 @@ import { commands, namedPairs, readSecretFile, UsageError, type Options } from '
 import { sendControlRequest } from './control-socket.js';
 import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
 import { AppError } from './platform/http/errors.js';
+import { ProviderError, providerErrorAnswer } from './platform/providers/errors.js';
 import { listMail, showMail } from './platform/mail/read-files.js';
 import { CLI_OPTIONS, USAGE } from './cli-usage.js';
 import { olderThanHours } from './cli-commands.js';
@@ -44,7 +45,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-function failure(error: unknown): [number, string, string] {
+function failure(failed: unknown): [number, string, string] {
+  const error = failed instanceof ProviderError ? providerErrorAnswer(failed) : failed;
   if (error instanceof CliExit) return [error.exitCode, error.error, error.message];
   if (error instanceof UsageError) return [2, 'usage', error.message];
   if (error instanceof ConfigError) return [1, 'config', error.message];

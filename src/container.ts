@@ -19,6 +19,8 @@ import { createUsersModule } from './modules/users/module.js';
 import { createWalletsModule } from './modules/wallets/module.js';
 import { createXrplModule, type XrplModuleOptions } from './modules/xrpl/module.js';
 import { createChains, type ChainsOptions } from './chains.js';
+import { custodyA } from './providers/custody/custody-a/index.js';
+import { createCustodyASandbox } from './sandboxes/custody-a/plugin.js';
 
 export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
@@ -68,6 +70,30 @@ export async function createContainer(options: ContainerOptions) {
     sources: [kyc.services.kyc.identityFields, accreditations.services.accreditations.identityFields],
   });
 
+  // The built-in provider sandboxes (routes served with SANDBOXES), on the chains they move value on.
+  const { evm: evmChain, xrpl: xrplLedger, xrplNetwork } = platform.chains;
+  const sandboxes = {
+    custodyA: createCustodyASandbox({
+      db: platform.db, secrets: platform.secrets, clock: platform.clock, logger: platform.logger, background: platform.background, inFlight: platform.inFlight,
+      publicBaseUrl: () => platform.publicBaseUrl(), chains: { evmChain, xrplLedger, xrplNetwork },
+    }),
+  };
+  const sandboxesModule: BastionModule<typeof sandboxes> = {
+    name: 'sandboxes',
+    services: sandboxes,
+    routes: {
+      open: async (app) => {
+        if (!platform.config.sandboxes) return;
+        await sandboxes.custodyA.routes(app);
+      },
+    },
+  };
+
+  // The providers, one line each (docs/architecture.md, "Providers"): modules reach them through platform.providers.
+  platform.providers.register([
+    custodyA({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.custodyA }),
+  ]);
+
   /** The modules in dependency order; the app registers their routes in this order. */
   const modules: BastionModule[] = [
     tenants,
@@ -82,10 +108,11 @@ export async function createContainer(options: ContainerOptions) {
     accreditations,
     identity,
     createEntitiesModule(platform, services),
-    createCustodyModule(platform, { ...services, wallets: wallets.services.wallets, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
+    createCustodyModule(platform, { ...services, wallets: wallets.services.wallets, faucet: platform.config.sandboxes ? sandboxes.custodyA : undefined, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
     createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets }),
+    sandboxesModule,
   ];
 
   const { tenants: tenantsService } = tenants.services;
@@ -101,6 +128,8 @@ export async function createContainer(options: ContainerOptions) {
     ...identity.services,
     platform,
     modules,
+    /** The built-in provider sandboxes (tests configure and inspect them). */
+    sandboxes,
     mail: base.mail,
     rateLimit: base.rateLimit,
     guardDeps: {

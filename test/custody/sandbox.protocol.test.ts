@@ -5,23 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustodyAClient } from '../../src/providers/custody/custody-a/http.js';
 import { verifyWebhook } from '../../src/providers/custody/custody-a/signing.js';
 import { expectError } from '../helpers/security.js';
-import type { CustodyServices } from '../../src/modules/custody/module.js';
 import { signRequest } from '../../src/providers/custody/custody-a/signing.js';
 import { newEd25519KeyPair } from '../../src/providers/custody/custody-a/signing.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { createVault, drain, fundEvm } from './helpers.js';
 
 let h: Harness;
-let custody: CustodyServices;
 beforeAll(async () => {
   h = await createHarness({ listen: true });
-  custody = h.container.modules.find((m) => m.name === 'custody')!.services as CustodyServices;
 });
 afterAll(async () => h.close());
 
 describe('the custody-a sandbox authenticates as the provider does', () => {
   it('refuses unsigned, wrongly signed and stale requests (401), and answers a signed one', async () => {
-    const { apiKey, signingKey } = await custody.custodyASandbox.credentialsFor(h.tenant.tenantId, `${h.baseUrl}/custody-a/webhooks/${h.tenant.tenantId}`);
+    const { apiKey, signingKey } = await h.container.sandboxes.custodyA.credentialsFor(h.tenant.tenantId, `${h.baseUrl}/custody-a/webhooks/${h.tenant.tenantId}`);
     const url = `${h.baseUrl}/sandbox/custody-a/v2/vaults`;
     const body = JSON.stringify({ name: 'direct' });
     const now = String(Math.floor(h.clock.now().getTime() / 1000));
@@ -73,7 +70,7 @@ describe('webhooks', () => {
     const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
     const deliver = async (data: Record<string, unknown>) => {
       const body = JSON.stringify({ id: 'evt', type: 'transfer.status_changed', data });
-      const headers = await custody.custodyASandbox.webhookHeaders(body);
+      const headers = await h.container.sandboxes.custodyA.webhookHeaders(body);
       return h.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: body });
     };
     const late = await deliver({ transferId: transfer.providerTransferId, status: 'IN_PROGRESS', blockchainTxId: done.hash });
@@ -88,7 +85,7 @@ describe('webhooks', () => {
     const { token, transfer } = await startTransfer('wh-burst');
     const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
     const body = JSON.stringify({ id: 'evt-burst', type: 'transfer.status_changed', data: { transferId: transfer.providerTransferId, status: 'COMPLETED', blockchainTxId: `0x${'ab'.repeat(32)}` } });
-    const headers = { 'content-type': 'application/json', ...(await custody.custodyASandbox.webhookHeaders(body)) };
+    const headers = { 'content-type': 'application/json', ...(await h.container.sandboxes.custodyA.webhookHeaders(body)) };
     const answers = await Promise.all([
       ...Array.from({ length: 10 }, () => h.inject({ method: 'POST', url, headers, payload: body })),
       ...Array.from({ length: 3 }, () => h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) })),
@@ -101,7 +98,7 @@ describe('webhooks', () => {
   it('names a transfer not recorded here: 503 with Retry-After, nothing applied; once recorded the same delivery applies', async () => {
     const url = `/custody-a/webhooks/${h.tenant.tenantId}`;
     const body = JSON.stringify({ id: 'evt-early', type: 'transfer.status_changed', data: { transferId: 'not-recorded-yet', status: 'COMPLETED' } });
-    const early = await h.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...(await custody.custodyASandbox.webhookHeaders(body)) }, payload: body });
+    const early = await h.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...(await h.container.sandboxes.custodyA.webhookHeaders(body)) }, payload: body });
     expectError(early, 503, 'CUSTODY_WEBHOOK_OBJECT_UNKNOWN');
     expect(early.headers['retry-after']).toBe('1');
   });
@@ -124,7 +121,7 @@ describe('webhooks', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      const credentials = await custody.custodyASandbox.credentialsFor(`retry-receiver-${randomUUID()}`, hook); // an account of its own
+      const credentials = await h.container.sandboxes.custodyA.credentialsFor(`retry-receiver-${randomUUID()}`, hook); // an account of its own
       const client = createCustodyAClient({ baseUrl: `${h.baseUrl}/sandbox/custody-a`, ...credentials }, { clock: h.clock });
       publicKeyPem = await client.webhookPublicKey();
       const vault = await client.createVault({ name: 'retry' });
@@ -158,7 +155,7 @@ describe('webhooks', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
-      const sandbox = (own.container.modules.find((m) => m.name === 'custody')!.services as CustodyServices).custodyASandbox;
+      const sandbox = own.container.sandboxes.custodyA;
       const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       const credentials = await sandbox.credentialsFor(`shutdown-${randomUUID()}`, hook);
       const client = createCustodyAClient({ baseUrl: `${own.baseUrl}/sandbox/custody-a`, ...credentials }, { clock: own.clock });

@@ -14,8 +14,8 @@ describe('IDV_SANDBOX=off', () => {
     expect((await fetch(`${h.baseUrl}/sandbox/idv-a/s/${crypto.randomUUID()}`)).status).toBe(404);
     const userId = await h.createUser();
     const headers = h.bearerHeaders(await h.tokenFor(userId));
-    expectError(await h.inject({ method: 'POST', url: '/kyc', headers, payload: {} }), 502, 'KYC_PROVIDER_NOT_CONFIGURED');
-    expectError(await h.inject({ method: 'POST', url: '/kyc/idv-b/regular-challenge', headers }), 502, 'KYC_PROVIDER_NOT_CONFIGURED');
+    expectError(await h.inject({ method: 'POST', url: '/kyc', headers, payload: {} }), 503, 'PROVIDER_NOT_CONFIGURED');
+    expectError(await h.inject({ method: 'POST', url: '/kyc/idv-b/regular-challenge', headers }), 503, 'PROVIDER_NOT_CONFIGURED');
     expect((await h.inject({ method: 'GET', url: '/kyc/kycs', headers: h.keyHeaders() })).json().total).toBe(0);
     expect(await h.container.idvConfig.sandboxSecret('idv-a', h.tenant.tenantId)).toBeUndefined();
     // Manual records for review still work.

@@ -18,7 +18,7 @@ const q = encodeURIComponent(APP_RETURN);
 const creds = { clientId: 'c'.repeat(24), secret: 's'.repeat(30) };
 
 describe('bank-link (and business-profile) with sandboxes off and no provider configured', () => {
-  it('the link-token, exchange, tenant and sandbox-originator routes answer 503 BANK_LINK_NOT_CONFIGURED', async () => {
+  it('the link-token, exchange, tenant and sandbox-originator routes answer 503 PROVIDER_NOT_CONFIGURED (one code for every kind)', async () => {
     // The operator may still prepare the allow-list before configuring a provider.
     await bankLink(h).settings.setRedirectAllow(h.tenant.tenantId, [APP_RETURN]);
     const user = h.bearerHeaders(await h.tokenFor(userId));
@@ -34,7 +34,7 @@ describe('bank-link (and business-profile) with sandboxes off and no provider co
     ];
     for (const call of calls) {
       const res = await h.inject(call);
-      expectError(res, 503, 'BANK_LINK_NOT_CONFIGURED');
+      expectError(res, 503, 'PROVIDER_NOT_CONFIGURED');
       expect(res.json().message, `${call.method} ${call.url}`).toMatch(/not configured.*sandbox is off/);
     }
   });
@@ -46,11 +46,11 @@ describe('bank-link (and business-profile) with sandboxes off and no provider co
     expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q}`, headers: h.keyHeaders(t) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
   });
 
-  it('business-profile the same way: 503 BUSINESS_PROFILE_NOT_CONFIGURED, and no profile is left in flight (a retry is 503 again, not 409)', async () => {
+  it('business-profile the same way: 503 PROVIDER_NOT_CONFIGURED, and no profile is left in flight (a retry is 503 again, not 409)', async () => {
     const { entityId, owner } = await entityOf(h);
     for (let i = 0; i < 2; i++) {
       const res = await h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers, payload: { tin: TIN, people: [{ name: 'Jane Doe' }] } });
-      expectError(res, 503, 'BUSINESS_PROFILE_NOT_CONFIGURED');
+      expectError(res, 503, 'PROVIDER_NOT_CONFIGURED');
     }
   });
 });

@@ -1,4 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
+import { ProviderError } from '../../platform/providers/errors.js';
 import { BankLinkProviderError } from '../../providers/bank-link/port.js';
 
 export const BankLinkErrors = {
@@ -10,12 +11,8 @@ export const BankLinkErrors = {
   originatorNotFound: () => new AppError(404, 'BANK_LINK_ORIGINATOR_NOT_FOUND', 'Originator not found'),
   sandboxUnavailable: () => new AppError(404, 'BANK_LINK_SANDBOX_UNAVAILABLE', "The sandbox originator routes answer only while the tenant's bank-link environment is the sandbox"),
   credentialsInvalid: () => new AppError(400, 'BANK_LINK_SANDBOX_CREDENTIALS_INVALID', "clientId and secret are not the tenant's bank-link sandbox credentials"),
-  notConfigured: () =>
-    new AppError(
-      503,
-      'BANK_LINK_NOT_CONFIGURED',
-      'bank-link is not configured for this tenant (bank-link configure, or provider configure --kind bank-link --provider plaid) and the built-in sandbox is off',
-    ),
+  /** One code and status for every kind (503 PROVIDER_NOT_CONFIGURED; src/platform/providers/errors.ts). */
+  notConfigured: () => ProviderError.notConfigured('bank-link', 'plaid', 'the built-in sandbox is off'),
   providerRejected: (code: string) => new AppError(502, 'BANK_LINK_PROVIDER_ERROR', `The bank-link provider refused the request (${code})`),
   providerUnavailable: () => new AppError(502, 'BANK_LINK_PROVIDER_UNAVAILABLE', 'The bank-link provider could not be reached'),
   webhookUnauthorized: (why: string) => new AppError(401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED', `Webhook signature rejected: ${why}`),

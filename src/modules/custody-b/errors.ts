@@ -1,4 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
+import { ProviderError } from '../../platform/providers/errors.js';
 import { CustodyBProviderError } from '../../providers/custody-b/port.js';
 
 export const CustodyBErrors = {
@@ -17,7 +18,8 @@ export const CustodyBErrors = {
   unknownNetwork: (network: string) => new AppError(400, 'CUSTODY_B_NETWORK_UNSUPPORTED', `Network ${network} is not a network custody-b wallets are opened on here (EVM networks, XrpLedger, XrpLedgerTestnet)`),
   badTypedData: (detail: string) => new AppError(400, 'CUSTODY_B_TYPED_DATA_INVALID', `The EIP-712 typed data is not valid: ${detail}`),
   badTransaction: (chain: 'EVM' | 'XRPL', detail: string) => new AppError(400, 'CUSTODY_B_TRANSACTION_INVALID', `The transaction is not an unsigned serialized ${chain} transaction of the wallet: ${detail}`),
-  notConfigured: () => new AppError(502, 'CUSTODY_B_NOT_CONFIGURED', 'custody-b is not configured for this tenant (provider configure --kind custody --provider custody-b) and the sandbox is off'),
+  /** One code and status for every kind (503 PROVIDER_NOT_CONFIGURED; src/platform/providers/errors.ts). */
+  notConfigured: () => ProviderError.notConfigured('custody', 'custody-b'),
   providerRejected: (status: number, message: string) => new AppError(status === 409 ? 409 : 400, 'CUSTODY_B_PROVIDER_REJECTED', `The custody-b provider refused the request: ${message}`),
   providerUnavailable: () => new AppError(502, 'CUSTODY_B_PROVIDER_UNAVAILABLE', 'The custody-b provider could not be reached or failed'),
 };

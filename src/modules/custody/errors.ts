@@ -1,6 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
 import { UserErrors } from '../users/errors.js';
-import { CustodyProviderError } from '../../providers/custody/port.js';
 
 export const CustodyErrors = {
   vaultNotFound: () => new AppError(404, 'VAULT_NOT_FOUND', 'Vault not found'),
@@ -33,25 +32,9 @@ export const CustodyErrors = {
           ? `A transfer to a self-hosted wallet (destinationType SELFHOSTED_WALLET) needs in body.transferAmlQuestionnaire: ${missing.join(', ')}`
           : `A transfer to a financial institution (destinationType FINANCIAL_INSTITUTION) needs in body.transferAmlQuestionnaire: ${missing.join(', ')}`,
     ),
-  notConfigured: () =>
-    new AppError(503, 'CUSTODY_NOT_CONFIGURED', 'custody-a is not configured for this tenant (provider configure --kind custody --provider custody-a)', { 'retry-after': '60' }),
-  providerUnavailable: () => new AppError(503, 'CUSTODY_PROVIDER_UNAVAILABLE', 'The custody provider does not answer; retry later', { 'retry-after': '5' }),
-  providerRefused: (message: string) => new AppError(400, 'CUSTODY_PROVIDER_REFUSED', `The custody provider refused the request: ${message}`),
-  providerFailed: (message: string) => new AppError(502, 'CUSTODY_PROVIDER_ERROR', `The custody provider answered an error: ${message}`),
+  // The provider's failures are ProviderError (src/platform/providers/errors.ts), answered by
+  // reason with custody-a's codes (src/providers/custody/custody-a/index.ts, `codes`).
   webhookSignature: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not verify'),
   webhookObjectUnknown: () =>
     new AppError(503, 'CUSTODY_WEBHOOK_OBJECT_UNKNOWN', 'The webhook names a transaction or transfer not recorded here (yet): send it again later', { 'retry-after': '1' }),
 };
-
-/** Maps a provider failure onto the answer: down 503 (Retry-After), refused 400, not found 404, else 502. */
-export async function atProvider<T>(work: () => Promise<T>, notFound: () => AppError = CustodyErrors.walletNotFound): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof CustodyProviderError)) throw error;
-    if (error.unavailable) throw CustodyErrors.providerUnavailable();
-    if (error.status === 404) throw notFound();
-    if (error.status === 400 || error.status === 409 || error.status === 422) throw CustodyErrors.providerRefused(error.message);
-    throw CustodyErrors.providerFailed(`${error.status} ${error.code}`);
-  }
-}

@@ -1,6 +1,6 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import { createIdempotencyStore } from '../../platform/idempotency/store.js';
-import { createCustodyASandbox, type CustodyASandbox } from '../../sandboxes/custody-a/plugin.js';
+import type { FastifyInstance } from 'fastify';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
@@ -19,33 +19,33 @@ import { createTransfersService, type TransfersService } from './transfers.js';
 import { createVaultsService, type VaultsService } from './vaults.js';
 import { createCustodyWebhooks } from './webhooks.js';
 
+/** The custody-a sandbox's faucet routes (src/sandboxes/custody-a), handed over while sandboxes are on. */
+export interface CustodyAFaucet {
+  faucetRoutes(scope: FastifyInstance, deps: { walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }> }): void;
+}
+
 export interface CustodyServices {
   vaults: VaultsService;
   transactions: TransactionsService;
   transfers: TransfersService;
   custodyA: CustodyAProvider;
-  /** The built-in custody-a provider. */
-  custodyASandbox: CustodyASandbox;
 }
 
 /**
  * Custodial EVM vaults (/evm-vaults) and the custody-a routes, the non-custodial EVM transfer
- * (/non-custodial-evm/transfers), custody-a's signed webhooks, and the custody-a sandbox
- * (served with SANDBOXES), which executes on the platform's EVM chain and XRPL ledger.
+ * (/non-custodial-evm/transfers) and custody-a's signed webhooks. custody-a itself (and its
+ * sandbox) is declared in src/providers/custody/custody-a/ and reached through
+ * `platform.providers` (src/container.ts hands the definition over); while sandboxes are on the
+ * container also hands the sandbox's faucet, mounted in the tenant scope.
  */
 export function createCustodyModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; findTenant: (id: string) => Promise<unknown>; fetch?: typeof fetch },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; findTenant: (id: string) => Promise<unknown>; faucet?: CustodyAFaucet },
 ): BastionModule<CustodyServices> {
   const { db, tx, clock, secrets, logger, background, config } = platform;
   const { wallets } = deps;
   const repo = createCustodyRepo(db);
-  const custodyASandbox = createCustodyASandbox({
-    db, secrets, clock, logger, background, inFlight: platform.inFlight, publicBaseUrl: () => platform.publicBaseUrl(),
-    chains: { evmChain: platform.chains.evm, xrplLedger: platform.chains.xrpl, xrplNetwork: platform.chains.xrplNetwork },
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
-  });
-  const custodyA = createCustodyAProvider(platform, custodyASandbox, deps.fetch);
+  const custodyA = createCustodyAProvider(platform.providers);
   const store = createIdempotencyStore({ db, clock, logger, background });
   const vaults = createVaultsService({ repo, tx, clock, wallets, users: deps.users, audit: deps.audit, provider: custodyA });
   const transactions = createTransactionsService({ repo, tx, clock, wallets, vaults, audit: deps.audit, provider: custodyA });
@@ -76,19 +76,18 @@ export function createCustodyModule(
     if (!wallet?.providerRef) throw CustodyErrors.walletNotFound();
     return { providerWalletId: wallet.providerRef, vaultId: vault.id };
   }
-  const webhooks = createCustodyWebhooks({ clock, provider: custodyA, findTenant: deps.findTenant, transactions, transfers });
+  const webhooks = createCustodyWebhooks({ providers: platform.providers, findTenant: deps.findTenant, transactions, transfers });
 
   return {
     name: 'custody',
-    services: { vaults, transactions, transfers, custodyA, custodyASandbox },
+    services: { vaults, transactions, transfers, custodyA },
     routes: {
       tenant: (scope) => {
         custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId });
-        if (config.sandboxes) custodyASandbox.faucetRoutes(scope, { walletOf: sandboxWalletOf });
+        deps.faucet?.faucetRoutes(scope, { walletOf: sandboxWalletOf });
       },
       open: async (app) => {
         await app.register(custodyWebhookRoutes, { webhooks });
-        if (config.sandboxes) await custodyASandbox.routes(app);
       },
     },
   };

@@ -8,7 +8,6 @@ import { actorOf } from '../../platform/audit/actor.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { idempotentRoute, type IdempotentRouteOptions } from '../../platform/idempotency/http.js';
 import { parseIdempotencyKey } from '../../platform/idempotency/key.js';
-import { WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../providers/custody/custody-a/signing.js';
 import {
   CreateVaultBody, NonCustodialTransferBody, Transaction, TransactionPathParams, Transfer, TransferBody, TransferIdParams, TransferList,
   TransferListQuery, UpdateWalletBody, Vault, VaultQuery, WalletPathParams, WalletUpdate,
@@ -185,11 +184,11 @@ export async function custodyWebhookRoutes(app: FastifyInstance, deps: { webhook
       },
       preValidation: async (request) => {
         const tenantId = String((request.params as { tenantId?: unknown }).tenantId ?? '').toLowerCase();
-        await deps.webhooks.verify(tenantId, (request.rawBody ?? Buffer.alloc(0)).toString('utf8'), request.headers[WEBHOOK_TIMESTAMP_HEADER], request.headers[WEBHOOK_SIGNATURE_HEADER]);
+        await deps.webhooks.verify(tenantId, (request.rawBody ?? Buffer.alloc(0)).toString('utf8'), request.headers);
       },
     },
     async (request) => {
-      await deps.webhooks.handle(request.params.tenantId.toLowerCase(), request.body as { type: string; data: unknown });
+      await deps.webhooks.handle(request.params.tenantId.toLowerCase(), request.body as { type: string; data: unknown }, (request.rawBody ?? Buffer.alloc(0)).toString('utf8'), request.headers);
       return { received: true as const };
     },
   );

@@ -9,7 +9,8 @@ import { FINAL_TRANSACTION_STATUSES, type CustodyTransaction, type CustodyTransa
 import type { AuditService } from '../audit/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import type { WalletRow } from '../wallets/table.js';
-import { atProvider, CustodyErrors } from './errors.js';
+import { notFoundAs } from '../../platform/providers/errors.js';
+import { CustodyErrors } from './errors.js';
 import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
 import type { TransactionDto, TransferBody, UpdateWalletBody } from './schemas.js';
@@ -123,7 +124,7 @@ export function createTransactionsService(deps: {
       });
       const providerVaultId = String(wallet.details.providerVaultId ?? '');
       const client = await provider.client(tenantId);
-      const seen = await atProvider(() => client.transfer(providerVaultId, wallet.providerRef!, { ...input, externalId }));
+      const seen = await notFoundAs(client.transfer(providerVaultId, wallet.providerRef!, { ...input, externalId }), CustodyErrors.walletNotFound);
       return transactionDto(await record(tenantId, caller, vault, wallet, seen));
     },
 
@@ -134,7 +135,7 @@ export function createTransactionsService(deps: {
       if (!row || row.walletId !== wallet.id) throw CustodyErrors.transactionNotFound();
       if (FINAL_TRANSACTION_STATUSES.includes(row.status as CustodyTransactionStatus)) return transactionDto(row);
       const client = await provider.client(tenantId);
-      const seen = await atProvider(() => client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef!, row.providerTransactionId), CustodyErrors.transactionNotFound);
+      const seen = await notFoundAs(client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef!, row.providerTransactionId), CustodyErrors.transactionNotFound);
       return transactionDto(await tx((db) => apply(db, tenantId, row, seen, 'system')));
     },
 
@@ -152,10 +153,10 @@ export function createTransactionsService(deps: {
       const providerVaultId = String(wallet.details.providerVaultId ?? '');
       const client = await provider.client(tenantId);
       const description = body.description ?? null;
-      await atProvider(() => client.updateWallet(providerVaultId, wallet.providerRef!, { name: body.name, description }));
+      await notFoundAs(client.updateWallet(providerVaultId, wallet.providerRef!, { name: body.name, description }), CustodyErrors.walletNotFound);
       let accountSet: TransactionDto | null = null;
       if (body.accountSet) {
-        const seen = await atProvider(() => client.accountSet(providerVaultId, wallet.providerRef!, { setFlag: ASF_DEFAULT_RIPPLE, externalId }));
+        const seen = await notFoundAs(client.accountSet(providerVaultId, wallet.providerRef!, { setFlag: ASF_DEFAULT_RIPPLE, externalId }), CustodyErrors.walletNotFound);
         accountSet = transactionDto(await record(tenantId, caller, vault, wallet, seen));
       }
       const stored = await tx(async (db) => {

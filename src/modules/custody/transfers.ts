@@ -9,7 +9,8 @@ import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { FINAL_TRANSFER_STATUSES, type CustodyTransfer, type TransferStatus } from '../../providers/custody/port.js';
 import type { AuditService } from '../audit/service.js';
 import type { WalletsService } from '../wallets/service.js';
-import { atProvider, CustodyErrors } from './errors.js';
+import { notFoundAs } from '../../platform/providers/errors.js';
+import { CustodyErrors } from './errors.js';
 import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
 import { QUESTIONNAIRE_ENUMS, type NonCustodialTransferBody, type QuestionnaireInput, type TransferDto } from './schemas.js';
@@ -122,14 +123,13 @@ export function createTransfersService(deps: {
       // Without a questionnaire the destination must not be an institution: we cannot know, so
       // a transfer without one is taken as to a self-hosted wallet of the caller's (documented).
       const client = await provider.client(tenantId);
-      const seen = await atProvider(
-        () =>
-          client.createTransfer({
-            sourceWalletId: source.providerRef!, destinationAddress: destination, assetType: body.assetType, amount,
-            idempotentId: externalIdOf(`user:${caller.userId}`, body.idempotentId), deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false,
-            ...(body.transferMemo !== undefined ? { transferMemo: body.transferMemo } : {}),
-            ...(q ? { transferAmlQuestionnaire: q as Record<string, string> } : {}),
-          }),
+      const seen = await notFoundAs(
+        client.createTransfer({
+          sourceWalletId: source.providerRef!, destinationAddress: destination, assetType: body.assetType, amount,
+          idempotentId: externalIdOf(`user:${caller.userId}`, body.idempotentId), deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false,
+          ...(body.transferMemo !== undefined ? { transferMemo: body.transferMemo } : {}),
+          ...(q ? { transferAmlQuestionnaire: q as Record<string, string> } : {}),
+        }),
         CustodyErrors.sourceInvalid,
       );
       const row = await tx(async (db) => {
@@ -161,7 +161,7 @@ export function createTransfersService(deps: {
       let row = await visible(tenantId, caller, id);
       if (!FINAL_TRANSFER_STATUSES.includes(row.status as TransferStatus)) {
         const client = await provider.client(tenantId);
-        const seen = await atProvider(() => client.getTransfer(row.providerTransferId), CustodyErrors.transferNotFound);
+        const seen = await notFoundAs(client.getTransfer(row.providerTransferId), CustodyErrors.transferNotFound);
         row = await tx((db) => apply(db, tenantId, row, seen, 'system'));
       }
       return toDto(row, caller.privileged, tenantId);

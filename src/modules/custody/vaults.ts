@@ -7,7 +7,8 @@ import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import type { WalletRow } from '../wallets/table.js';
-import { atProvider, CustodyErrors } from './errors.js';
+import { notFoundAs } from '../../platform/providers/errors.js';
+import { CustodyErrors } from './errors.js';
 import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
 import type { VaultDto } from './schemas.js';
@@ -69,9 +70,9 @@ export function createVaultsService(deps: {
       if (!(await users.findRow(tenantId, userId))) throw CustodyErrors.userNotFound();
       const name = input.name ?? 'vault';
       const client = await provider.client(tenantId);
-      const vault = await atProvider(() => client.createVault({ name }), CustodyErrors.vaultNotFound);
-      const opened = [await atProvider(() => client.createWallet(vault.id, { blockchain: 'ETHEREUM', name: `${name} EVM` }), CustodyErrors.vaultNotFound)];
-      if (input.xrplWallet) opened.push(await atProvider(() => client.createWallet(vault.id, { blockchain: 'XRPL', name: `${name} XRPL` }), CustodyErrors.vaultNotFound));
+      const vault = await notFoundAs(client.createVault({ name }), CustodyErrors.vaultNotFound);
+      const opened = [await notFoundAs(client.createWallet(vault.id, { blockchain: 'ETHEREUM', name: `${name} EVM` }), CustodyErrors.vaultNotFound)];
+      if (input.xrplWallet) opened.push(await notFoundAs(client.createWallet(vault.id, { blockchain: 'XRPL', name: `${name} XRPL` }), CustodyErrors.vaultNotFound));
 
       const id = newId();
       const row = await tx(async (db) => {

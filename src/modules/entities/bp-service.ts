@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { AppError } from '../../platform/http/errors.js';
+import { ProviderError } from '../../platform/providers/errors.js';
 import type { Logger } from 'pino';
 import { BusinessProfileProviderError, type BusinessProfilePort, type ProviderBusiness } from '../../providers/business-profile/port.js';
 import type { AuditService } from '../audit/service.js';
@@ -123,7 +124,7 @@ export function createBusinessProfilesService(deps: {
         });
       } catch (error) {
         // No provider to ask (sandboxes off): the profile did not go anywhere; it ends failed, so the entity may submit again.
-        if (error instanceof AppError) await repo.update(tenantId, id, { status: 'failed', failure: error.message, updatedAt: clock.now() });
+        if (error instanceof AppError || error instanceof ProviderError) await repo.update(tenantId, id, { status: 'failed', failure: error.message, updatedAt: clock.now() });
         if (!(error instanceof BusinessProfileProviderError)) throw error;
         logger.warn({ tenantId, entityId, profileId: id, kind: error.kind, reason: error.message }, 'business-profile-a submission failed');
         await repo.update(tenantId, id, { status: 'failed', failure: error.message, updatedAt: clock.now() });

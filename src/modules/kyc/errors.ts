@@ -1,4 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
+import { ProviderError } from '../../platform/providers/errors.js';
 import { UserErrors } from '../users/errors.js';
 
 export const KycErrors = {
@@ -11,8 +12,8 @@ export const KycErrors = {
     new AppError(502, 'KYC_PROVIDER_UNAVAILABLE', `The identity-verification provider ${provider} could not be reached`),
   providerRejected: (provider: string) =>
     new AppError(502, 'KYC_PROVIDER_ERROR', `The identity-verification provider ${provider} refused the request`),
-  providerNotConfigured: (provider: string) =>
-    new AppError(502, 'KYC_PROVIDER_NOT_CONFIGURED', `No identity-verification provider ${provider} is configured for this tenant`),
+  /** One code and status for every kind (503 PROVIDER_NOT_CONFIGURED; src/platform/providers/errors.ts). */
+  providerNotConfigured: (provider: string) => ProviderError.notConfigured('idv', provider),
   signatureMissing: () => new AppError(401, 'WEBHOOK_SIGNATURE_MISSING', 'The x-hmac-signature header is required'),
   signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not match'),
   webhookTenantUnknown: () => new AppError(401, 'WEBHOOK_TENANT_UNKNOWN', 'Unknown tenant'),

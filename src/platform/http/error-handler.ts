@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, CommonErrors, httpStatusText } from './errors.js';
+import { ProviderError, providerErrorAnswer } from '../providers/errors.js';
 
 interface AjvIssue {
   keyword: string;
@@ -43,6 +44,11 @@ function send(reply: FastifyReply, statusCode: number, code: string, message: st
 
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    // A provider error has one status per reason (src/platform/providers/errors.ts).
+    if (error instanceof ProviderError) {
+      if (error.reason !== 'not_found' && error.reason !== 'not_configured') request.log.warn({ err: error, kind: error.kind, provider: error.provider, reason: error.reason }, 'provider call failed');
+      error = providerErrorAnswer(error);
+    }
     if (error instanceof AppError) {
       if (error.headers) void reply.headers(error.headers);
       send(reply, error.statusCode, error.code, error.message);

@@ -12,6 +12,7 @@ import type { InFlightFlow, InFlightSweeper } from './in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
+import type { Providers } from '../providers/service.js';
 
 /**
  * What every module is given: the platform parts with no business rules. A module reaches
@@ -47,6 +48,11 @@ export interface Platform {
   providerSettings: ProviderSettings;
   /** The chains (infrastructure, built once by the composition root: src/chains.ts), as their ports. */
   chains: Chains;
+  /**
+   * The providers (src/platform/providers): `port(tenantId, kind)` is the tenant's configured
+   * provider or its sandbox; webhooks verified and deduplicated in one place.
+   */
+  providers: Providers;
   /** The service's public address, read at call time (a test server learns its port late). */
   publicBaseUrl(): string;
 }

@@ -19,6 +19,7 @@ import { createDomainHooks } from './hooks.js';
 import { createInFlightSweeper, type InFlightFlow } from './in-flight.js';
 import type { Chains, Platform } from './module.js';
 import { createProviderSettings } from '../provider-settings/settings.js';
+import { createProviders } from '../providers/service.js';
 
 export interface PlatformOptions {
   config: Config;
@@ -108,6 +109,7 @@ export async function createPlatform(options: PlatformOptions) {
   const background = createBackgroundRunner(logger);
   const flows: InFlightFlow<never>[] = [];
   const sweeper = createInFlightSweeper({ clock, logger, flows: () => flows, ...options.inFlight });
+  const providerSettings = createProviderSettings({ db, secrets, clock });
   const platform: Platform = {
     config,
     clock,
@@ -119,8 +121,9 @@ export async function createPlatform(options: PlatformOptions) {
     limiter,
     hooks: createDomainHooks(),
     background,
-    providerSettings: createProviderSettings({ db, secrets, clock }),
+    providerSettings,
     chains: options.chains,
+    providers: createProviders({ db, clock, settings: providerSettings, sandboxes: () => config.sandboxes, publicBaseUrl: () => config.publicBaseUrl }),
     inFlight: {
       register: (flow) => {
         flows.push(flow as InFlightFlow<never>);

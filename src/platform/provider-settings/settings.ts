@@ -58,6 +58,11 @@ export interface ProviderSettings {
    * has none yet (two first uses racing keep the first). The tenant must exist.
    */
   resolve(tenantId: string, kind: string, provider: string): Promise<ProviderConfig>;
+  /**
+   * What the tenant's row is at: its version (0 without a row) and whether it points at the
+   * sandbox; one small read, no secret opened (the providers service's cache check).
+   */
+  stamp(tenantId: string, kind: string, provider: string): Promise<{ version: number; sandbox: boolean }>;
   /** The tenant whose sandbox row holds a public setting of this value (a sandbox's own credential lookup). */
   findSandboxTenant(kind: string, provider: string, setting: string, value: string): Promise<string | undefined>;
   /** As get, without the secrets (only their names): what an operator may see. */
@@ -112,7 +117,7 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
     await db
       .insert(providerSettings)
       .values({ tenantId, kind, provider, ...values, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: [providerSettings.tenantId, providerSettings.kind, providerSettings.provider], set: { ...values, updatedAt: now } });
+      .onConflictDoUpdate({ target: [providerSettings.tenantId, providerSettings.kind, providerSettings.provider], set: { ...values, updatedAt: now, version: sql`${providerSettings.version} + 1` } });
   };
 
   return {
@@ -170,11 +175,20 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
         else
           await db
             .update(providerSettings)
-            .set({ ...values, updatedAt: now })
+            .set({ ...values, updatedAt: now, version: sql`${providerSettings.version} + 1` })
             .where(and(where(tenantId, kind, provider), isNull(providerSettings.baseUrl), isNull(providerSettings.secretsSealed), isNull(providerSettings.legacySecrets)));
         row = await read(tenantId, kind, provider);
       }
       return row ? open(row) : { baseUrl: null, settings: {}, secrets: {} };
+    },
+    async stamp(tenantId, kind, provider) {
+      if (!UUID_RE.test(tenantId)) return { version: 0, sandbox: true };
+      const [row] = await db
+        .select({ version: providerSettings.version, baseUrl: providerSettings.baseUrl })
+        .from(providerSettings)
+        .where(where(tenantId, kind, provider))
+        .limit(1);
+      return row ? { version: row.version, sandbox: row.baseUrl === null } : { version: 0, sandbox: true };
     },
     async findSandboxTenant(kind, provider, setting, value) {
       const [row] = await db

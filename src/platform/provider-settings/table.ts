@@ -1,4 +1,4 @@
-import { jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from '../../modules/tenants/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -25,6 +25,8 @@ export const providerSettings = pgTable(
      * them and seals them again into `secrets_sealed`.
      */
     legacySecrets: jsonb('legacy_secrets').$type<Record<string, string>>(),
+    /** Raised by every write (configure, useSandbox, a sandbox's first credentials): the providers service caches a tenant's adapter per version. */
+    version: integer('version').notNull().default(1),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

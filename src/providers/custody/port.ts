@@ -99,21 +99,8 @@ export interface CustodyAClient {
   webhookPublicKey(): Promise<string>;
 }
 
-/**
- * What went wrong at the provider: `status` 0 when it could not be reached (or answered 5xx:
- * try again later), else its 4xx with its error code and message.
- */
-export class CustodyProviderError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CustodyProviderError';
-  }
-
-  get unavailable(): boolean {
-    return this.status === 0 || this.status >= 500;
+declare module '../../platform/providers/define.js' {
+  interface ProviderPorts {
+    custody: CustodyAClient;
   }
 }

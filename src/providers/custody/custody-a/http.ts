@@ -1,7 +1,8 @@
 import { Type, type TSchema } from 'typebox';
 import type { Clock } from '../../../platform/clock.js';
 import { providerAnswer, type ProviderAnswer } from '../../../platform/http/provider-answer.js';
-import { CustodyProviderError, type CustodyAClient } from '../port.js';
+import { ProviderError } from '../../../platform/providers/errors.js';
+import type { CustodyAClient } from '../port.js';
 import { ACCESS_KEY_HEADER, SIGNATURE_HEADER, signRequest, TIMESTAMP_HEADER } from './signing.js';
 
 const TIMEOUT_MS = 15_000;
@@ -50,7 +51,7 @@ export interface CustodyACredentials {
 /**
  * custody-a's HTTP adapter: JSON over HTTPS, every request signed with Ed25519 over
  * timestamp + method + path + body (docs/providers.md). A network failure, timeout or 5xx is
- * `CustodyProviderError` with status 0/5xx (the caller answers 503); a 4xx carries the
+ * `ProviderError` unreachable (503); a 4xx is refused, unauthorized or not found with the
  * provider's error code.
  */
 export function createCustodyAClient(credentials: CustodyACredentials, deps: { clock: Clock; fetch?: typeof fetch }): CustodyAClient {
@@ -71,7 +72,7 @@ export function createCustodyAClient(credentials: CustodyACredentials, deps: { c
     try {
       res = await doFetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : raw, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (error) {
-      throw new CustodyProviderError(0, 'UNREACHABLE', `custody-a unreachable: ${(error as Error).message}`);
+      throw new ProviderError('unreachable', `custody-a unreachable: ${(error as Error).message}`);
     }
     const text = await res.text();
     let parsed: unknown;
@@ -84,10 +85,10 @@ export function createCustodyAClient(credentials: CustodyACredentials, deps: { c
       const err = (parsed ?? {}) as { errorCode?: unknown; message?: unknown };
       const code = typeof err.errorCode === 'string' ? err.errorCode : 'UNEXPECTED_RESPONSE';
       const message = typeof err.message === 'string' ? err.message : `custody-a answered ${res.status}`;
-      throw new CustodyProviderError(res.status, code, message);
+      throw ProviderError.fromStatus(res.status, `custody-a answered ${res.status} ${code}: ${message}`, code);
     }
-    // A 2xx of another shape keeps its status: the provider answered, wrongly (502 CUSTODY_PROVIDER_ERROR, not "unavailable").
-    return shape.parse(parsed, (detail) => new CustodyProviderError(res.status, 'UNEXPECTED_RESPONSE', detail));
+    // A 2xx of another shape: the provider answered, wrongly (502 CUSTODY_PROVIDER_ERROR, not "unavailable").
+    return shape.parse(parsed, (detail) => new ProviderError('malformed_answer', detail, res.status));
   }
 
   const enc = encodeURIComponent;

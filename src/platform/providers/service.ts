@@ -1,0 +1,153 @@
+import { and, eq } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import type { ProviderSettings } from '../provider-settings/settings.js';
+import type { AdapterConfig, InboundWebhook, ProviderDefinition, ProviderKind, ProviderPorts } from './define.js';
+import { ProviderError } from './errors.js';
+import { inboundWebhooks } from './table.js';
+
+const MAX_CACHED = 10_000;
+
+export const WebhookErrors = {
+  signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not verify'),
+};
+
+interface Entry {
+  stamp: string;
+  port: unknown;
+  config: AdapterConfig;
+}
+
+export interface Providers {
+  /** The container hands the provider definitions over once, before the first request. */
+  register(definitions: readonly ProviderDefinition<ProviderKind>[]): void;
+  definitions(): ProviderDefinition<ProviderKind>[];
+  /**
+   * The port of the tenant's provider of this kind (`name` picks one where a kind has several):
+   * the real one once configured, else its sandbox while sandboxes are on, else
+   * `ProviderError.notConfigured`. Built once per tenant per settings version.
+   */
+  port<K extends ProviderKind>(tenantId: string, kind: K, name?: string): Promise<ProviderPorts[K]>;
+  /** Checks an inbound webhook with the provider's own verification; 401 WEBHOOK_SIGNATURE_INVALID when it fails. */
+  verifyWebhook(tenantId: string, kind: ProviderKind, request: InboundWebhook, name?: string): Promise<void>;
+  /**
+   * Applies a verified webhook once per provider event id (the one dedupe table): a delivery
+   * already applied is 'duplicate' and `apply` is not called; when `apply` throws, the id is
+   * forgotten so the provider's retry is applied.
+   */
+  once(tenantId: string, kind: ProviderKind, payload: unknown, request: InboundWebhook, apply: () => Promise<void>, name?: string): Promise<'applied' | 'duplicate'>;
+}
+
+/** Tags a provider error leaving a port with the kind, provider and the definition's code. */
+function tagged<T extends object>(port: T, definition: ProviderDefinition<ProviderKind>): T {
+  const tag = (error: unknown): never => {
+    if (error instanceof ProviderError) {
+      error.kind ??= definition.kind;
+      error.provider ??= definition.name;
+      if (error.reason !== 'not_configured') error.code ??= definition.codes?.[error.reason];
+    }
+    throw error;
+  };
+  return new Proxy(port, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return result instanceof Promise ? result.catch(tag) : result;
+        } catch (error) {
+          return tag(error);
+        }
+      };
+    },
+  });
+}
+
+export function createProviders(deps: { db: Db; clock: Clock; settings: ProviderSettings; sandboxes: () => boolean; publicBaseUrl: () => string }): Providers {
+  const { db, clock, settings } = deps;
+  const byKind = new Map<string, ProviderDefinition<ProviderKind>[]>();
+  const cache = new Map<string, Entry>();
+
+  const definitionOf = (kind: string, name?: string): ProviderDefinition<ProviderKind> => {
+    const list = byKind.get(kind) ?? [];
+    const found = name === undefined ? list[0] : list.find((d) => d.name === name);
+    if (!found) throw new Error(`no provider ${name ?? ''} of kind "${kind}" is registered (container.ts)`);
+    if (name === undefined && list.length > 1) throw new Error(`kind "${kind}" has ${list.length} providers: name the one meant`);
+    return found;
+  };
+
+  async function entry(tenantId: string, definition: ProviderDefinition<ProviderKind>): Promise<Entry> {
+    const { kind, name } = definition;
+    const key = `${tenantId}/${kind}/${name}`;
+    const stampOf = (s: { version: number; sandbox: boolean }) => (s.sandbox ? `${s.version}|sandbox|${deps.publicBaseUrl()}` : `${s.version}`);
+    const before = await settings.stamp(tenantId, kind, name);
+    const cached = cache.get(key);
+    if (cached && cached.stamp === stampOf(before)) return cached;
+
+    const stored = definition.sandbox?.generate ? await settings.resolve(tenantId, kind, name) : await settings.get(tenantId, kind, name);
+    let config: AdapterConfig;
+    if (stored.baseUrl === null) {
+      if (!definition.sandbox || !deps.sandboxes()) throw ProviderError.notConfigured(kind, name, definition.sandbox ? 'the built-in sandbox is off' : 'it has no sandbox');
+      config = { tenantId, sandbox: true, ...(await definition.sandbox.config(tenantId, stored)) };
+    } else {
+      config = { tenantId, sandbox: false, baseUrl: stored.baseUrl, settings: stored.settings, secrets: stored.secrets };
+    }
+    const port = tagged(definition.adapter(config) as object, definition);
+    const made: Entry = { stamp: stampOf(await settings.stamp(tenantId, kind, name)), port, config };
+    cache.delete(key);
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+    cache.set(key, made);
+    return made;
+  }
+
+  return {
+    register(definitions) {
+      for (const d of definitions) {
+        byKind.set(d.kind, [...(byKind.get(d.kind) ?? []).filter((x) => x.name !== d.name), d]);
+        settings.declare({
+          kind: d.kind,
+          provider: d.name,
+          description: d.description,
+          settings: d.settings,
+          secrets: d.secrets,
+          ...(d.validate ? { validate: d.validate } : {}),
+          ...(d.sandbox?.generate ? { sandbox: { generate: d.sandbox.generate } } : {}),
+          ...(d.legacyContext ? { legacyContext: d.legacyContext } : {}),
+          // The version column moves on every write; dropping the entry here only frees it sooner.
+          changed: async (tenantId) => {
+            cache.delete(`${tenantId}/${d.kind}/${d.name}`);
+          },
+        });
+      }
+    },
+    definitions: () => [...byKind.values()].flat(),
+    async port(tenantId, kind, name) {
+      return (await entry(tenantId, definitionOf(kind, name))).port as ProviderPorts[typeof kind];
+    },
+    async verifyWebhook(tenantId, kind, request, name) {
+      const definition = definitionOf(kind, name);
+      if (!definition.webhooks) throw new Error(`${kind} ${definition.name} declares no webhooks`);
+      const { port, config } = await entry(tenantId, definition);
+      if (!(await definition.webhooks.verify(request, { port: port as ProviderPorts[typeof kind], config }))) throw WebhookErrors.signatureInvalid();
+    },
+    async once(tenantId, kind, payload, request, apply, name) {
+      const definition = definitionOf(kind, name);
+      if (!definition.webhooks) throw new Error(`${kind} ${definition.name} declares no webhooks`);
+      const eventId = definition.webhooks.id(payload, request);
+      const row = { tenantId, kind, provider: definition.name, eventId };
+      const claimed = await db.insert(inboundWebhooks).values({ ...row, receivedAt: clock.now() }).onConflictDoNothing().returning({ eventId: inboundWebhooks.eventId });
+      if (claimed.length === 0) return 'duplicate';
+      try {
+        await apply();
+      } catch (error) {
+        await db
+          .delete(inboundWebhooks)
+          .where(and(eq(inboundWebhooks.tenantId, tenantId), eq(inboundWebhooks.kind, kind), eq(inboundWebhooks.provider, definition.name), eq(inboundWebhooks.eventId, eventId)));
+        throw error;
+      }
+      return 'applied';
+    },
+  };
+}
