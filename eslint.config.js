@@ -96,9 +96,8 @@ function boundaries() {
     ].map(([files, up]) =>
       rule([files], [...BOUNDARY_EXCEPTIONS.modulesToProviders, ...BOUNDARY_EXCEPTIONS.modulesToModules], [
         restrict("A module imports a provider's port only (src/providers/<kind>/port.ts or index.ts), never its adapter or sandbox.", [
-          '**/providers/**',
-          '!**/providers/*/port.js',
-          '!**/providers/*/index.js',
+          // Deeper than src/providers/<kind>/: an adapter (http.ts) or a sandbox.
+          '**/providers/*/*/**',
           '**/sandboxes/**',
         ]),
         restrict("A module reaches another module through that module's entry only (its module.ts or service.ts; its table.ts for foreign keys).", [
