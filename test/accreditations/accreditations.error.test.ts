@@ -51,7 +51,7 @@ describe('accreditation errors', () => {
   });
 
   it('400 for an API key that names no user, and for malformed bodies and ids', async () => {
-    expectError(await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income' } }), 400, 'ACCREDITATION_USER_ID_REQUIRED');
+    expectError(await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income' } }), 400, 'USER_ID_REQUIRED');
     const id = await claim(await h.createUser());
     const cases: Array<[string, string, unknown]> = [
       ['POST', '/accreditations', { type: 'rich', userId: randomUUID() }],

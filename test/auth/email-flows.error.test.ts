@@ -17,7 +17,7 @@ describe('email verification', () => {
     h.clock.advance(10 * 60_000 + 1000);
     expectError(await h.inject({ method: 'POST', url: '/auth/email/verify-otp', headers: t(), payload: { email: 'expire@example.com', code: codeIn(mail) } }), 400, 'CODE_INVALID');
     h.clock.advance(24 * 3600_000);
-    expectError(await h.inject({ method: 'POST', url: '/auth/email/verify-token', headers: t(), payload: { token: linkIn(mail).searchParams.get('token')! } }), 400, 'TOKEN_INVALID');
+    expectError(await h.inject({ method: 'POST', url: '/auth/email/verify-token', headers: t(), payload: { token: linkIn(mail).searchParams.get('token')! } }), 400, 'ONE_TIME_TOKEN_INVALID');
     expect(await verified('expire@example.com')).toBe(false);
   });
 
@@ -72,7 +72,7 @@ describe('password reset by link', () => {
     expectError(await h.inject({ method: 'PUT', url: `/auth/reset-password?token=${token}`, headers: t(), payload: { password: 'password1' } }), 400, 'PASSWORD_POLICY');
     expect((await post('/auth/token-status', { token })).json()).toBe(true);
     h.clock.advance(30 * 60_000 + 1000);
-    expectError(await post('/auth/token-status', { token }), 400, 'TOKEN_INVALID');
+    expectError(await post('/auth/token-status', { token }), 400, 'ONE_TIME_TOKEN_INVALID');
   });
 
   it('verify-otp: a wrong code is 400, an unknown email is the same 400', async () => {

@@ -35,7 +35,7 @@ describe('email verification', () => {
     expect(confirm.body).toContain('Email confirmed');
     expect(await verified('link@example.com')).toBe(true);
     // Single use.
-    expectError(await h.inject({ method: 'POST', url: '/auth/email/verify-token', headers: t(), payload: { token: link.searchParams.get('token')! } }), 400, 'TOKEN_INVALID');
+    expectError(await h.inject({ method: 'POST', url: '/auth/email/verify-token', headers: t(), payload: { token: link.searchParams.get('token')! } }), 400, 'ONE_TIME_TOKEN_INVALID');
   });
 
   it('POST /auth/email/verify-token verifies with the token from the mail', async () => {
@@ -89,8 +89,8 @@ describe('password reset by link', () => {
     expectError(await post('/auth/refresh', { refreshToken: session.refreshToken }), 401, 'REFRESH_TOKEN_INVALID');
     expectError(await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(session.accessToken) }), 401, 'TOKEN_INVALID');
     // Single use.
-    expectError(await post('/auth/token-status', { token }), 400, 'TOKEN_INVALID');
-    expectError(await h.inject({ method: 'PUT', url: `/auth/reset-password?token=${token}`, headers: t(), payload: { password: 'yet another passphrase' } }), 400, 'TOKEN_INVALID');
+    expectError(await post('/auth/token-status', { token }), 400, 'ONE_TIME_TOKEN_INVALID');
+    expectError(await h.inject({ method: 'PUT', url: `/auth/reset-password?token=${token}`, headers: t(), payload: { password: 'yet another passphrase' } }), 400, 'ONE_TIME_TOKEN_INVALID');
     expect(await box.count('ghost@example.com')).toBe(0);
   });
 

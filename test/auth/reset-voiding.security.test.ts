@@ -31,8 +31,8 @@ describe('earlier reset tokens and codes die with a reset or a newer request', (
     expect(exchanged.statusCode).toBe(201);
     expect((await reset(exchanged.json().resetToken, 'reset by the code')).statusCode).toBe(200);
 
-    expectError(await status(oldLink), 400, 'TOKEN_INVALID');
-    expectError(await reset(oldLink, 'the stale link wins'), 400, 'TOKEN_INVALID');
+    expectError(await status(oldLink), 400, 'ONE_TIME_TOKEN_INVALID');
+    expectError(await reset(oldLink, 'the stale link wins'), 400, 'ONE_TIME_TOKEN_INVALID');
     expect((await login('old-link@example.com', 'reset by the code')).statusCode).toBe(201);
   });
 
@@ -47,8 +47,8 @@ describe('earlier reset tokens and codes die with a reset or a newer request', (
     await post('/auth/forgot-password', { email: 'newer@example.com' });
     const secondLink = await tokenOf('newer@example.com');
 
-    expectError(await status(firstLink), 400, 'TOKEN_INVALID');
-    expectError(await reset(firstLink, 'the first link wins'), 400, 'TOKEN_INVALID');
+    expectError(await status(firstLink), 400, 'ONE_TIME_TOKEN_INVALID');
+    expectError(await reset(firstLink, 'the first link wins'), 400, 'ONE_TIME_TOKEN_INVALID');
     expectError(await post('/auth/forgot-password/verify-otp', { email: 'newer@example.com', code: oldCode }), 400, 'CODE_INVALID');
     expect((await status(secondLink)).json()).toBe(true);
     expect((await reset(secondLink, 'the newest link only')).statusCode).toBe(200);
@@ -61,7 +61,7 @@ describe('earlier reset tokens and codes die with a reset or a newer request', (
     nextMinute();
     await post('/auth/forgot-password/request-otp', { email: 'code-after@example.com' });
     await box.next('code-after@example.com', /reset code/);
-    expectError(await status(link), 400, 'TOKEN_INVALID');
+    expectError(await status(link), 400, 'ONE_TIME_TOKEN_INVALID');
   });
 
   it('a reset voids every other live reset secret of the account and ends all its sessions and refresh families', async () => {
@@ -80,7 +80,7 @@ describe('earlier reset tokens and codes die with a reset or a newer request', (
     const code = await tx((db) => oneTime.issueCode(db, h.tenant.tenantId, userId, 'password_reset_code'));
 
     expect((await reset(a!, 'the one reset that counts')).statusCode).toBe(200);
-    expectError(await status(b!), 400, 'TOKEN_INVALID');
+    expectError(await status(b!), 400, 'ONE_TIME_TOKEN_INVALID');
     expectError(await post('/auth/forgot-password/verify-otp', { email: 'all-gone@example.com', code }), 400, 'CODE_INVALID');
     for (const pair of [first, rotated]) {
       expectError(await post('/auth/refresh', { refreshToken: pair.refreshToken }), 401, 'REFRESH_TOKEN_INVALID');

@@ -40,13 +40,13 @@ async function deadProviderTenant(): Promise<{ t: TestTenant; c: { clientId: str
 describe('GET /bank-link/link-token and /bank-link/tenant/link-token', () => {
   it('400 for a redirect outside the allow-list (lookalike hosts, paths, schemes)', async () => {
     for (const bad of ['https://evil.example/bank', 'https://app.example/bankrupt', 'http://app.example/bank', 'https://app.example.evil.example/bank', 'javascript:alert(1)', 'https://app.example/bank#frag']) {
-      expectError(await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q(bad)}`, headers: user }), 400, 'BANK_LINK_REDIRECT_NOT_ALLOWED');
-      expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q(bad)}`, headers: h.keyHeaders() }), 400, 'BANK_LINK_REDIRECT_NOT_ALLOWED');
+      expectError(await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q(bad)}`, headers: user }), 400, 'REDIRECT_URL_NOT_ALLOWED');
+      expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q(bad)}`, headers: h.keyHeaders() }), 400, 'REDIRECT_URL_NOT_ALLOWED');
     }
   });
   it('400 with no allow-list and no app URL', async () => {
     const t = await h.newTenant();
-    expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q(APP_RETURN)}`, headers: h.keyHeaders(t) }), 400, 'BANK_LINK_REDIRECT_NOT_ALLOWED');
+    expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q(APP_RETURN)}`, headers: h.keyHeaders(t) }), 400, 'REDIRECT_URL_NOT_ALLOWED');
   });
   it('400 without redirectUrl or with unknown query fields', async () => {
     expectError(await h.inject({ method: 'GET', url: '/bank-link/link-token', headers: user }), 400, 'VALIDATION_FAILED');
@@ -161,7 +161,7 @@ describe('sandbox originators', () => {
     expectError(await h.inject({ method: 'GET', url: '/bank-link-sandbox/originators/bad%20id', headers: h.keyHeaders() }), 400, 'VALIDATION_FAILED');
   });
   it('400 for a KYB redirect outside the allow-list', async () => {
-    expectError(await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${originatorId}/kyb`, headers: h.keyHeaders(), payload: { ...creds, redirectUri: 'https://evil.example/' } }), 400, 'BANK_LINK_REDIRECT_NOT_ALLOWED');
+    expectError(await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${originatorId}/kyb`, headers: h.keyHeaders(), payload: { ...creds, redirectUri: 'https://evil.example/' } }), 400, 'REDIRECT_URL_NOT_ALLOWED');
   });
   it("404 for another tenant's originator and an unknown one", async () => {
     const t = await h.newTenant();
@@ -235,8 +235,8 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
   }
 
   it('401 without the header or with a malformed token', async () => {
-    expectError(await post(undefined, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
-    expectError(await post('not.a.jwt', body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(undefined, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
+    expectError(await post('not.a.jwt', body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     await unchanged();
   });
   it('401 for a bad signature (signed by another key under the provider key id)', async () => {
@@ -248,16 +248,16 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
       .setProtectedHeader({ alg: 'ES256', kid: kidOf(genuine), typ: 'JWT' })
       .setIssuedAt(Math.floor(h.clock.now().getTime() / 1000))
       .sign(privateKey);
-    expectError(await post(forged, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(forged, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     // A tampered signature of a genuine token.
     const parts = genuine.split('.');
     const tampered = `${parts[0]}.${parts[1]}.${parts[2]!.slice(0, -4)}AAAA`;
-    expectError(await post(tampered, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(tampered, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     // An unknown key id, and another algorithm.
     const unknownKid = await new SignJWT({ request_body_sha256: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'unknown' }).setIssuedAt().sign(privateKey);
-    expectError(await post(unknownKid, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(unknownKid, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     const hs = await new SignJWT({ request_body_sha256: 'x' }).setProtectedHeader({ alg: 'HS256', kid: kidOf(genuine) }).setIssuedAt().sign(new Uint8Array(32));
-    expectError(await post(hs, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(hs, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     await unchanged();
   });
   it('keys are fetched once per key id (cached), and an unknown key id is not asked about again for a minute', async () => {
@@ -267,11 +267,11 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
       const { privateKey } = await generateKeyPair('ES256');
       const kid = `unknown-${randomUUID()}`;
       const forged = await new SignJWT({ request_body_sha256: 'x' }).setProtectedHeader({ alg: 'ES256', kid }).setIssuedAt(Math.floor(h.clock.now().getTime() / 1000)).sign(privateKey);
-      for (let i = 0; i < 3; i++) expectError(await post(forged, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+      for (let i = 0; i < 3; i++) expectError(await post(forged, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
       expect(lookups.mock.calls.filter(([k]) => k === kid)).toHaveLength(1);
       h.clock.advance(61_000);
       user = h.bearerHeaders(await h.tokenFor(userId));
-      expectError(await post(forged, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+      expectError(await post(forged, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
       expect(lookups.mock.calls.filter(([k]) => k === kid)).toHaveLength(2);
       // The genuine key: already cached by earlier webhooks, not fetched again.
       const genuineKid = kidOf(await signer().sign('{}'));
@@ -287,25 +287,25 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
   });
   it('401 when the body hash does not match (a genuine signature of another body)', async () => {
     const signature = await signer().sign(JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'LOGIN_REPAIRED', item_id: providerItemId }));
-    expectError(await post(signature, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(signature, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     // One byte more than what was signed.
-    expectError(await post(await signer().sign(body()), `${body()} `), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(await signer().sign(body()), `${body()} `), 401, 'WEBHOOK_SIGNATURE_INVALID');
     await unchanged();
   });
   it('401 for a stale iat (over five minutes) or one from the future', async () => {
     const old = await signer().sign(body(), new Date(h.clock.now().getTime() - 5 * 60 * 1000 - 2000));
-    expectError(await post(old, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(old, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     const genuine = await signer().sign(body());
     h.clock.advance(6 * 60 * 1000);
-    expectError(await post(genuine, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(genuine, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     const future = await signer().sign(body(), new Date(h.clock.now().getTime() + 10 * 60 * 1000));
-    expectError(await post(future, body()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(future, body()), 401, 'WEBHOOK_SIGNATURE_INVALID');
     await unchanged();
   });
   it("401 for an unknown or malformed tenant, and for another tenant's path", async () => {
     const signature = await signer().sign(body());
-    expectError(await post(signature, body(), randomUUID()), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
-    expectError(await post(signature, body(), 'not-a-tenant'), 401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED');
+    expectError(await post(signature, body(), randomUUID()), 401, 'WEBHOOK_SIGNATURE_INVALID');
+    expectError(await post(signature, body(), 'not-a-tenant'), 401, 'WEBHOOK_SIGNATURE_INVALID');
     const other = await h.newTenant();
     await sandboxSetup(h, other);
     const res = await post(signature, body(), other.tenantId);

@@ -57,9 +57,9 @@ describe('user-action challenges', () => {
   it('a challenge for one body cannot complete another (400), and nothing is signed', async () => {
     const before = await signatures();
     const challenge = await messageChallenge('pay 1');
-    expectError(await signMessage({ address: wallet.address, message: 'pay 1000', signedChallenge: signChallenge(alice.cred, challenge) }), 400, 'CUSTODY_B_CHALLENGE_MISMATCH');
+    expectError(await signMessage({ address: wallet.address, message: 'pay 1000', signedChallenge: signChallenge(alice.cred, challenge) }), 400, 'CHALLENGE_MISMATCH');
     const typed = await h.inject({ method: 'POST', url: '/custody-b/message/eip712/sign', headers: alice.headers, payload: { address: wallet.address, typedData: TYPED_DATA, signedChallenge: signChallenge(alice.cred, challenge) } });
-    expectError(typed, 400, 'CUSTODY_B_CHALLENGE_MISMATCH');
+    expectError(typed, 400, 'CHALLENGE_MISMATCH');
     expect(await signatures()).toBe(before);
   });
 
@@ -68,7 +68,7 @@ describe('user-action challenges', () => {
     const signed = signChallenge(alice.cred, challenge);
     expect((await signMessage({ address: wallet.address, message: 'once', signedChallenge: signed })).statusCode).toBe(201);
     const before = await signatures();
-    expectError(await signMessage({ address: wallet.address, message: 'once', signedChallenge: signed }), 400, 'CUSTODY_B_CHALLENGE_USED');
+    expectError(await signMessage({ address: wallet.address, message: 'once', signedChallenge: signed }), 400, 'CHALLENGE_USED');
     expect(await signatures()).toBe(before);
   });
 
@@ -76,10 +76,10 @@ describe('user-action challenges', () => {
     const bob = await registeredUser(h);
     const challenge = await messageChallenge('mine');
     const before = await signatures();
-    expectError(await signMessage({ address: wallet.address, message: 'mine', signedChallenge: signChallenge(alice.cred, challenge) }, bob.headers), 404, 'CUSTODY_B_WALLET_NOT_FOUND');
+    expectError(await signMessage({ address: wallet.address, message: 'mine', signedChallenge: signChallenge(alice.cred, challenge) }, bob.headers), 404, 'WALLET_NOT_FOUND');
     const bobWallet = await createWallet(h, bob);
     const res = await h.inject({ method: 'POST', url: '/custody-b/message', headers: bob.headers, payload: { address: bobWallet.address, message: 'mine', signedChallenge: signChallenge(bob.cred, challenge) } });
-    expectError(res, 400, 'CUSTODY_B_CHALLENGE_INVALID');
+    expectError(res, 400, 'CHALLENGE_UNKNOWN');
     expect(await signatures()).toBe(before);
   });
 
@@ -87,7 +87,7 @@ describe('user-action challenges', () => {
     const challenge = await messageChallenge('late');
     h.clock.advance(5 * 60_000 + 1);
     const before = await signatures();
-    expectError(await signMessage({ address: wallet.address, message: 'late', signedChallenge: signChallenge(alice.cred, challenge) }), 400, 'CUSTODY_B_CHALLENGE_EXPIRED');
+    expectError(await signMessage({ address: wallet.address, message: 'late', signedChallenge: signChallenge(alice.cred, challenge) }), 400, 'CHALLENGE_EXPIRED');
     expect(await signatures()).toBe(before);
   });
 
@@ -101,26 +101,26 @@ describe('user-action challenges', () => {
 
   it('unknown challenge identifier: 400', async () => {
     const res = await signMessage({ address: wallet.address, message: 'x', signedChallenge: signChallenge(alice.cred, { challenge: 'abc', challengeIdentifier: 'nope' }) });
-    expectError(res, 400, 'CUSTODY_B_CHALLENGE_INVALID');
+    expectError(res, 400, 'CHALLENGE_UNKNOWN');
   });
 });
 
 describe('input errors', () => {
   it('400 for an unknown network, bad typed data, a signed or malformed transaction; 404 for an address not the caller’s', async () => {
-    expectError(await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge?network=Dogecoin', headers: alice.headers }), 400, 'CUSTODY_B_NETWORK_UNSUPPORTED');
+    expectError(await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge?network=Dogecoin', headers: alice.headers }), 400, 'NETWORK_INVALID');
     // One wallet per network: asking again for the default network is 409, at the challenge and at creation.
-    expectError(await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge', headers: alice.headers }), 409, 'CUSTODY_B_WALLET_EXISTS');
+    expectError(await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge', headers: alice.headers }), 409, 'WALLET_EXISTS');
     const other = (await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge?network=Polygon', headers: alice.headers })).json();
     const again = await h.inject({ method: 'POST', url: '/custody-b/wallets', headers: alice.headers, payload: { network: 'EthereumSepolia', signedChallenge: signChallenge(alice.cred, other) } });
-    expectError(again, 409, 'CUSTODY_B_WALLET_EXISTS');
+    expectError(again, 409, 'WALLET_EXISTS');
     const badTyped = { ...TYPED_DATA, primaryType: 'Person' };
     expectError(await h.inject({ method: 'POST', url: '/custody-b/message/eip712/challenge', headers: alice.headers, payload: { address: wallet.address, typedData: badTyped } }), 400, 'CUSTODY_B_TYPED_DATA_INVALID');
     const wrongValue = { ...TYPED_DATA, message: { ...TYPED_DATA.message, from: { name: 'Ada', wallet: 'not an address' } } };
     expectError(await h.inject({ method: 'POST', url: '/custody-b/message/eip712/challenge', headers: alice.headers, payload: { address: wallet.address, typedData: wrongValue } }), 400, 'CUSTODY_B_TYPED_DATA_INVALID');
     const url = `/custody-b/raw-transaction/challenge?address=${wallet.address}`;
-    expectError(await h.inject({ method: 'POST', url, headers: alice.headers, payload: { transaction: '0x1234' } }), 400, 'CUSTODY_B_TRANSACTION_INVALID');
+    expectError(await h.inject({ method: 'POST', url, headers: alice.headers, payload: { transaction: '0x1234' } }), 400, 'TRANSACTION_INVALID');
     const stranger = `0x${'12'.repeat(20)}` as const;
-    expectError(await h.inject({ method: 'POST', url: `/custody-b/raw-transaction/challenge?address=${stranger}`, headers: alice.headers, payload: { transaction: serializeTransaction({ type: 'eip1559', chainId: 31337, nonce: 0, to: stranger, value: 1n, gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }) } }), 404, 'CUSTODY_B_WALLET_NOT_FOUND');
-    expectError(await h.inject({ method: 'POST', url: '/custody-b/message/challenge', headers: alice.headers, payload: { address: stranger, message: 'x' } }), 404, 'CUSTODY_B_WALLET_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: `/custody-b/raw-transaction/challenge?address=${stranger}`, headers: alice.headers, payload: { transaction: serializeTransaction({ type: 'eip1559', chainId: 31337, nonce: 0, to: stranger, value: 1n, gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }) } }), 404, 'WALLET_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/custody-b/message/challenge', headers: alice.headers, payload: { address: stranger, message: 'x' } }), 404, 'WALLET_NOT_FOUND');
   });
 });

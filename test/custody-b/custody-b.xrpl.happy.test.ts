@@ -63,16 +63,16 @@ describe('custody-b XRPL wallets', () => {
       [{ ...base, Account: wallet.address, Sequence: 1, Fee: '12', SigningPubKey: '02'.padEnd(66, '1'), TxnSignature: 'AB'.repeat(70) }, /signed already/],
     ] as const) {
       const res = await h.inject({ method: 'POST', url, headers: user.headers, payload: { transaction: hex(tx) } });
-      expectError(res, 400, 'CUSTODY_B_TRANSACTION_INVALID');
+      expectError(res, 400, 'TRANSACTION_INVALID');
       expect(res.json().message).toMatch(reason);
     }
-    expectError(await h.inject({ method: 'POST', url, headers: user.headers, payload: { transaction: '0x1200' } }), 400, 'CUSTODY_B_TRANSACTION_INVALID');
+    expectError(await h.inject({ method: 'POST', url, headers: user.headers, payload: { transaction: '0x1200' } }), 400, 'TRANSACTION_INVALID');
     // EIP-191 is for EVM wallets: an XRPL address is not one.
     expectError(await h.inject({ method: 'POST', url: '/custody-b/message/challenge', headers: user.headers, payload: { address: wallet.address, message: 'hi' } }), 400, 'VALIDATION_FAILED');
     // Another user's XRPL wallet is not found.
     const stranger = await registeredUser(h, 'p256');
     const payload = { transaction: hex({ ...base, Account: wallet.address, Sequence: 1, Fee: '12' }) };
-    expectError(await h.inject({ method: 'POST', url, headers: stranger.headers, payload }), 404, 'CUSTODY_B_WALLET_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url, headers: stranger.headers, payload }), 404, 'WALLET_NOT_FOUND');
 
     // Well-formed, but the ledger refuses it (no fee): the provider answers 400, nothing applies.
     const unpaid = hex({ ...(await ledger.autofill({ ...base, Account: wallet.address } as Payment)), Fee: '0' });

@@ -42,7 +42,7 @@ describe('custody-a transfer validation (400 with a code, nothing sent)', () => 
   it('accountSet on an EVM wallet is 400; GET /evm-vaults needs exactly one of id and address', async () => {
     expectError(await h.inject({ method: 'PUT', url: transferUrl().replace('/transactions/transfer', ''), headers: h.keyHeaders(), payload: { name: 'x', accountSet: true } }), 400, 'ACCOUNT_SET_NOT_XRPL');
     expectError(await h.inject({ method: 'GET', url: '/evm-vaults', headers: h.keyHeaders() }), 400, 'VAULT_LOOKUP_INVALID');
-    expectError(await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.keyHeaders(), payload: {} }), 400, 'CUSTODY_USER_ID_REQUIRED');
+    expectError(await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.keyHeaders(), payload: {} }), 400, 'USER_ID_REQUIRED');
   });
 });
 

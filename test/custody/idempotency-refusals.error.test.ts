@@ -55,7 +55,7 @@ describe('a 4xx that changed nothing does not use the idempotency key up', () =>
 });
 
 describe('custody-b raw transactions', () => {
-  it('a completion refused before the challenge is consumed (400 CUSTODY_B_CHALLENGE_MISMATCH) leaves the Idempotency-Key free for the right one', async () => {
+  it('a completion refused before the challenge is consumed (400 CHALLENGE_MISMATCH) leaves the Idempotency-Key free for the right one', async () => {
     const user = await registeredUser(h, 'p256');
     const wallet = await createWallet(h, user);
     await fundEvm(h, wallet.address, '0.1');
@@ -71,7 +71,7 @@ describe('custody-b raw transactions', () => {
     const signedChallenge = signChallenge(user.cred, challenge.json());
     const complete = (transaction: string) =>
       h.inject({ method: 'POST', url: `/custody-b/raw-transaction/complete?address=${wallet.address}`, headers: { ...user.headers, 'idempotency-key': 'cb-typo' }, payload: { transaction, signedChallenge } });
-    expectError(await complete(tx('0.02')), 400, 'CUSTODY_B_CHALLENGE_MISMATCH');
+    expectError(await complete(tx('0.02')), 400, 'CHALLENGE_MISMATCH');
     const right = await complete(tx('0.01'));
     expect(right.statusCode, right.body).toBe(201);
     expect(right.json()).toMatchObject({ status: 'Broadcasted' });

@@ -36,8 +36,8 @@ const postEvm = (documentId: string, payload: object, as = headers) => h.inject(
 describe('GET /tenant-documents/{id}/sign refusals', () => {
   it('400 for a chainType other than evm or xrpl, or an address not of that chain; 404 for an unknown document', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await expectRefused(await h.inject({ method: 'GET', url: `/tenant-documents/${docA.id}/sign?address=${account.address}&chainType=solana`, headers }), 400, 'SIGN_CHAIN_INVALID');
-    await expectRefused(await h.inject({ method: 'GET', url: `/tenant-documents/${docA.id}/sign?address=rNotAnAddress&chainType=xrpl`, headers }), 400, 'SIGN_ADDRESS_INVALID');
+    await expectRefused(await h.inject({ method: 'GET', url: `/tenant-documents/${docA.id}/sign?address=${account.address}&chainType=solana`, headers }), 400, 'ENUM_VALUE_UNKNOWN');
+    await expectRefused(await h.inject({ method: 'GET', url: `/tenant-documents/${docA.id}/sign?address=rNotAnAddress&chainType=xrpl`, headers }), 400, 'ADDRESS_INVALID');
     await expectRefused(await h.inject({ method: 'GET', url: `/tenant-documents/${docA.id}/sign?address=${account.address}`, headers }), 400, 'VALIDATION_FAILED');
     await expectRefused(await h.inject({ method: 'GET', url: `/tenant-documents/${crypto.randomUUID()}/sign?address=${account.address}&chainType=evm`, headers }), 404, 'DOCUMENT_NOT_FOUND');
   });
@@ -51,30 +51,30 @@ describe('POST /tenant-documents/{id}/sign refusals: each is 400 and records not
 
     // The nonce of document B presented on document A.
     const forB = await ask(docB.id, account.address);
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forB.nonce, signature: await account.signTypedData(forB.typedData) }), 400, 'SIGN_NONCE_MISMATCH');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forB.nonce, signature: await account.signTypedData(forB.typedData) }), 400, 'CHALLENGE_MISMATCH');
 
     // A nonce never issued; a message signed for one nonce sent with another.
     const forA = await ask(docA.id, account.address);
     const second = await ask(docA.id, account.address);
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: 'f'.repeat(32), signature: await account.signTypedData(forA.typedData) }), 400, 'SIGN_NONCE_UNKNOWN');
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: second.nonce, signature: await account.signTypedData(forA.typedData) }), 400, 'SIGN_SIGNATURE_INVALID');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: 'f'.repeat(32), signature: await account.signTypedData(forA.typedData) }), 400, 'CHALLENGE_UNKNOWN');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: second.nonce, signature: await account.signTypedData(forA.typedData) }), 400, 'SIGNATURE_INVALID');
 
     // Signed by another key than the address's; the nonce issued for another address.
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forA.nonce, signature: await other.signTypedData(forA.typedData) }), 400, 'SIGN_SIGNATURE_INVALID');
-    await expectRefused(await postEvm(docA.id, { address: other.address, nonce: forA.nonce, signature: await other.signTypedData(forA.typedData) }), 400, 'SIGN_NONCE_MISMATCH');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forA.nonce, signature: await other.signTypedData(forA.typedData) }), 400, 'SIGNATURE_INVALID');
+    await expectRefused(await postEvm(docA.id, { address: other.address, nonce: forA.nonce, signature: await other.signTypedData(forA.typedData) }), 400, 'CHALLENGE_MISMATCH');
 
     // Another user presenting this user's nonce: unknown to them.
     const stranger = h.bearerHeaders(await h.tokenFor(await h.createUser()));
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forA.nonce, signature: await account.signTypedData(forA.typedData) }, stranger), 400, 'SIGN_NONCE_UNKNOWN');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forA.nonce, signature: await account.signTypedData(forA.typedData) }, stranger), 400, 'CHALLENGE_UNKNOWN');
 
     // Expired: 15 minutes later.
     h.clock.advance(15 * 60_000 + 1);
     headers = h.bearerHeaders(await h.tokenFor(userId)); // the access token lived 15 minutes too
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forA.nonce, signature: await account.signTypedData(forA.typedData) }), 400, 'SIGN_NONCE_EXPIRED');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: forA.nonce, signature: await account.signTypedData(forA.typedData) }), 400, 'CHALLENGE_EXPIRED');
 
     // A malformed signature.
     const fresh = await ask(docA.id, account.address);
-    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: fresh.nonce, signature: '0x1234' }), 400, 'SIGN_SIGNATURE_INVALID');
+    await expectRefused(await postEvm(docA.id, { address: account.address, nonce: fresh.nonce, signature: '0x1234' }), 400, 'SIGNATURE_INVALID');
 
     expect((await outbox(h, undefined, 'document.signed')).length).toBe(before);
     const list = await h.inject({ method: 'GET', url: '/signed-documents', headers });
@@ -96,10 +96,10 @@ describe('POST /tenant-documents/{id}/sign/xrpl refusals', () => {
     const other = Wallet.generate();
     const message = await ask(docA.id, wallet.classicAddress, 'xrpl');
     const post = (payload: object) => h.inject({ method: 'POST', url: `/tenant-documents/${docA.id}/sign/xrpl`, headers, payload });
-    await expectRefused(await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, other.privateKey), publicKey: other.publicKey }), 400, 'SIGN_SIGNATURE_INVALID');
-    await expectRefused(await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, other.privateKey), publicKey: wallet.publicKey }), 400, 'SIGN_SIGNATURE_INVALID');
-    await expectRefused(await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl('00', wallet.privateKey), publicKey: wallet.publicKey }), 400, 'SIGN_SIGNATURE_INVALID');
-    await expectRefused(await post({ address: other.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, other.privateKey), publicKey: other.publicKey }), 400, 'SIGN_NONCE_MISMATCH');
+    await expectRefused(await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, other.privateKey), publicKey: other.publicKey }), 400, 'SIGNATURE_INVALID');
+    await expectRefused(await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, other.privateKey), publicKey: wallet.publicKey }), 400, 'SIGNATURE_INVALID');
+    await expectRefused(await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl('00', wallet.privateKey), publicKey: wallet.publicKey }), 400, 'SIGNATURE_INVALID');
+    await expectRefused(await post({ address: other.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, other.privateKey), publicKey: other.publicKey }), 400, 'CHALLENGE_MISMATCH');
     // The right signature still works afterwards: failures do not use the nonce.
     const ok = await post({ address: wallet.classicAddress, nonce: message.nonce, signature: signXrpl(message.messageHex, wallet.privateKey), publicKey: wallet.publicKey });
     expect(ok.statusCode, ok.body).toBe(201);

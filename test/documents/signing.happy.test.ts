@@ -84,7 +84,7 @@ describe('signing with an EVM wallet', () => {
     // The replayed nonce is refused; a new message for the same address is 409.
     const replay = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign`, headers, payload: { address: account.address, nonce: message.nonce, signature } });
     expect(replay.statusCode).toBe(400);
-    expect(replay.json().code).toBe('SIGN_NONCE_USED');
+    expect(replay.json().code).toBe('CHALLENGE_USED');
     const again = await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}/sign?address=${account.address}&chainType=evm`, headers });
     expect(again.statusCode).toBe(409);
 
@@ -149,7 +149,7 @@ describe('signing with an XRPL wallet', () => {
 
     const replay = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign/xrpl`, headers, payload: { address: wallet.classicAddress, nonce: message.nonce, signature, publicKey: wallet.publicKey } });
     expect(replay.statusCode).toBe(400);
-    expect(replay.json().code).toBe('SIGN_NONCE_USED');
+    expect(replay.json().code).toBe('CHALLENGE_USED');
   });
 });
 

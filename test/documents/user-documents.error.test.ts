@@ -81,7 +81,7 @@ describe('POST /user-documents refusals', () => {
     await refused(() => upload(h, userHeaders, { type: 'identity', name: 'a\u0000b' }, PNG), 400, 'DOCUMENT_FORM_INVALID');
   });
   it('an API key must name the user (400); an unknown user is 404; a user naming another user is 404', async () => {
-    await refused(() => upload(h, h.keyHeaders(), { type: 'identity', name: 'x' }, PNG), 400, 'DOCUMENT_USER_ID_REQUIRED');
+    await refused(() => upload(h, h.keyHeaders(), { type: 'identity', name: 'x' }, PNG), 400, 'USER_ID_REQUIRED');
     await refused(() => upload(h, h.keyHeaders(), { type: 'identity', name: 'x', userId: crypto.randomUUID() }, PNG), 404, 'USER_NOT_FOUND');
     const other = await h.createUser();
     await refused(() => upload(h, userHeaders, { type: 'identity', name: 'x', userId: other }, PNG), 404, 'USER_NOT_FOUND');

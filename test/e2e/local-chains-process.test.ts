@@ -173,7 +173,7 @@ describe('the local chains of a started service, with viem and the xrpl Client',
   it('the custody-b faucet pays only the caller\'s own custody-b wallets, to the user bearer (an API key: 403)', async () => {
     const stranger = privateKeyToAccount(generatePrivateKey()).address;
     const res = await api('POST', '/sandbox/custody-b/fund', userHeaders(), { address: stranger, amount: '1' });
-    expect([res.status, res.json.code]).toEqual([404, 'CUSTODY_B_WALLET_NOT_FOUND']);
+    expect([res.status, res.json.code]).toEqual([404, 'WALLET_NOT_FOUND']);
     expect((await api('POST', '/sandbox/custody-b/fund', keyHeaders(), { address: stranger, amount: '1' })).json.code).toBe('FORBIDDEN');
   });
 

@@ -60,7 +60,7 @@ describe('POST /entities errors', () => {
   });
 
   it('API key without userId 400; unknown user 404; a user naming someone else 403', async () => {
-    expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody() }), 400, 'ENTITY_USER_ID_REQUIRED');
+    expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody() }), 400, 'USER_ID_REQUIRED');
     expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: randomUUID() }) }), 404, 'USER_NOT_FOUND');
     const other = await h.newTenant();
     const foreignUser = await h.createUser(other);

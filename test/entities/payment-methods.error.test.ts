@@ -38,7 +38,7 @@ describe('payment-method validation', () => {
     expect(h.logs.text()).not.toContain('0532013001');
   });
 
-  it('400 PAYMENT_METHOD_ADDRESS_INVALID for an address that is not valid on its chain', async () => {
+  it('400 ADDRESS_INVALID for an address that is not valid on its chain', async () => {
     const bad: Array<[string, string]> = [
       ['evm', EVM_ADDRESS.replace('aAeb', 'aaeb')], // broken EIP-55 checksum
       ['evm', XRPL_ADDRESS],
@@ -49,7 +49,7 @@ describe('payment-method validation', () => {
       ['bitcoin', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx'],
     ];
     for (const [chain, address] of bad) {
-      expectError(await post(cryptoBody(chain, address)), 400, 'PAYMENT_METHOD_ADDRESS_INVALID');
+      expectError(await post(cryptoBody(chain, address)), 400, 'ADDRESS_INVALID');
     }
     expectError(await post({ kind: 'crypto', details: { chain: 'evm', address: EVM_ADDRESS, asset: 'USDC', destinationTag: '5' } }), 400, 'PAYMENT_METHOD_ACCOUNT_INVALID');
     expectError(await post({ kind: 'crypto', details: { chain: 'xrpl', address: XRPL_ADDRESS, asset: 'XRP', destinationTag: '4294967296' } }), 400, 'PAYMENT_METHOD_ACCOUNT_INVALID');

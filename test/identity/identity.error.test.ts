@@ -27,7 +27,7 @@ describe('identity errors', () => {
   });
 
   it('400 with an API key that names no user', async () => {
-    expectError(await h.inject({ method: 'GET', url: '/kyc/identity/root', headers: h.keyHeaders() }), 400, 'IDENTITY_USER_ID_REQUIRED');
+    expectError(await h.inject({ method: 'GET', url: '/kyc/identity/root', headers: h.keyHeaders() }), 400, 'USER_ID_REQUIRED');
   });
 
   it("404 for an unknown user, another tenant's user, or a plain user naming someone else", async () => {

@@ -30,7 +30,7 @@ describe('idv-b errors', () => {
       { address: 'rNotAnXrplAddressAtAll0000000000', chain: 'xrpl' },
       { address: '0x52908400098527886e0f7030069857d2e4169ee7', chain: 'xrpl' },
     ]) {
-      expectError(await h.inject({ method: 'POST', url: '/kyc/idv-b/web3-challenge', headers, payload }), 400, 'KYC_WALLET_ADDRESS_INVALID');
+      expectError(await h.inject({ method: 'POST', url: '/kyc/idv-b/web3-challenge', headers, payload }), 400, 'ADDRESS_INVALID');
     }
     for (const payload of [{ address: '0x52908400098527886e0f7030069857d2e4169ee7', chain: 'btc' }, { chain: 'evm' }, {}]) {
       expectError(await h.inject({ method: 'POST', url: '/kyc/idv-b/web3-challenge', headers, payload }), 400, 'VALIDATION_FAILED');

@@ -43,7 +43,7 @@ describe('idempotent route helper over HTTP', () => {
                 body: Type.Object({ amount: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), idempotentId: Type.Optional(Type.String()) }, { additionalProperties: false }),
                 response: {
                   201: Type.Object({ transferId: Type.String(), walletId: Type.String(), amount: Type.String(), run: Type.Number() }),
-                  ...errorResponses(409, 422, 429),
+                  ...errorResponses(409, 429),
                 },
               },
               ...idempotentRoute({ store: { begin: (t, r) => store.begin(t, r) }, bodyField: 'idempotentId' }),
@@ -54,7 +54,7 @@ describe('idempotent route helper over HTTP', () => {
               const failure = failNext;
               failNext = undefined;
               if (failure === 'throw') throw new Error('provider exploded');
-              if (failure === 'unprocessable') throw new AppError(422, 'INSUFFICIENT_FUNDS', 'Not enough funds');
+              if (failure === 'unprocessable') throw new AppError(409, 'XRPL_TRANSACTION_REFUSED', 'Not enough funds');
               if (failure === 'limited') throw new AppError(429, 'RATE_LIMITED', 'Too many requests, retry later');
               const { walletId } = request.params;
               const { amount } = request.body;
@@ -137,10 +137,10 @@ describe('idempotent route helper over HTTP', () => {
     const refused = randomUUID();
     failNext = 'unprocessable';
     const first = await post(refused);
-    expectError(first, 422, 'INSUFFICIENT_FUNDS');
+    expectError(first, 409, 'XRPL_TRANSACTION_REFUSED');
     const before = runs;
     const again = await post(refused);
-    expect(again.statusCode).toBe(422);
+    expect(again.statusCode).toBe(409);
     expect(again.body).toBe(first.body);
     expect(again.headers[REPLAYED_HEADER]).toBe('true');
     expect(runs).toBe(before);

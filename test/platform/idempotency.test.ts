@@ -120,7 +120,7 @@ describe('idempotency store', () => {
     await expect(
       store.idempotent(tenant.tenantId, r, async () => {
         runs++;
-        throw new AppError(503, 'PROVIDER_UNAVAILABLE', 'down');
+        throw new AppError(503, 'CUSTODY_PROVIDER_UNAVAILABLE', 'down');
       }),
     ).rejects.toMatchObject({ statusCode: 503 });
     await expect(
@@ -141,9 +141,9 @@ describe('idempotency store', () => {
     let runs = 0;
     const work = async () => {
       runs++;
-      throw new AppError(422, 'INSUFFICIENT_FUNDS', 'Not enough funds');
+      throw new AppError(409, 'XRPL_TRANSACTION_REFUSED', 'Not enough funds');
     };
-    const expected = { statusCode: 422, body: { statusCode: 422, error: 'Unprocessable Entity', message: 'Not enough funds', code: 'INSUFFICIENT_FUNDS' } };
+    const expected = { statusCode: 409, body: { statusCode: 409, error: 'Conflict', message: 'Not enough funds', code: 'XRPL_TRANSACTION_REFUSED' } };
     expect(await store.idempotent(tenant.tenantId, r, work)).toEqual({ ...expected, replayed: false });
     expect(await store.idempotent(tenant.tenantId, r, work)).toEqual({ ...expected, replayed: true });
     expect(runs).toBe(1);

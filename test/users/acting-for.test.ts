@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/http/errors.js';
 import { subjectFor } from '../../src/modules/users/acting-for.js';
 
-const required = () => new AppError(400, 'X_USER_ID_REQUIRED', 'userId is required');
+const required = () => new AppError(400, 'USER_ID_REQUIRED', 'userId is required');
 const codeOf = (work: () => unknown): string | undefined => {
   try {
     work();
@@ -32,6 +32,6 @@ describe('the own-record rule (subjectFor)', () => {
   it("an API key acts for the user it names; naming none is the route's own error", () => {
     const key = { privileged: true };
     expect(subjectFor(key, other, required)).toBe(other);
-    expect(codeOf(() => subjectFor(key, undefined, required))).toBe('X_USER_ID_REQUIRED');
+    expect(codeOf(() => subjectFor(key, undefined, required))).toBe('USER_ID_REQUIRED');
   });
 });

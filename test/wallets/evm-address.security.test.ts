@@ -52,10 +52,10 @@ describe('a mixed-case address with a wrong checksum is refused on every route',
     expect((await postEoa(h, token, { message: ok, signature: await account.signMessage({ message: ok }) })).statusCode).toBe(201);
   });
 
-  it('GET /evm-eoas/challenge?address= is 400 WALLET_ADDRESS_INVALID for a wrong checksum', async () => {
+  it('GET /evm-eoas/challenge?address= is 400 ADDRESS_INVALID for a wrong checksum', async () => {
     const { token } = await userWithToken();
     const { address } = newAccount();
-    expectError(await h.inject({ method: 'GET', url: `/evm-eoas/challenge?address=${flipFirstLetter(address)}`, headers: h.bearerHeaders(token) }), 400, 'WALLET_ADDRESS_INVALID');
+    expectError(await h.inject({ method: 'GET', url: `/evm-eoas/challenge?address=${flipFirstLetter(address)}`, headers: h.bearerHeaders(token) }), 400, 'ADDRESS_INVALID');
     const ok = await h.inject({ method: 'GET', url: `/evm-eoas/challenge?address=${address.toLowerCase()}`, headers: h.bearerHeaders(token) });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().message).toContain(address);

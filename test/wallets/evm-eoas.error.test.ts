@@ -53,59 +53,59 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
     await expectNothingStored(userId);
   });
 
-  it('SIWE_NONCE_UNKNOWN: a nonce this service never issued', async () => {
-    await failWith('SIWE_NONCE_UNKNOWN', { nonce: 'f00df00df00df00df00df00df00df00d' });
+  it('CHALLENGE_UNKNOWN: a nonce this service never issued', async () => {
+    await failWith('CHALLENGE_UNKNOWN', { nonce: 'f00df00df00df00df00df00df00df00d' });
   });
 
-  it('SIWE_NONCE_USED: a replay of a message that registered', async () => {
+  it('CHALLENGE_USED: a replay of a message that registered', async () => {
     const { userId, token } = await userWithToken();
     const account = newKey();
     const challenge = await getChallenge(h, token);
     const message = messageFor(challenge, account.address);
     const signature = await account.signMessage({ message });
     expect((await postEoa(h, token, { message, signature })).statusCode).toBe(201);
-    expectError(await postEoa(h, token, { message, signature }), 400, 'SIWE_NONCE_USED');
+    expectError(await postEoa(h, token, { message, signature }), 400, 'CHALLENGE_USED');
     expect((await outbox(h, undefined, 'wallet.registered')).filter((e) => e.payload.userId === userId)).toHaveLength(1);
   });
 
-  it('SIWE_NONCE_USED: of five concurrent uses of one signed message, one registers', async () => {
+  it('CHALLENGE_USED: of five concurrent uses of one signed message, one registers', async () => {
     const { userId, token } = await userWithToken();
     const account = newKey();
     const message = messageFor(await getChallenge(h, token), account.address);
     const signature = await account.signMessage({ message });
     const results = await Promise.all(Array.from({ length: 5 }, () => postEoa(h, token, { message, signature })));
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 400, 400, 400, 400]);
-    for (const r of results.filter((x) => x.statusCode === 400)) expect(r.json().code).toBe('SIWE_NONCE_USED');
+    for (const r of results.filter((x) => x.statusCode === 400)) expect(r.json().code).toBe('CHALLENGE_USED');
     expect((await outbox(h, undefined, 'wallet.registered')).filter((e) => e.payload.userId === userId)).toHaveLength(1);
   });
 
-  it("SIWE_NONCE_FOREIGN: another user's nonce (which stays usable by its owner)", async () => {
+  it("CHALLENGE_MISMATCH: another user's nonce (which stays usable by its owner)", async () => {
     const owner = await userWithToken();
     const thief = await userWithToken();
     const challenge = await getChallenge(h, owner.token);
     const thiefKey = newKey();
     const stolen = messageFor(challenge, thiefKey.address);
-    expectError(await postEoa(h, thief.token, { message: stolen, signature: await thiefKey.signMessage({ message: stolen }) }), 400, 'SIWE_NONCE_FOREIGN');
+    expectError(await postEoa(h, thief.token, { message: stolen, signature: await thiefKey.signMessage({ message: stolen }) }), 400, 'CHALLENGE_MISMATCH');
     await expectNothingStored(thief.userId);
     const ownerKey = newKey();
     const message = messageFor(challenge, ownerKey.address);
     expect((await postEoa(h, owner.token, { message, signature: await ownerKey.signMessage({ message }) })).statusCode).toBe(201);
   });
 
-  it('SIWE_NONCE_UNKNOWN: a nonce of another tenant', async () => {
+  it('CHALLENGE_UNKNOWN: a nonce of another tenant', async () => {
     const other = await h.newTenant();
     const foreignUser = await h.createUser(other);
     const res = await h.inject({ method: 'GET', url: '/evm-eoas/challenge', headers: h.bearerHeaders(await h.tokenFor(foreignUser, other), other) });
     expect(res.statusCode).toBe(200);
-    await failWith('SIWE_NONCE_UNKNOWN', { nonce: res.json().nonce });
+    await failWith('CHALLENGE_UNKNOWN', { nonce: res.json().nonce });
   });
 
   it('SIWE_MESSAGE_EXPIRED: past its expirationTime', async () => {
     await failWith('SIWE_MESSAGE_EXPIRED', {}, () => h.clock.advance(10 * 60_000 + 1));
   });
 
-  it('SIWE_NONCE_EXPIRED: a message without expirationTime, after the nonce lapsed', async () => {
-    await failWith('SIWE_NONCE_EXPIRED', { expirationTime: undefined }, () => h.clock.advance(10 * 60_000 + 1));
+  it('CHALLENGE_EXPIRED: a message without expirationTime, after the nonce lapsed', async () => {
+    await failWith('CHALLENGE_EXPIRED', { expirationTime: undefined }, () => h.clock.advance(10 * 60_000 + 1));
   });
 
   it('SIWE_DOMAIN_MISMATCH: a message for another domain', async () => {
@@ -124,7 +124,7 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
     await failWith('SIWE_MESSAGE_NOT_YET_VALID', { notBefore: new Date(h.clock.now().getTime() + 60_000) });
   });
 
-  it('SIWE_SIGNATURE_INVALID: signed by another key, or over another message, or random bytes', async () => {
+  it('SIGNATURE_INVALID: signed by another key, or over another message, or random bytes', async () => {
     const { userId, token } = await userWithToken();
     const account = newKey();
     const challenge = await getChallenge(h, token);
@@ -135,7 +135,7 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
       `0x${'11'.repeat(32)}${'22'.repeat(32)}1b`,
       `0x${'ab'.repeat(100)}`,
     ];
-    for (const signature of attempts) expectError(await postEoa(h, token, { message, signature }), 400, 'SIWE_SIGNATURE_INVALID');
+    for (const signature of attempts) expectError(await postEoa(h, token, { message, signature }), 400, 'SIGNATURE_INVALID');
     await expectNothingStored(userId);
     // The nonce was not spent by the failures.
     expect((await postEoa(h, token, { message, signature: await account.signMessage({ message }) })).statusCode).toBe(201);
@@ -200,8 +200,8 @@ describe('POST /evm-eoas: the registry rules', () => {
 });
 
 describe('GET /evm-eoas and the challenge: errors', () => {
-  it('400 WALLET_USER_ID_REQUIRED for an API key without userId; 404 for an unknown user', async () => {
-    expectError(await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.keyHeaders() }), 400, 'WALLET_USER_ID_REQUIRED');
+  it('400 USER_ID_REQUIRED for an API key without userId; 404 for an unknown user', async () => {
+    expectError(await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.keyHeaders() }), 400, 'USER_ID_REQUIRED');
     expectError(
       await h.inject({ method: 'GET', url: '/evm-eoas?userId=0190a7a0-0000-7000-8000-000000000000', headers: h.keyHeaders() }),
       404,
@@ -242,12 +242,12 @@ describe('an unreachable chain', () => {
   });
   afterAll(async () => down.close());
 
-  it('POST /evm-eoas is 503 EVM_CHAIN_UNAVAILABLE and stores nothing; GET /ready is 503', async () => {
+  it('POST /evm-eoas is 503 CHAIN_UNAVAILABLE and stores nothing; GET /ready is 503', async () => {
     const userId = await down.createUser();
     const token = await down.tokenFor(userId);
     const account = newKey();
     const res = await signIn(down, token, account);
-    expectError(res, 503, 'EVM_CHAIN_UNAVAILABLE');
+    expectError(res, 503, 'CHAIN_UNAVAILABLE');
     const list = await down.inject({ method: 'GET', url: '/evm-eoas', headers: down.bearerHeaders(token) });
     expect(list.json()).toEqual({ total: 0, data: [] });
     const ready = await down.inject({ method: 'GET', url: '/ready' });

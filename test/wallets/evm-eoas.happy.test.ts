@@ -137,7 +137,7 @@ describe('POST /evm-eoas', () => {
     const stranger = privateKeyToAccount(generatePrivateKey());
     const refused = await signIn(h, other.token, stranger, { address: contractAddress });
     expect(refused.statusCode).toBe(400);
-    expect(refused.json().code).toBe('SIWE_SIGNATURE_INVALID');
+    expect(refused.json().code).toBe('SIGNATURE_INVALID');
   });
 
   it('registers a smart-contract wallet not deployed yet (ERC-6492 signature through its factory)', async () => {

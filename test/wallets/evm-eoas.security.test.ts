@@ -49,6 +49,6 @@ describe('another tenant', () => {
       headers: h.bearerHeaders(await h.tokenFor(foreignUser, other), other),
       payload: { message, signature: await account.signMessage({ message }) },
     });
-    expectError(res, 400, 'SIWE_NONCE_UNKNOWN');
+    expectError(res, 400, 'CHALLENGE_UNKNOWN');
   });
 });

@@ -19,12 +19,12 @@ describe('the wallet registry refuses', () => {
     const address = privateKeyToAccount(generatePrivateKey()).address;
     const before = (await outbox(h, undefined, 'wallet.registered')).length;
     const cases: Array<[Parameters<ReturnType<typeof registry>['register']>[2], number, string]> = [
-      [{ kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: '0x1234' }, 400, 'WALLET_ADDRESS_INVALID'],
+      [{ kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: '0x1234' }, 400, 'ADDRESS_INVALID'],
       // A mixed-case address with a wrong checksum is no address.
-      [{ kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: flipFirstLetter(address) }, 400, 'WALLET_ADDRESS_INVALID'],
-      [{ kind: 'xrpl-investor', chain: 'xrpl', network: 'local', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTH' }, 400, 'WALLET_ADDRESS_INVALID'],
-      [{ kind: 'evm-eoa', chain: 'evm', chainId: 0, address }, 400, 'WALLET_NETWORK_INVALID'],
-      [{ kind: 'xrpl-investor', chain: 'xrpl', network: 'Main Net', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' }, 400, 'WALLET_NETWORK_INVALID'],
+      [{ kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: flipFirstLetter(address) }, 400, 'ADDRESS_INVALID'],
+      [{ kind: 'xrpl-investor', chain: 'xrpl', network: 'local', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTH' }, 400, 'ADDRESS_INVALID'],
+      [{ kind: 'evm-eoa', chain: 'evm', chainId: 0, address }, 400, 'NETWORK_INVALID'],
+      [{ kind: 'xrpl-investor', chain: 'xrpl', network: 'Main Net', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' }, 400, 'NETWORK_INVALID'],
     ];
     for (const [input, statusCode, code] of cases) {
       await expect(registry().register(h.tenant.tenantId, userId, input)).rejects.toMatchObject({ statusCode, code });

@@ -33,7 +33,7 @@ describe('GET /non-custodian-xrpl/challenge: a user never signs a placeholder', 
     expect(issued.message).toContain(`Address: ${cold.classicAddress}\n`);
     expect(issued.message).not.toContain('the account you register');
     // Another account, signing the same text with its own key, cannot use it.
-    expectError(await registerCold(Wallet.generate(), issued), 400, 'XRPL_CHALLENGE_ADDRESS_MISMATCH');
+    expectError(await registerCold(Wallet.generate(), issued), 400, 'CHALLENGE_MISMATCH');
     const created = await registerCold(cold, issued);
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json()).toMatchObject({ address: cold.classicAddress });
@@ -48,12 +48,12 @@ describe('GET /non-custodian-xrpl/challenge: a user never signs a placeholder', 
     // It still registers the account the key controls, once.
     const cold = Wallet.generate();
     expect((await registerCold(cold, issued)).statusCode).toBe(201);
-    expectError(await registerCold(Wallet.generate(), issued), 400, 'XRPL_CHALLENGE_USED');
+    expectError(await registerCold(Wallet.generate(), issued), 400, 'CHALLENGE_USED');
   });
 
-  it('an address with a wrong checksum is 400 XRPL_ADDRESS_INVALID', async () => {
+  it('an address with a wrong checksum is 400 ADDRESS_INVALID', async () => {
     const address = Wallet.generate().classicAddress;
     const bad = address.slice(0, -1) + (address.endsWith('a') ? 'b' : 'a');
-    expectError(await h.inject({ method: 'GET', url: `/non-custodian-xrpl/challenge?address=${bad}`, headers }), 400, 'XRPL_ADDRESS_INVALID');
+    expectError(await h.inject({ method: 'GET', url: `/non-custodian-xrpl/challenge?address=${bad}`, headers }), 400, 'ADDRESS_INVALID');
   });
 });

@@ -45,14 +45,14 @@ describe('POST /xrpl-secure-accounts (accounts set up with the unmodified xrpl C
     // The master key is disabled: its signature proves nothing.
     let challenge = await challengeOf(headers);
     const byMaster = { address: account.classicAddress, challenge: challenge.challenge, signatures: [{ publicKey: account.publicKey, signature: signMessage(account, challenge.message) }] };
-    expectError(await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: byMaster }), 400, 'XRPL_SIGNATURE_INVALID');
+    expectError(await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: byMaster }), 400, 'SIGNATURE_INVALID');
     // Weight 2 of 3: not enough.
     const sig = (w: Wallet) => ({ publicKey: w.publicKey, signature: signMessage(w, challenge.message) });
     const short = await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(s1), sig(s1)] } });
     expectError(short, 400, 'XRPL_QUORUM_NOT_MET');
     // A stranger's key is not a signer.
     const stranger = await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(Wallet.generate())] } });
-    expectError(stranger, 400, 'XRPL_SIGNATURE_INVALID');
+    expectError(stranger, 400, 'SIGNATURE_INVALID');
 
     challenge = await challengeOf(headers, account.classicAddress);
     const created = await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(s1), sig(s3)] } });
@@ -62,7 +62,7 @@ describe('POST /xrpl-secure-accounts (accounts set up with the unmodified xrpl C
     expectError(
       await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(s1), sig(s3)] } }),
       400,
-      'XRPL_CHALLENGE_USED',
+      'CHALLENGE_USED',
     );
 
     const list = (await h.inject({ method: 'GET', url: '/xrpl-secure-accounts', headers })).json();

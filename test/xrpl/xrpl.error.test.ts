@@ -20,13 +20,13 @@ afterAll(async () => h.close());
 const badChecksum = (address: string) => address.slice(0, -1) + (address.endsWith('a') ? 'b' : 'a');
 
 describe('malformed addresses, challenges and signatures', () => {
-  it('400 XRPL_ADDRESS_INVALID for an address whose checksum is wrong, everywhere', async () => {
+  it('400 ADDRESS_INVALID for an address whose checksum is wrong, everywhere', async () => {
     const bad = badChecksum(Wallet.generate().classicAddress);
-    expectError(await h.inject({ method: 'POST', url: `/non-custodian-xrpl/wallet/challenge/${bad}`, headers }), 400, 'XRPL_ADDRESS_INVALID');
-    expectError(await h.inject({ method: 'GET', url: `/xrpl-secure-accounts/${bad}`, headers }), 400, 'XRPL_ADDRESS_INVALID');
-    expectError(await h.inject({ method: 'PUT', url: `/non-custodian-xrpl/wallet/update/${bad}`, headers, payload: { rippling: true } }), 400, 'XRPL_ADDRESS_INVALID');
+    expectError(await h.inject({ method: 'POST', url: `/non-custodian-xrpl/wallet/challenge/${bad}`, headers }), 400, 'ADDRESS_INVALID');
+    expectError(await h.inject({ method: 'GET', url: `/xrpl-secure-accounts/${bad}`, headers }), 400, 'ADDRESS_INVALID');
+    expectError(await h.inject({ method: 'PUT', url: `/non-custodian-xrpl/wallet/update/${bad}`, headers, payload: { rippling: true } }), 400, 'ADDRESS_INVALID');
     const payment = { TransactionType: 'Payment', Account: signer.address, Destination: bad, Amount: '1000000' };
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign-transaction', headers, payload: { transaction: payment } }), 400, 'XRPL_ADDRESS_INVALID');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign-transaction', headers, payload: { transaction: payment } }), 400, 'ADDRESS_INVALID');
   });
 
   it('cold wallet registration: a wrong signature, a challenge for another address, a reused or unknown challenge', async () => {
@@ -34,19 +34,19 @@ describe('malformed addresses, challenges and signatures', () => {
     const challenge = (await h.inject({ method: 'POST', url: `/non-custodian-xrpl/wallet/challenge/${cold.classicAddress}`, headers })).json();
     const body = (over: Record<string, unknown> = {}) => ({ address: cold.classicAddress, publicKey: cold.publicKey, signature: signMessage(cold, challenge.message), challenge: challenge.challenge, ...over });
     const stranger = Wallet.generate();
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ signature: signMessage(stranger, challenge.message) }) }), 400, 'XRPL_SIGNATURE_INVALID');
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ signature: signMessage(cold, 'something else') }) }), 400, 'XRPL_SIGNATURE_INVALID');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ signature: signMessage(stranger, challenge.message) }) }), 400, 'SIGNATURE_INVALID');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ signature: signMessage(cold, 'something else') }) }), 400, 'SIGNATURE_INVALID');
     expectError(
       await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ address: stranger.classicAddress, publicKey: stranger.publicKey, signature: signMessage(stranger, challenge.message) }) }),
       400,
-      'XRPL_CHALLENGE_ADDRESS_MISMATCH',
+      'CHALLENGE_MISMATCH',
     );
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ challenge: 'cd'.repeat(16) }) }), 400, 'XRPL_CHALLENGE_UNKNOWN');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body({ challenge: 'cd'.repeat(16) }) }), 400, 'CHALLENGE_UNKNOWN');
     // Another user cannot spend this user's challenge.
     const other = await userWithToken(h);
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers: other.headers, payload: body() }), 400, 'XRPL_CHALLENGE_UNKNOWN');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers: other.headers, payload: body() }), 400, 'CHALLENGE_UNKNOWN');
     expect((await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body() })).statusCode).toBe(201);
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body() }), 400, 'XRPL_CHALLENGE_USED');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet', headers, payload: body() }), 400, 'CHALLENGE_USED');
   });
 
   it('an expired challenge is refused', async () => {
@@ -59,7 +59,7 @@ describe('malformed addresses, challenges and signatures', () => {
       headers,
       payload: { address: cold.classicAddress, publicKey: cold.publicKey, signature: signMessage(cold, challenge.message), challenge: challenge.challenge },
     });
-    expectError(res, 400, 'XRPL_CHALLENGE_EXPIRED');
+    expectError(res, 400, 'CHALLENGE_EXPIRED');
   });
 });
 
@@ -69,11 +69,11 @@ describe('transactions and blobs: 400 before anything reaches the ledger', () =>
   it('amounts that are not positive whole drops; unknown types; fields the service fills', async () => {
     const to = Wallet.generate().classicAddress;
     for (const Amount of ['0', '-5', '1.5', '01', 'abc', '100000000000000001', 12]) {
-      expectError(await prepare({ TransactionType: 'Payment', Account: signer.address, Destination: to, Amount }), 400, 'XRPL_AMOUNT_INVALID');
+      expectError(await prepare({ TransactionType: 'Payment', Account: signer.address, Destination: to, Amount }), 400, 'AMOUNT_INVALID');
     }
-    expectError(await prepare({ TransactionType: 'Payment', Account: signer.address, Destination: to, Amount: { currency: 'USD', issuer: to, value: '-1' } }), 400, 'XRPL_AMOUNT_INVALID');
-    expectError(await prepare({ TransactionType: 'AccountDelete', Account: signer.address, Destination: to }), 400, 'XRPL_TRANSACTION_INVALID');
-    expectError(await prepare({ TransactionType: 'Payment', Account: signer.address, Destination: to, Amount: '1', Sequence: 5 }), 400, 'XRPL_TRANSACTION_INVALID');
+    expectError(await prepare({ TransactionType: 'Payment', Account: signer.address, Destination: to, Amount: { currency: 'USD', issuer: to, value: '-1' } }), 400, 'AMOUNT_INVALID');
+    expectError(await prepare({ TransactionType: 'AccountDelete', Account: signer.address, Destination: to }), 400, 'TRANSACTION_INVALID');
+    expectError(await prepare({ TransactionType: 'Payment', Account: signer.address, Destination: to, Amount: '1', Sequence: 5 }), 400, 'TRANSACTION_INVALID');
   });
 
   it('blobs that do not decode, are unsigned, carry a wrong signature, or have no LastLedgerSequence', async () => {

@@ -85,8 +85,8 @@ describe("another tenant's or user's XRPL wallets", () => {
   it('the service never signs, submits or reveals for a wallet of another tenant or user', async () => {
     const { headers } = await userWithToken(h);
     const payment = { TransactionType: 'Payment', Account: foreignSigner, Destination: anyAddress, Amount: '1000000' };
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign-transaction', headers, payload: { transaction: payment } }), 404, 'XRPL_WALLET_NOT_FOUND');
-    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign', headers, payload: { address: foreignSigner, message: 'x' } }), 404, 'XRPL_WALLET_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign-transaction', headers, payload: { transaction: payment } }), 404, 'WALLET_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign', headers, payload: { address: foreignSigner, message: 'x' } }), 404, 'WALLET_NOT_FOUND');
     expectError(await h.inject({ method: 'GET', url: `/xrpl-secure-accounts/${foreignSecure}`, headers }), 404, 'XRPL_SECURE_ACCOUNT_NOT_FOUND');
 
     // A blob signed for another user's account (here: signed correctly by that account's own key) is refused before sending.

@@ -14,7 +14,7 @@ export const AuthErrors = {
   /** One code for every module: the users module's. */
   userNotFound: UserErrors.notFound,
   invalidCode: () => new AppError(400, 'CODE_INVALID', 'Invalid or expired code'),
-  invalidToken: () => new AppError(400, 'TOKEN_INVALID', 'Invalid or expired token'),
+  invalidToken: () => new AppError(400, 'ONE_TIME_TOKEN_INVALID', 'Invalid or expired token'),
   invalidChallenge: () => new AppError(401, 'CHALLENGE_INVALID', 'Invalid or expired challenge'),
   twoFactorLocked: (retryAfterSec: number) =>
     new AppError(429, 'TWO_FACTOR_LOCKED', 'Too many failed second-factor attempts; try again later', {

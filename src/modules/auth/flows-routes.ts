@@ -74,7 +74,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
       try {
         await verification.verifyToken(request.tenant, match[1], request.query.email);
       } catch (error) {
-        if (error instanceof Error && 'code' in error && error.code === 'TOKEN_INVALID') throw CommonErrors.invalidToken();
+        if (error instanceof Error && 'code' in error && error.code === 'ONE_TIME_TOKEN_INVALID') throw CommonErrors.invalidToken();
         throw error;
       }
       return verified;

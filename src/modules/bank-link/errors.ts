@@ -4,7 +4,7 @@ import { BankLinkProviderError } from '../../providers/bank-link/port.js';
 
 export const BankLinkErrors = {
   redirectNotAllowed: () =>
-    new AppError(400, 'BANK_LINK_REDIRECT_NOT_ALLOWED', "redirectUrl is not in the tenant's bank-link allow-list (an operator sets it with bank-link redirect-allow --tenant ID --redirect-allow URL...)"),
+    new AppError(400, 'REDIRECT_URL_NOT_ALLOWED', "redirectUrl is not in the tenant's bank-link allow-list (an operator sets it with bank-link redirect-allow --tenant ID --redirect-allow URL...)"),
   publicTokenInvalid: () => new AppError(400, 'BANK_LINK_PUBLIC_TOKEN_INVALID', 'The public token is expired, already used, or not valid'),
   itemNotFound: () => new AppError(404, 'BANK_LINK_ITEM_NOT_FOUND', 'Item not found'),
   itemAlreadyLinked: () => new AppError(409, 'BANK_LINK_ITEM_ALREADY_LINKED', 'This item is already linked'),
@@ -15,7 +15,7 @@ export const BankLinkErrors = {
   notConfigured: () => ProviderError.notConfigured('bank-link', 'plaid', 'the built-in sandbox is off'),
   providerRejected: (code: string) => new AppError(502, 'BANK_LINK_PROVIDER_ERROR', `The bank-link provider refused the request (${code})`),
   providerUnavailable: () => new AppError(502, 'BANK_LINK_PROVIDER_UNAVAILABLE', 'The bank-link provider could not be reached'),
-  webhookUnauthorized: (why: string) => new AppError(401, 'BANK_LINK_WEBHOOK_UNAUTHORIZED', `Webhook signature rejected: ${why}`),
+  webhookUnauthorized: (why: string) => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', `Webhook signature rejected: ${why}`),
 };
 
 /** A provider failure as an answer: an expired public token is the caller's 400; the rest is 502. */

@@ -49,7 +49,7 @@ export function createBankLinkSettings(deps: {
   providerSettings: ProviderSettings;
   clock: Clock;
   sandboxBaseUrl: () => string;
-  /** Whether the built-in sandbox is served (SANDBOXES): a tenant on it gets 503 BANK_LINK_NOT_CONFIGURED otherwise. */
+  /** Whether the built-in sandbox is served (SANDBOXES): a tenant on it gets 503 PROVIDER_NOT_CONFIGURED otherwise. */
   sandboxes: boolean;
   webhookUrl: (tenantId: string) => string;
   provisionSandbox: (client: { clientId: string; secret: string; webhookUrl: string }) => Promise<void>;
@@ -119,7 +119,7 @@ export function createBankLinkSettings(deps: {
     /**
      * The tenant's settings and provider endpoint, to call the provider with; the sandbox is
      * set up on first use. A tenant on the built-in sandbox while it is not served is 503
-     * BANK_LINK_NOT_CONFIGURED: no provider is asked.
+     * PROVIDER_NOT_CONFIGURED: no provider is asked.
      */
     async resolve(tenantId: string): Promise<ResolvedSettings> {
       const config = await providerSettings.resolve(tenantId, BANK_LINK_KIND, BANK_LINK_PROVIDER);

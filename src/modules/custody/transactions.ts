@@ -1,4 +1,4 @@
-import { auditActor } from '../../platform/audit/actor.js';
+import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -56,7 +56,7 @@ export function createTransactionsService(deps: {
 
   /** Applies what the provider says, forward only; writes the event and audit row of a change. */
   /** Moves the row forward to what the provider says (under the row's lock: a webhook and a read at once record one change). */
-  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransactionRow, seen: CustodyTransaction, _by: 'provider' | 'system'): Promise<CustodyTransactionRow> {
+  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransactionRow, seen: CustodyTransaction, by: Actor): Promise<CustodyTransactionRow> {
     if (rank(seen.status) <= rank(stale.status) && !(seen.hash && !stale.hash)) return stale;
     const row = (await repo.lockTransaction(tenantId, stale.id, db)) ?? stale;
     if (rank(seen.status) <= rank(row.status) && !(seen.hash && !row.hash)) return row;
@@ -66,7 +66,7 @@ export function createTransactionsService(deps: {
       const facts = { transactionId: row.id, vaultId: row.vaultId, walletId: row.walletId, status, hash: updated.hash };
       const final = FINAL_TRANSACTION_STATUSES.includes(status as CustodyTransactionStatus);
       if (final) await appendEvent(db, tenantId, status === 'CONFIRMED' ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'custody-a.transaction' });
-      await audit.record(db, tenantId, { type: 'custody.transaction_updated', actorType: 'system', subjectUserId: row.userId, details: facts });
+      await audit.record(db, tenantId, { type: 'custody.transaction_updated', ...auditActor(by), subjectUserId: row.userId, details: facts });
     }
     return updated;
   }
@@ -75,7 +75,7 @@ export function createTransactionsService(deps: {
     return tx(async (db) => {
       const now = clock.now();
       const existing = await repo.findTransactionByProviderId(tenantId, seen.id, db);
-      if (existing) return apply(db, tenantId, existing, seen, 'system');
+      if (existing) return apply(db, tenantId, existing, seen, caller.actor);
       const row = await repo.upsertTransaction(
         tenantId,
         {
@@ -136,7 +136,7 @@ export function createTransactionsService(deps: {
       if (FINAL_TRANSACTION_STATUSES.includes(row.status as CustodyTransactionStatus)) return transactionDto(row);
       const client = await provider.client(tenantId);
       const seen = await notFoundAs(client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef!, row.providerTransactionId), CustodyErrors.transactionNotFound);
-      return transactionDto(await tx((db) => apply(db, tenantId, row, seen, 'system')));
+      return transactionDto(await tx((db) => apply(db, tenantId, row, seen, caller.actor)));
     },
 
     /**
@@ -185,14 +185,14 @@ export function createTransactionsService(deps: {
       if (!wallet?.providerRef) return;
       const client = await provider.client(row.tenantId);
       const seen = await client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef, row.providerTransactionId);
-      await tx((db) => apply(db, row.tenantId, row, seen, 'system'));
+      await tx((db) => apply(db, row.tenantId, row, seen, SYSTEM_ACTOR));
     },
 
     /** A provider webhook's transaction (already verified); false when no such transaction is recorded (yet). */
     async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<boolean> {
       return tx(async (db) => {
         const row = await repo.findTransactionByProviderId(tenantId, seen.id, db);
-        if (row) await apply(db, tenantId, row, seen, 'provider');
+        if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A });
         return row !== undefined;
       });
     },

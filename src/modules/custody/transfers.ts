@@ -1,4 +1,4 @@
-import { auditActor } from '../../platform/audit/actor.js';
+import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -64,7 +64,7 @@ export function createTransfersService(deps: {
   }
 
   /** Moves the row forward to what the provider says (under the row's lock: a webhook and a read at once record one change). */
-  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransferRow, seen: CustodyTransfer, _by: 'provider' | 'system'): Promise<CustodyTransferRow> {
+  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransferRow, seen: CustodyTransfer, by: Actor): Promise<CustodyTransferRow> {
     if (rank(seen.status) <= rank(stale.status) && !(seen.blockchainTxId && !stale.hash)) return stale;
     const row = (await repo.lockTransfer(tenantId, stale.id, db)) ?? stale;
     if (rank(seen.status) <= rank(row.status) && !(seen.blockchainTxId && !row.hash)) return row;
@@ -74,7 +74,7 @@ export function createTransfersService(deps: {
       const facts = { transferId: row.id, userId: row.userId, provider: row.provider, status, hash: updated.hash };
       if (status === 'COMPLETED') await appendEvent(db, tenantId, 'transfer.completed', { ...facts, kind: 'non-custodial-evm' });
       if (status === 'FAILED') await appendEvent(db, tenantId, 'transfer.failed', { ...facts, kind: 'non-custodial-evm' });
-      await audit.record(db, tenantId, { type: 'transfer.updated', actorType: 'system', subjectUserId: row.userId, details: facts });
+      await audit.record(db, tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, details: facts });
     }
     return updated;
   }
@@ -134,7 +134,7 @@ export function createTransfersService(deps: {
       );
       const row = await tx(async (db) => {
         const existing = await repo.findTransferByProviderId(tenantId, body.provider, seen.transferId, db);
-        if (existing) return apply(db, tenantId, existing, seen, 'system');
+        if (existing) return apply(db, tenantId, existing, seen, caller.actor);
         const id = newId();
         const now = clock.now();
         const inserted = await repo.insertTransfer(
@@ -162,7 +162,7 @@ export function createTransfersService(deps: {
       if (!FINAL_TRANSFER_STATUSES.includes(row.status as TransferStatus)) {
         const client = await provider.client(tenantId);
         const seen = await notFoundAs(client.getTransfer(row.providerTransferId), CustodyErrors.transferNotFound);
-        row = await tx((db) => apply(db, tenantId, row, seen, 'system'));
+        row = await tx((db) => apply(db, tenantId, row, seen, caller.actor));
       }
       return toDto(row, caller.privileged, tenantId);
     },
@@ -176,14 +176,14 @@ export function createTransfersService(deps: {
     async follow(row: CustodyTransferRow): Promise<void> {
       const client = await provider.client(row.tenantId);
       const seen = await client.getTransfer(row.providerTransferId);
-      await tx((db) => apply(db, row.tenantId, row, seen, 'system'));
+      await tx((db) => apply(db, row.tenantId, row, seen, SYSTEM_ACTOR));
     },
 
     /** A provider webhook's transfer (already verified); false when no such transfer is recorded (yet). */
     async fromWebhook(tenantId: string, seen: CustodyTransfer): Promise<boolean> {
       return tx(async (db) => {
         const row = await repo.findTransferByProviderId(tenantId, CUSTODY_A, seen.transferId, db);
-        if (row) await apply(db, tenantId, row, seen, 'provider');
+        if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A });
         return row !== undefined;
       });
     },

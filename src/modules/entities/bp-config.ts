@@ -25,7 +25,7 @@ export interface BusinessProfileSettings {
 export function createBusinessProfileConfig(deps: {
   providerSettings: ProviderSettings;
   publicBaseUrl: () => string;
-  /** Whether the built-in sandbox is served (SANDBOXES): a tenant on it gets 503 BUSINESS_PROFILE_NOT_CONFIGURED otherwise. */
+  /** Whether the built-in sandbox is served (SANDBOXES): a tenant on it gets 503 PROVIDER_NOT_CONFIGURED otherwise. */
   sandboxes: boolean;
 }) {
   const { providerSettings, publicBaseUrl } = deps;
@@ -59,7 +59,7 @@ export function createBusinessProfileConfig(deps: {
   return {
     webhookUrl,
 
-    /** Where to call the provider; a tenant on the sandbox while it is not served is 503 BUSINESS_PROFILE_NOT_CONFIGURED. */
+    /** Where to call the provider; a tenant on the sandbox while it is not served is 503 PROVIDER_NOT_CONFIGURED. */
     async endpoint(tenantId: string): Promise<BusinessProfileEndpoint> {
       const c = await get(tenantId);
       if (c.baseUrl === null && !deps.sandboxes) throw BusinessProfileErrors.notConfigured();

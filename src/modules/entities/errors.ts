@@ -11,7 +11,7 @@ export const EntityErrors = {
   alreadyMember: () => new AppError(409, 'ENTITY_MEMBER_EXISTS', 'The user is already a member of the entity'),
   lastOwner: () => new AppError(409, 'ENTITY_LAST_OWNER', 'The last owner of an entity cannot be removed or lose owner'),
   leiTaken: () => new AppError(409, 'ENTITY_LEI_TAKEN', 'Another entity of the tenant has this LEI'),
-  userIdRequired: () => new AppError(400, 'ENTITY_USER_ID_REQUIRED', 'body.userId is required with an API key or admin token'),
+  userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'body.userId is required with an API key or admin token'),
   selfOnly: () => new AppError(403, 'ENTITY_SELF_ONLY', 'A user acts only for themself: userId must be their own'),
   leiInvalid: () => new AppError(400, 'ENTITY_LEI_INVALID', 'body.lei is not a valid ISO 17442 LEI (checksum mismatch)'),
   countryInvalid: (field: string) => new AppError(400, 'ENTITY_COUNTRY_INVALID', `${field} is not an ISO 3166-1 alpha-2 country code`),
@@ -26,7 +26,7 @@ export const PaymentMethodErrors = {
   routingInvalid: () => new AppError(400, 'PAYMENT_METHOD_ROUTING_INVALID', 'details.routingNumber is not a valid ABA routing number'),
   accountInvalid: (why: string) => new AppError(400, 'PAYMENT_METHOD_ACCOUNT_INVALID', why),
   currencyInvalid: () => new AppError(400, 'PAYMENT_METHOD_CURRENCY_INVALID', 'details.currency is not an ISO 4217 currency code'),
-  addressInvalid: (chain: string) => new AppError(400, 'PAYMENT_METHOD_ADDRESS_INVALID', `details.address is not a valid ${chain} address`),
+  addressInvalid: (chain: string) => new AppError(400, 'ADDRESS_INVALID', `details.address is not a valid ${chain} address`),
   kindMismatch: () => new AppError(400, 'PAYMENT_METHOD_KIND_MISMATCH', 'details must be of the method\'s kind; a kind cannot change'),
 };
 

@@ -5,5 +5,5 @@ export const IdentityErrors = {
   pathNotFound: (path: string) => new AppError(404, 'IDENTITY_PATH_NOT_FOUND', `No identity field at path ${path}`),
   /** One code for every module: the users module's. */
   userNotFound: UserErrors.notFound,
-  userIdRequired: () => new AppError(400, 'IDENTITY_USER_ID_REQUIRED', 'query.userId is required with an API key'),
+  userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'query.userId is required with an API key'),
 };

@@ -18,5 +18,5 @@ export const KycErrors = {
   signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not match'),
   webhookTenantUnknown: () => new AppError(401, 'WEBHOOK_TENANT_UNKNOWN', 'Unknown tenant'),
   webhookMalformed: (detail: string) => new AppError(400, 'WEBHOOK_MALFORMED', `Malformed webhook: ${detail}`),
-  invalidAddress: (chain: string) => new AppError(400, 'KYC_WALLET_ADDRESS_INVALID', `body.address is not a valid ${chain} address`),
+  invalidAddress: (chain: string) => new AppError(400, 'ADDRESS_INVALID', `body.address is not a valid ${chain} address`),
 };

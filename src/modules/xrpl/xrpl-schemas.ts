@@ -5,7 +5,7 @@ import { Wallet } from '../wallets/schemas.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** A classic address (r..., base58); the checksum is checked by the service (400 XRPL_ADDRESS_INVALID). */
+/** A classic address (r..., base58); the checksum is checked by the service (400 ADDRESS_INVALID). */
 const XRPL_ADDRESS_PATTERN = '^r[1-9A-HJ-NP-Za-km-z]{24,34}$';
 export const XrplAddress = Type.String({ pattern: XRPL_ADDRESS_PATTERN, description: 'XRPL classic address' });
 const UserIdField = Type.Optional(Type.String({ format: 'uuid', description: 'The user acted for: with an API key or an admin token (default: the caller)' }));

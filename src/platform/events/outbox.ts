@@ -1,5 +1,6 @@
 import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
+import { payloadProblem, type EventPayload } from './payloads.js';
 import { outboxEvents } from './table.js';
 
 /**
@@ -47,12 +48,20 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Appends an event to the outbox; call it inside the transaction that makes the change. */
-export async function appendEvent(
-  tx: DbOrTx,
-  tenantId: string,
-  type: EventType,
-  payload: Record<string, unknown>,
-): Promise<void> {
-  await tx.insert(outboxEvents).values({ id: newId(), tenantId, type, payload });
+/** A payload that does not match its type's schema (src/platform/events/payloads.ts): a bug in the caller, a 500. */
+export class EventPayloadError extends Error {
+  constructor(type: EventType, problem: string) {
+    super(`Invalid ${type} event payload: ${problem}`);
+    this.name = 'EventPayloadError';
+  }
+}
+
+/**
+ * Appends an event to the outbox; call it inside the transaction that makes the change. The
+ * payload is typed by its event type's schema and checked against it before the insert.
+ */
+export async function appendEvent<T extends EventType>(tx: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>): Promise<void> {
+  const problem = payloadProblem(type, payload);
+  if (problem) throw new EventPayloadError(type, problem);
+  await tx.insert(outboxEvents).values({ id: newId(), tenantId, type, payload: payload as Record<string, unknown> });
 }

@@ -1,9 +1,10 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusText } from './errors.js';
+import type { ErrorCode } from './error-catalogue.js';
 
 /** What Node's HTTP parser refused, in the service's error shape. */
-function answerFor(code: string | undefined): { statusCode: number; code: string; message: string } {
+function answerFor(code: string | undefined): { statusCode: number; code: ErrorCode; message: string } {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { statusCode: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time' };
@@ -39,7 +40,7 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   );
 }
 
-const FRAMEWORK_ANSWERS: Record<string, { statusCode: number; code: string; message: string }> = {
+const FRAMEWORK_ANSWERS: Record<string, { statusCode: number; code: ErrorCode; message: string }> = {
   FST_ERR_BAD_URL: { statusCode: 400, code: 'MALFORMED_URL', message: 'The URL holds a malformed percent-encoding' },
   FST_ERR_MAX_PARAM_LENGTH: { statusCode: 414, code: 'URL_TOO_LONG', message: 'A path segment of the URL is too long' },
 };

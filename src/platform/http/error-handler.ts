@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, CommonErrors, httpStatusText } from './errors.js';
 import { ProviderError, providerErrorAnswer } from '../providers/errors.js';
+import type { ErrorCode } from './error-catalogue.js';
 
 interface AjvIssue {
   keyword: string;
@@ -28,7 +29,7 @@ export function validationMessage(error: FastifyError): string {
   return [...new Set(messages)].join('; ');
 }
 
-const FASTIFY_MESSAGES: Record<string, { code: string; message: string }> = {
+const FASTIFY_MESSAGES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'BODY_TOO_LARGE', message: 'Request body is too large' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'MALFORMED_JSON', message: 'Request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
@@ -38,7 +39,7 @@ const FASTIFY_MESSAGES: Record<string, { code: string; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type' },
 };
 
-function send(reply: FastifyReply, statusCode: number, code: string, message: string): void {
+function send(reply: FastifyReply, statusCode: number, code: ErrorCode, message: string): void {
   void reply.status(statusCode).send({ statusCode, error: httpStatusText(statusCode), message, code });
 }
 
@@ -67,7 +68,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
         send(reply, 429, 'RATE_LIMITED', 'Too many requests, retry later');
         return;
       }
-      send(reply, status, known?.code ?? fastifyError.code ?? 'BAD_REQUEST', known?.message ?? fastifyError.message);
+      // A framework refusal without its own entry keeps its status and answers the catalogue's BAD_REQUEST.
+      send(reply, status, known?.code ?? 'BAD_REQUEST', known?.message ?? fastifyError.message);
       return;
     }
     request.log.error({ err: error }, 'request failed');

@@ -1,13 +1,15 @@
 import { STATUS_CODES } from 'node:http';
+import type { ErrorCode, ErrorStatus } from './error-catalogue.js';
 
 /**
  * A domain or protocol error with a stable machine-readable code. The error handler turns it
- * into `{ statusCode, error, message, code }`.
+ * into `{ statusCode, error, message, code }`. The code is one of the catalogue
+ * (src/platform/http/error-catalogue.ts) and the status the one it lists for that code.
  */
-export class AppError extends Error {
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly statusCode: ErrorStatus<C>,
+    readonly code: C,
     message: string,
     readonly headers?: Record<string, string>,
   ) {
@@ -28,7 +30,6 @@ export const CommonErrors = {
   invalidApiKey: () => new AppError(401, 'API_KEY_INVALID', 'Invalid API key'),
   invalidToken: () => new AppError(401, 'TOKEN_INVALID', 'Invalid or expired access token'),
   forbidden: () => new AppError(403, 'FORBIDDEN', 'Insufficient role or permissions'),
-  notFound: (what = 'Resource') => new AppError(404, 'NOT_FOUND', `${what} not found`),
   validation: (message: string) => new AppError(400, 'VALIDATION_FAILED', message),
   routeNotFound: (method: string, url: string) =>
     new AppError(404, 'ROUTE_NOT_FOUND', `Route ${method} ${url.split('?')[0]} not found`),

@@ -10,8 +10,6 @@ import type { BackgroundRunner } from './background.js';
 import type { DomainHooks } from './hooks.js';
 import type { InFlightFlow, InFlightSweeper } from './in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
-import type { EvmChainPort } from '../../providers/evm-chain/port.js';
-import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import type { Providers } from '../providers/service.js';
 
 /**
@@ -61,11 +59,18 @@ export interface Platform {
  * The chains every module uses, built once (src/chains.ts) and handed to the modules through the
  * platform: a module never builds a chain client, nor reaches another module's.
  */
+/**
+ * The chains' port types: each chain's port.ts (src/providers/evm-chain, src/providers/xrpl-ledger)
+ * adds its entry by declaration merging, so the platform imports no provider file.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ChainPorts {}
+
 export interface Chains {
   /** The EVM chain (EVM_RPC_URL, else the local in-process chain), started on first use or at start; a failed start is retried on the next call. */
-  evm(): Promise<EvmChainPort>;
+  evm(): Promise<ChainPorts extends { evm: infer P } ? P : never>;
   /** The XRPL ledger (XRPL_URL, else the stand-in when sandboxes are on, else a ledger that refuses every call). */
-  xrpl: XrplLedgerPort;
+  xrpl: ChainPorts extends { xrpl: infer P } ? P : never;
   /** The XRPL network name wallets are registered under: `local` on the stand-in, else the ledger's (mainnet, testnet...). */
   xrplNetwork(): Promise<string>;
 }

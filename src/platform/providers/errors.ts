@@ -1,3 +1,4 @@
+import type { ErrorCode, ErrorStatus } from '../http/error-catalogue.js';
 import { AppError } from '../http/errors.js';
 
 /** Why a call to a provider failed; each reason has one HTTP status (PROVIDER_STATUS). */
@@ -21,7 +22,7 @@ export const PROVIDER_STATUS: Record<ProviderErrorReason, number> = {
 const RETRY_AFTER: Partial<Record<ProviderErrorReason, string>> = { not_configured: '60', unreachable: '5' };
 
 /** The code of a reason when the provider's definition names none of its own. */
-export const PROVIDER_CODE: Record<ProviderErrorReason, string> = {
+export const PROVIDER_CODE: Record<ProviderErrorReason, ErrorCode> = {
   not_configured: 'PROVIDER_NOT_CONFIGURED',
   unreachable: 'PROVIDER_UNAVAILABLE',
   refused: 'PROVIDER_REFUSED',
@@ -71,9 +72,10 @@ export class ProviderError extends Error {
 
 /** The answer of a provider error: its reason's status, its code, Retry-After where the reason asks for a retry. */
 export function providerErrorAnswer(error: ProviderError): AppError {
-  const code = error.reason === 'not_configured' ? PROVIDER_CODE.not_configured : (error.code ?? PROVIDER_CODE[error.reason]);
+  const code = (error.reason === 'not_configured' ? PROVIDER_CODE.not_configured : (error.code ?? PROVIDER_CODE[error.reason])) as ErrorCode;
   const retryAfter = RETRY_AFTER[error.reason];
-  return new AppError(PROVIDER_STATUS[error.reason], code, error.message, retryAfter ? { 'retry-after': retryAfter } : undefined);
+  // The catalogue lists each provider code with its reason's status (test/platform/error-catalogue.test.ts checks it).
+  return new AppError(PROVIDER_STATUS[error.reason] as ErrorStatus<ErrorCode>, code, error.message, retryAfter ? { 'retry-after': retryAfter } : undefined);
 }
 
 /**

@@ -47,3 +47,9 @@ export class EvmChainUnavailable extends Error {
     this.name = 'EvmChainUnavailable';
   }
 }
+
+declare module '../../platform/module/module.js' {
+  interface ChainPorts {
+    evm: EvmChainPort;
+  }
+}

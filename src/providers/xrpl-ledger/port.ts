@@ -124,3 +124,9 @@ export class XrplLedgerError extends Error {
     this.name = 'XrplLedgerError';
   }
 }
+
+declare module '../../platform/module/module.js' {
+  interface ChainPorts {
+    xrpl: XrplLedgerPort;
+  }
+}

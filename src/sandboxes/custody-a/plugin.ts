@@ -237,7 +237,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
   async function fund(tenantId: string, walletId: string, qty: string): Promise<Funded> {
     const client = await store.findClientByLabel(tenantId);
     const wallet = client ? await store.findWallet(client.apiKey, walletId) : undefined;
-    if (!wallet) throw new AppError(404, 'CUSTODY_WALLET_NOT_FOUND', 'Wallet not found in this vault');
+    if (!wallet) throw new AppError(404, 'WALLET_NOT_FOUND', 'Wallet not found in this vault');
     return wallet.blockchain === 'ETHEREUM'
       ? fundEvm(await options.chains.evmChain(), wallet.address as Address, qty)
       : fundXrpl(options.chains.xrplLedger, wallet.address, qty);

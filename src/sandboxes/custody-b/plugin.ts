@@ -87,7 +87,7 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
   async function fund(tenantId: string, walletId: string, amount: (symbol: 'ETH' | 'XRP') => string): Promise<Funded> {
     const org = await store.orgByTenant(tenantId);
     const wallet = org ? await store.wallet(org.orgId, walletId) : undefined;
-    if (!wallet) throw new AppError(404, 'CUSTODY_B_WALLET_NOT_FOUND', 'No custody-b wallet of the caller has this address');
+    if (!wallet) throw new AppError(404, 'WALLET_NOT_FOUND', 'No custody-b wallet of the caller has this address');
     return isXrplNetwork(wallet.network)
       ? fundXrpl(options.xrplLedger, wallet.address, amount('XRP'))
       : fundEvm(await options.evmChain(), wallet.address as Address, amount('ETH'));
