@@ -10,6 +10,7 @@ import type { BackgroundRunner } from './background.js';
 import type { DomainHooks } from './hooks.js';
 import type { InFlightFlow, InFlightSweeper } from './in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
 
 /**
  * What every module is given: the platform parts with no business rules. A module reaches
@@ -43,6 +44,11 @@ export interface Platform {
    * CLI shape (`provider configure`); a module declares its providers here.
    */
   providerSettings: ProviderSettings;
+  /**
+   * The one idempotency store: routes declare `config.idempotency` and the platform claims
+   * their keys here; services wrapping their own work use `idempotent(...)`.
+   */
+  idempotency: IdempotencyStore;
   /** The service's public address, read at call time (a test server learns its port late). */
   publicBaseUrl(): string;
 }

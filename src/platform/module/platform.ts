@@ -1,3 +1,4 @@
+import { createIdempotencyStore } from '../idempotency/store.js';
 import type { Logger } from 'pino';
 import { maskedUrl, type Config } from '../../config.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -118,6 +119,7 @@ export async function createPlatform(options: PlatformOptions) {
     hooks: createDomainHooks(),
     background,
     providerSettings: createProviderSettings({ db, secrets, clock }),
+    idempotency: createIdempotencyStore({ db, clock, logger, background }),
     inFlight: {
       register: (flow) => {
         flows.push(flow as InFlightFlow<never>);
