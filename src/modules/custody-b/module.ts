@@ -1,5 +1,4 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import type { EvmChainPort } from '../../providers/evm-chain/port.js';
 import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
@@ -57,13 +56,12 @@ export function createCustodyBModule(
     localChainId: config.evm.chainId,
     localXrplNetwork: deps.xrplNetwork,
   });
-  const idempotency = createIdempotencyStore({ db, clock, logger: platform.logger, background: platform.background });
 
   return {
     name: 'custody-b',
     services: { custodyB, custodyBSandbox: sandbox },
     routes: {
-      tenant: (scope) => custodyBRoutes(scope, { service: custodyB, idempotency }),
+      tenant: (scope) => custodyBRoutes(scope, { service: custodyB }),
       open: async (app) => {
         if (config.sandboxes) await sandbox.routes(app);
       },

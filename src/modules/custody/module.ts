@@ -1,5 +1,4 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import { createCustodyASandbox, type CustodyASandbox } from '../../providers/custody/custody-a/sandbox/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
@@ -43,7 +42,6 @@ export function createCustodyModule(
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const custodyA = createCustodyAProvider(platform, custodyASandbox, deps.fetch);
-  const store = createIdempotencyStore({ db, clock, logger, background });
   const vaults = createVaultsService({ repo, tx, clock, wallets, users: deps.users, audit: deps.audit, provider: custodyA });
   const transactions = createTransactionsService({ repo, tx, clock, wallets, vaults, audit: deps.audit, provider: custodyA });
   const transfers = createTransfersService({ repo, tx, clock, secrets, wallets, audit: deps.audit, provider: custodyA });
@@ -69,7 +67,7 @@ export function createCustodyModule(
     name: 'custody',
     services: { vaults, transactions, transfers, custodyA, custodyASandbox },
     routes: {
-      tenant: (scope) => custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId }),
+      tenant: (scope) => custodyRoutes(scope, { vaults, transactions, transfers, evmChainId: config.evm.chainId }),
       open: async (app) => {
         await app.register(custodyWebhookRoutes, { webhooks });
         if (config.sandboxes) await custodyASandbox.routes(app);
