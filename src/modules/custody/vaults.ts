@@ -1,6 +1,5 @@
 import type { CallContext } from '../../platform/http/context.js';
 import { auditActor } from '../../platform/audit/actor.js';
-import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
