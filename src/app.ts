@@ -10,6 +10,7 @@ import { perPartValidators, registerInputChecks } from './platform/http/input.js
 import { declarePlatformAnswers, recordUndeclaredAnswers, type UndeclaredAnswer } from './platform/http/declared-answers.js';
 import { openApiFixups } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
+import { installIdempotency } from './platform/idempotency/http.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { AccessLogController } from './platform/log/access-log.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
@@ -141,6 +142,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
   // Tenant-scoped API: every route below resolves x-tenant-id and authenticates first.
   await app.register(async (scope) => {
     installGuards(scope, container.guardDeps);
+    installIdempotency(scope, container.platform.idempotency);
     for (const module of container.modules) await module.routes?.tenant?.(scope);
   });
 

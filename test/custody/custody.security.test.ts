@@ -95,9 +95,9 @@ describe('ownership', () => {
     expectError(await h.inject({ method: 'GET', url: `/evm-vaults?id=${foreignVault.id}`, headers: h.keyHeaders() }), 404, 'VAULT_NOT_FOUND');
   });
 
-  it('a user may not create a vault for another user (403); the source of a transfer must be its own wallet', async () => {
+  it("a user naming another user's vault owner is 404 USER_NOT_FOUND (the own-record rule); the source of a transfer must be its own wallet", async () => {
     const token = await h.tokenFor(await h.createUser());
-    expectError(await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.bearerHeaders(token), payload: { userId } }), 403, 'FORBIDDEN');
+    expectError(await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.bearerHeaders(token), payload: { userId } }), 404, 'USER_NOT_FOUND');
     const res = await h.inject({
       method: 'POST',
       url: '/non-custodial-evm/transfers',

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { errorResponses, IdParam } from '../../platform/http/schemas.js';
 import { Accreditation, AccreditationList, CreateAccreditationBody, DecisionBody, ListAccreditationsQuery } from './schemas.js';
 import type { AccreditationsService } from './service.js';
@@ -24,7 +24,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await accreditations.submit(request.tenant.id, request.body, viewerOf(request), actorOf(request.principal))),
+      reply.status(201).send(await accreditations.submit(request.tenant.id, request.body, contextOf(request, Access.apiKeyOrUser), contextOf(request, Access.apiKeyOrUser).actor)),
   );
 
   r.get(
@@ -40,7 +40,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
     },
     async (request) => {
       const { userId, limit, offset } = request.query;
-      return accreditations.listForUser(request.tenant.id, userId, viewerOf(request), { limit, offset });
+      return accreditations.listForUser(request.tenant.id, userId, contextOf(request, Access.apiKeyOrUser), { limit, offset });
     },
   );
 
@@ -57,6 +57,6 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await accreditations.decide(request.tenant.id, request.params.id, request.body, actorOf(request.principal))),
+      reply.status(201).send(await accreditations.decide(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
   );
 }

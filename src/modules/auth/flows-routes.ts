@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { Access, userCaller } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { CommonErrors } from '../../platform/http/errors.js';
 import { errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import type { BackgroundRunner } from '../../platform/module/background.js';
@@ -144,7 +145,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
     },
   );
 
-  const userOf = (request: FastifyRequest) => userCaller(request).userId;
+  const userOf = (request: FastifyRequest) => contextOf(request, Access.user).userId;
 
   r.get(
     '/auth/2fa/status',

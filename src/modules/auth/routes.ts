@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Access, apiKeyCaller, userCaller } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import { User, UserIdParam } from '../users/schemas.js';
 import type { UsersService } from '../users/service.js';
@@ -69,7 +70,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
       schema: { tags, summary: "Revoke the caller's session (its refresh and access tokens)", body: EmptyBody, response: { 201: MessageResponse, ...errorResponses(403) } },
     },
     async (request, reply) => {
-      const { sessionId, userId } = userCaller(request);
+      const { caller: { sessionId }, userId } = contextOf(request, Access.user);
       await auth.logout(request.tenant.id, sessionId, userId);
       return reply.status(201).send({ message: 'Logged out' });
     },
@@ -82,7 +83,7 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
       schema: { tags, summary: 'Mint a token pair for a user of the tenant', params: UserIdParam, body: EmptyBody, response: { 201: TokenPair, ...errorResponses(403, 404) } },
     },
     async (request, reply) => {
-      const { keyId } = apiKeyCaller(request);
+      const { keyId } = contextOf(request, Access.apiKey).caller;
       return reply.status(201).send(await auth.mintForUser(request.tenant.id, request.params.userId, keyId, sessionMeta(request)));
     },
   );

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
 import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { ownerOf } from './routes.js';
 import { CreateOriginatorBody, KybBody, KybResponse, Originator, OriginatorIdParam, OriginatorList, OriginatorListQuery } from './schemas.js';
@@ -24,7 +24,7 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
         response: { 201: Originator, ...errorResponses(403, 404, 502) },
       },
     },
-    async (request, reply) => reply.status(201).send(await originators.create(request.tenant.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await originators.create(request.tenant.id, request.body, contextOf(request, Access.apiKey).actor)),
   );
 
   r.get(
@@ -49,7 +49,7 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await originators.startKyb(request.tenant.id, request.params.id, request.body, actorOf(request.principal), ownerOf(request).appUrl)),
+      reply.status(201).send(await originators.startKyb(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKey).actor, ownerOf(request).appUrl)),
   );
 
   r.get(

@@ -1,5 +1,4 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
 import type { CustodyBPort } from '../../providers/custody-b/port.js';
 import { createCustodyBSandbox, type CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
@@ -56,14 +55,13 @@ export function createCustodyBModule(
     localChainId: config.evm.chainId,
     localXrplNetwork: platform.chains.xrplNetwork,
   });
-  const idempotency = createIdempotencyStore({ db, clock, logger: platform.logger, background: platform.background });
 
   return {
     name: 'custody-b',
     services: { custodyB, custodyBSandbox: sandbox },
     routes: {
       tenant: (scope) => {
-        custodyBRoutes(scope, { service: custodyB, idempotency });
+        custodyBRoutes(scope, { service: custodyB });
         if (config.sandboxes) sandbox.faucetRoutes(scope, { walletOf: (caller, address) => custodyB.sandboxWallet(caller, address) });
       },
       open: async (app) => {

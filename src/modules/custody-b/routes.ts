@@ -3,8 +3,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { actorOf } from '../../platform/audit/actor.js';
 import { Access, userCaller } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { idempotentRoute } from '../../platform/idempotency/http.js';
-import type { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import { Wallet, WalletList } from '../wallets/schemas.js';
 import {
   ActionChallenge,
@@ -32,7 +30,7 @@ function callerOf(request: FastifyRequest): Caller {
   return { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
 }
 
-export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBService; idempotency: ReturnType<typeof createIdempotencyStore> }): void {
+export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { service } = deps;
   const tags = ['Custody provider (custody-b)'];
@@ -123,7 +121,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
   r.post(
     '/custody-b/raw-transaction/complete',
     {
-      config: { auth: Access.user },
+      config: { auth: Access.user, idempotency: 'optional' },
       schema: {
         tags,
         summary: 'Signs the transaction with the signed challenge and broadcasts it; answers its hash (Idempotency-Key optional)',
@@ -131,7 +129,6 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
         body: RawTransactionCompleteBody,
         response: { 201: BroadcastResult, ...errorResponses(400, 401, 403, 404, 409, 502) },
       },
-      ...idempotentRoute({ store: deps.idempotency, required: false }),
     },
     async (request, reply) => reply.status(201).send(await service.rawTransactionComplete(callerOf(request), request.query.address, request.body)),
   );

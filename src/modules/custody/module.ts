@@ -1,5 +1,4 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createIdempotencyStore } from '../../platform/idempotency/store.js';
 import type { FastifyInstance } from 'fastify';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
@@ -42,11 +41,10 @@ export function createCustodyModule(
   platform: Platform,
   deps: { users: UsersService; audit: AuditService; wallets: WalletsService; findTenant: (id: string) => Promise<unknown>; faucet?: CustodyAFaucet },
 ): BastionModule<CustodyServices> {
-  const { db, tx, clock, secrets, logger, background, config } = platform;
+  const { db, tx, clock, secrets, config } = platform;
   const { wallets } = deps;
   const repo = createCustodyRepo(db);
   const custodyA = createCustodyAProvider(platform.providers);
-  const store = createIdempotencyStore({ db, clock, logger, background });
   const vaults = createVaultsService({ repo, tx, clock, wallets, users: deps.users, audit: deps.audit, provider: custodyA });
   const transactions = createTransactionsService({ repo, tx, clock, wallets, vaults, audit: deps.audit, provider: custodyA });
   const transfers = createTransfersService({ repo, tx, clock, secrets, wallets, audit: deps.audit, provider: custodyA });
@@ -83,7 +81,7 @@ export function createCustodyModule(
     services: { vaults, transactions, transfers, custodyA },
     routes: {
       tenant: (scope) => {
-        custodyRoutes(scope, { vaults, transactions, transfers, store, evmChainId: config.evm.chainId });
+        custodyRoutes(scope, { vaults, transactions, transfers, evmChainId: config.evm.chainId });
         deps.faucet?.faucetRoutes(scope, { walletOf: sandboxWalletOf });
       },
       open: async (app) => {

@@ -1,12 +1,12 @@
-import { Access, caller, userCaller, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { keepRawJsonBody } from '../../platform/http/raw-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { actorOf } from '../../platform/audit/actor.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { idempotentRoute, type IdempotentRouteOptions } from '../../platform/idempotency/http.js';
+import { IdempotencyKeyHeader } from '../../platform/idempotency/http.js';
 import { parseIdempotencyKey } from '../../platform/idempotency/key.js';
 import {
   CreateVaultBody, NonCustodialTransferBody, Transaction, TransactionPathParams, Transfer, TransferBody, TransferIdParams, TransferList,
@@ -15,28 +15,23 @@ import {
 import type { TransactionsService } from './transactions.js';
 import { externalIdOf } from './transactions.js';
 import type { TransfersService } from './transfers.js';
-import type { Caller, VaultsService } from './vaults.js';
+import type { VaultsService } from './vaults.js';
 import type { CustodyWebhooks } from './webhooks.js';
 
-const callerOf = (request: FastifyRequest): Caller => ({ ...viewerOf(request), actor: actorOf(request.principal) });
-const callerKey = (request: FastifyRequest) => {
-  const c = caller(request);
-  return c.kind === 'user' ? `user:${c.userId}` : 'service';
-};
 
 /** The provider-side externalId: derived from the caller's Idempotency-Key, else fresh (no retry protection). */
 function externalIdFor(request: FastifyRequest): string {
   const header = request.headers['idempotency-key'];
   const key = header === undefined ? undefined : parseIdempotencyKey(header);
-  return key === undefined ? randomUUID() : externalIdOf(callerKey(request), key);
+  return key === undefined ? randomUUID() : externalIdOf(request.ctx.idempotencyCaller, key);
 }
 
 export function custodyRoutes(
   app: FastifyInstance,
-  deps: { vaults: VaultsService; transactions: TransactionsService; transfers: TransfersService; store: IdempotentRouteOptions['store']; evmChainId: number },
+  deps: { vaults: VaultsService; transactions: TransactionsService; transfers: TransfersService; evmChainId: number },
 ): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { vaults, transactions, transfers, store } = deps;
+  const { vaults, transactions, transfers } = deps;
 
   r.post(
     '/evm-vaults',
@@ -49,7 +44,7 @@ export function custodyRoutes(
         response: { 201: Vault, ...errorResponses(403, 404, 409, 502, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await vaults.create(request.tenant.id, callerOf(request), request.body)),
+    async (request, reply) => reply.status(201).send(await vaults.create(contextOf(request, Access.apiKeyOrUser), request.body)),
   );
 
   r.get(
@@ -63,33 +58,32 @@ export function custodyRoutes(
         response: { 200: Vault, ...errorResponses(403, 404) },
       },
     },
-    async (request) => vaults.find(request.tenant.id, callerOf(request), request.query, deps.evmChainId),
+    async (request) => vaults.find(contextOf(request, Access.apiKeyOrUser), request.query, deps.evmChainId),
   );
 
   r.post(
     '/custody-a/vaults/:vaultId/wallets/:walletId/transactions/transfer',
     {
-      config: { auth: Access.apiKeyOrUser },
+      config: { auth: Access.apiKeyOrUser, idempotency: 'optional' },
       schema: {
         tags: ['Custody (custody-a)'],
         summary: 'Transfer from a vault wallet (Idempotency-Key header: a retry never sends twice; the same key with another body is 409)',
         params: WalletPathParams,
         body: TransferBody,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+        headers: IdempotencyKeyHeader,
         response: { 201: Transaction, ...errorResponses(403, 404, 409, 502, 503) },
       },
-      ...idempotentRoute({ store, required: false }),
     },
     async (request, reply) => {
       const { vaultId, walletId } = request.params;
-      return reply.status(201).send(await transactions.transfer(request.tenant.id, callerOf(request), vaultId, walletId, request.body, externalIdFor(request)));
+      return reply.status(201).send(await transactions.transfer(contextOf(request, Access.apiKeyOrUser), vaultId, walletId, request.body, externalIdFor(request)));
     },
   );
 
   r.put(
     '/custody-a/vaults/:vaultId/wallets/:walletId',
     {
-      config: { auth: Access.apiKeyOrUser },
+      config: { auth: Access.apiKeyOrUser, idempotency: 'optional' },
       schema: {
         tags: ['Custody (custody-a)'],
         summary: 'Rename and describe a vault wallet; accountSet on an XRPL wallet issues an AccountSet (DefaultRipple)',
@@ -97,11 +91,10 @@ export function custodyRoutes(
         body: UpdateWalletBody,
         response: { 200: WalletUpdate, ...errorResponses(403, 404, 409, 502, 503) },
       },
-      ...idempotentRoute({ store, required: false }),
     },
     async (request) => {
       const { vaultId, walletId } = request.params;
-      return transactions.updateWallet(request.tenant.id, callerOf(request), vaultId, walletId, request.body, externalIdFor(request));
+      return transactions.updateWallet(contextOf(request, Access.apiKeyOrUser), vaultId, walletId, request.body, externalIdFor(request));
     },
   );
 
@@ -118,25 +111,23 @@ export function custodyRoutes(
     },
     async (request) => {
       const { vaultId, walletId, transactionId } = request.params;
-      return transactions.get(request.tenant.id, callerOf(request), vaultId, walletId, transactionId);
+      return transactions.get(contextOf(request, Access.apiKeyOrUser), vaultId, walletId, transactionId);
     },
   );
 
   r.post(
     '/non-custodial-evm/transfers',
     {
-      config: { auth: Access.user },
+      config: { auth: Access.user, idempotency: 'required', idempotencyBodyField: 'idempotentId' },
       schema: {
         tags: ['Transfers'],
         summary: "Transfer from the caller's wallet through the named custody provider, with travel-rule data; idempotentId replays the first answer",
         body: NonCustodialTransferBody,
         response: { 201: Transfer, ...errorResponses(403, 409, 502, 503) },
       },
-      ...idempotentRoute({ store, bodyField: 'idempotentId' }),
     },
     async (request, reply) => {
-      const sender = { ...callerOf(request), userId: userCaller(request).userId };
-      return reply.status(201).send(await transfers.create(request.tenant.id, sender, request.body));
+      return reply.status(201).send(await transfers.create(contextOf(request, Access.user), request.body));
     },
   );
 
@@ -146,7 +137,7 @@ export function custodyRoutes(
       config: { auth: Access.user },
       schema: { tags: ['Transfers'], summary: "The caller's transfers, newest first", querystring: TransferListQuery, response: { 200: TransferList, ...errorResponses(403) } },
     },
-    async (request) => transfers.list(request.tenant.id, userCaller(request).userId, request.query),
+    async (request) => transfers.list(request.tenant.id, contextOf(request, Access.user).userId, request.query),
   );
 
   r.get(
@@ -160,7 +151,7 @@ export function custodyRoutes(
         response: { 200: Transfer, ...errorResponses(403, 404, 502, 503) },
       },
     },
-    async (request) => transfers.get(request.tenant.id, callerOf(request), request.params.id),
+    async (request) => transfers.get(contextOf(request, Access.apiKeyOrUser), request.params.id),
   );
 }
 

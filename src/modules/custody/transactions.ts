@@ -1,3 +1,4 @@
+import type { CallContext } from '../../platform/http/context.js';
 import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
 import { newId, type Clock } from '../../platform/clock.js';
@@ -16,7 +17,7 @@ import type { CustodyRepo } from './repo.js';
 import type { TransactionDto, TransferBody, UpdateWalletBody } from './schemas.js';
 import type { CustodyTransactionRow, CustodyVaultRow } from './table.js';
 import { checkContract, checkEvmAddress, checkQty, checkXrplAddress } from './validation.js';
-import { type Caller, type VaultsService } from './vaults.js';
+import { type VaultsService } from './vaults.js';
 
 /** The order statuses move in; a webhook or read never moves a transaction back. */
 const RANK: Record<CustodyTransactionStatus, number> = {
@@ -47,8 +48,9 @@ export function createTransactionsService(deps: {
 }) {
   const { repo, tx, clock, wallets, vaults, audit, provider } = deps;
 
-  async function walletOf(tenantId: string, caller: Caller, vaultId: string, walletId: string): Promise<{ vault: CustodyVaultRow; wallet: WalletRow }> {
-    const vault = await vaults.visibleVault(tenantId, caller, vaultId);
+  async function walletOf(ctx: CallContext, vaultId: string, walletId: string): Promise<{ vault: CustodyVaultRow; wallet: WalletRow }> {
+    const { tenantId } = ctx;
+    const vault = await vaults.visibleVault(ctx, vaultId);
     const wallet = await wallets.findById(tenantId, walletId);
     if (!wallet || wallet.vaultId !== vault.id || wallet.provider !== CUSTODY_A || !wallet.providerRef) throw CustodyErrors.walletNotFound();
     return { vault, wallet };
@@ -71,11 +73,12 @@ export function createTransactionsService(deps: {
     return updated;
   }
 
-  async function record(tenantId: string, caller: Caller, vault: CustodyVaultRow, wallet: WalletRow, seen: CustodyTransaction): Promise<CustodyTransactionRow> {
+  async function record(ctx: CallContext, vault: CustodyVaultRow, wallet: WalletRow, seen: CustodyTransaction): Promise<CustodyTransactionRow> {
+    const { tenantId } = ctx;
     return tx(async (db) => {
       const now = clock.now();
       const existing = await repo.findTransactionByProviderId(tenantId, seen.id, db);
-      if (existing) return apply(db, tenantId, existing, seen, caller.actor);
+      if (existing) return apply(db, tenantId, existing, seen, ctx.actor);
       const row = await repo.upsertTransaction(
         tenantId,
         {
@@ -86,18 +89,19 @@ export function createTransactionsService(deps: {
         db,
       );
       const facts = { transactionId: row.id, vaultId: vault.id, walletId: wallet.id, type: row.type, status: row.status, symbol: row.symbol, qty: row.qty, destinationAddress: row.destinationAddress };
-      await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: caller.actor });
-      await audit.record(db, tenantId, { type: 'custody.transaction_submitted', ...auditActor(caller.actor), subjectUserId: wallet.userId, details: facts });
+      await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: ctx.actor });
+      await audit.record(db, tenantId, { type: 'custody.transaction_submitted', ...auditActor(ctx.actor), subjectUserId: wallet.userId, details: facts });
       return row;
     });
   }
 
   return {
     /** Validates and forwards a transfer; `externalId` makes the provider send it at most once. */
-    async transfer(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: TransferBody, externalId: string): Promise<TransactionDto> {
+    async transfer(ctx: CallContext, vaultId: string, walletId: string, body: TransferBody, externalId: string): Promise<TransactionDto> {
+      const { tenantId } = ctx;
       // Nothing changes before the provider is asked: a refusal here gives an Idempotency-Key back.
       const { vault, wallet, input } = await beforeEffects(async () => {
-        const { vault, wallet } = await walletOf(tenantId, caller, vaultId, walletId);
+        const { vault, wallet } = await walletOf(ctx, vaultId, walletId);
         let input: { destinationAddress: string; symbol: string; qty: string; contract?: string; sequence?: string };
         if (wallet.chain === 'evm') {
           if (body.sequence !== undefined) throw CustodyErrors.sequenceInvalid();
@@ -125,18 +129,19 @@ export function createTransactionsService(deps: {
       const providerVaultId = String(wallet.details.providerVaultId ?? '');
       const client = await provider.client(tenantId);
       const seen = await notFoundAs(client.transfer(providerVaultId, wallet.providerRef!, { ...input, externalId }), CustodyErrors.walletNotFound);
-      return transactionDto(await record(tenantId, caller, vault, wallet, seen));
+      return transactionDto(await record(ctx, vault, wallet, seen));
     },
 
     /** The transaction, refreshed from the provider unless final. */
-    async get(tenantId: string, caller: Caller, vaultId: string, walletId: string, transactionId: string): Promise<TransactionDto> {
-      const { wallet } = await walletOf(tenantId, caller, vaultId, walletId);
+    async get(ctx: CallContext, vaultId: string, walletId: string, transactionId: string): Promise<TransactionDto> {
+      const { tenantId } = ctx;
+      const { wallet } = await walletOf(ctx, vaultId, walletId);
       const row = await repo.findTransaction(tenantId, transactionId);
       if (!row || row.walletId !== wallet.id) throw CustodyErrors.transactionNotFound();
       if (FINAL_TRANSACTION_STATUSES.includes(row.status as CustodyTransactionStatus)) return transactionDto(row);
       const client = await provider.client(tenantId);
       const seen = await notFoundAs(client.getTransaction(String(wallet.details.providerVaultId ?? ''), wallet.providerRef!, row.providerTransactionId), CustodyErrors.transactionNotFound);
-      return transactionDto(await tx((db) => apply(db, tenantId, row, seen, caller.actor)));
+      return transactionDto(await tx((db) => apply(db, tenantId, row, seen, ctx.actor)));
     },
 
     /**
@@ -144,9 +149,10 @@ export function createTransactionsService(deps: {
      * wallet's details), which the answer and every later read come from; `accountSet` on an
      * XRPL wallet issues the AccountSet.
      */
-    async updateWallet(tenantId: string, caller: Caller, vaultId: string, walletId: string, body: UpdateWalletBody, externalId: string) {
+    async updateWallet(ctx: CallContext, vaultId: string, walletId: string, body: UpdateWalletBody, externalId: string) {
+      const { tenantId } = ctx;
       const { vault, wallet } = await beforeEffects(async () => {
-        const found = await walletOf(tenantId, caller, vaultId, walletId);
+        const found = await walletOf(ctx, vaultId, walletId);
         if (body.accountSet && found.wallet.chain !== 'xrpl') throw CustodyErrors.accountSetNotXrpl();
         return found;
       });
@@ -157,12 +163,12 @@ export function createTransactionsService(deps: {
       let accountSet: TransactionDto | null = null;
       if (body.accountSet) {
         const seen = await notFoundAs(client.accountSet(providerVaultId, wallet.providerRef!, { setFlag: ASF_DEFAULT_RIPPLE, externalId }), CustodyErrors.walletNotFound);
-        accountSet = transactionDto(await record(tenantId, caller, vault, wallet, seen));
+        accountSet = transactionDto(await record(ctx, vault, wallet, seen));
       }
       const stored = await tx(async (db) => {
         const row = await wallets.updateDetails(tenantId, wallet.id, { name: body.name, description }, db);
         await audit.record(db, tenantId, {
-          type: 'custody.wallet_updated', ...auditActor(caller.actor), subjectUserId: wallet.userId,
+          type: 'custody.wallet_updated', ...auditActor(ctx.actor), subjectUserId: wallet.userId,
           details: { vaultId: vault.id, walletId: wallet.id, name: body.name, accountSet: accountSet?.transactionId ?? null },
         });
         return row;

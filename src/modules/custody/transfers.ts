@@ -1,3 +1,5 @@
+import type { CallContext, UserContext } from '../../platform/http/context.js';
+import { ownedBy } from '../users/acting-for.js';
 import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
@@ -17,7 +19,6 @@ import { QUESTIONNAIRE_ENUMS, type NonCustodialTransferBody, type QuestionnaireI
 import type { CustodyTransferRow } from './table.js';
 import { externalIdOf } from './transactions.js';
 import { checkEvmAddress, checkQty } from './validation.js';
-import { type Caller } from './vaults.js';
 
 /** The enumerations' known values (the spec names these; others are 400). */
 export const TRANSFER_ENUMS = {
@@ -83,7 +84,8 @@ export function createTransfersService(deps: {
    * Every check made before the provider is asked (nothing changes here): the enumerations, the
    * amount, the destination, the travel-rule data of its case, the caller's source wallet.
    */
-  async function check(tenantId: string, caller: Caller & { userId: string }, body: NonCustodialTransferBody) {
+  async function check(ctx: UserContext, body: NonCustodialTransferBody) {
+    const { tenantId } = ctx;
     if (!(TRANSFER_ENUMS.provider as readonly string[]).includes(body.provider)) throw CustodyErrors.providerUnknown(TRANSFER_ENUMS.provider);
     checkEnum(body.sourceType, TRANSFER_ENUMS.sourceType, 'body.sourceType');
     checkEnum(body.destinationType, TRANSFER_ENUMS.destinationType, 'body.destinationType');
@@ -103,14 +105,13 @@ export function createTransfersService(deps: {
       if (missing.length) throw CustodyErrors.questionnaireRequired(destinationType, missing);
     }
     const source = await wallets.findById(tenantId, body.sourceId);
-    if (!source || source.userId !== caller.userId || source.chain !== 'evm' || source.provider !== body.provider || !source.providerRef) throw CustodyErrors.sourceInvalid();
+    if (!source || source.userId !== ctx.userId || source.chain !== 'evm' || source.provider !== body.provider || !source.providerRef) throw CustodyErrors.sourceInvalid();
     return { amount, destination, q, source };
   }
 
-  async function visible(tenantId: string, caller: Caller, id: string): Promise<CustodyTransferRow> {
-    const row = await repo.findTransfer(tenantId, id);
-    if (!row || (!caller.privileged && row.userId !== caller.userId)) throw CustodyErrors.transferNotFound();
-    return row;
+  async function visible(ctx: CallContext, id: string): Promise<CustodyTransferRow> {
+    const { tenantId } = ctx;
+    return ownedBy(ctx, await repo.findTransfer(tenantId, id), CustodyErrors.transferNotFound);
   }
 
   return {
@@ -118,15 +119,16 @@ export function createTransfersService(deps: {
      * Validates, forwards with the provider-side idempotentId, records; the travel-rule data
      * sealed. A refusal before the provider is asked gives the idempotentId back (beforeEffects).
      */
-    async create(tenantId: string, caller: Caller & { userId: string }, body: NonCustodialTransferBody): Promise<TransferDto> {
-      const { amount, destination, q, source } = await beforeEffects(() => check(tenantId, caller, body));
+    async create(ctx: UserContext, body: NonCustodialTransferBody): Promise<TransferDto> {
+      const { tenantId } = ctx;
+      const { amount, destination, q, source } = await beforeEffects(() => check(ctx, body));
       // Without a questionnaire the destination must not be an institution: we cannot know, so
       // a transfer without one is taken as to a self-hosted wallet of the caller's (documented).
       const client = await provider.client(tenantId);
       const seen = await notFoundAs(
         client.createTransfer({
           sourceWalletId: source.providerRef!, destinationAddress: destination, assetType: body.assetType, amount,
-          idempotentId: externalIdOf(`user:${caller.userId}`, body.idempotentId), deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false,
+          idempotentId: externalIdOf(ctx.idempotencyCaller, body.idempotentId), deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false,
           ...(body.transferMemo !== undefined ? { transferMemo: body.transferMemo } : {}),
           ...(q ? { transferAmlQuestionnaire: q as Record<string, string> } : {}),
         }),
@@ -134,13 +136,13 @@ export function createTransfersService(deps: {
       );
       const row = await tx(async (db) => {
         const existing = await repo.findTransferByProviderId(tenantId, body.provider, seen.transferId, db);
-        if (existing) return apply(db, tenantId, existing, seen, caller.actor);
+        if (existing) return apply(db, tenantId, existing, seen, ctx.actor);
         const id = newId();
         const now = clock.now();
         const inserted = await repo.insertTransfer(
           tenantId,
           {
-            id, userId: caller.userId, provider: body.provider, idempotentId: body.idempotentId, sourceWalletId: source.id, sourceType: body.sourceType,
+            id, userId: ctx.userId, provider: body.provider, idempotentId: body.idempotentId, sourceWalletId: source.id, sourceType: body.sourceType,
             destinationId: destination, destinationType: body.destinationType, assetType: body.assetType, amount,
             deductFeeFromAmountIfSameType: body.deductFeeFromAmountIfSameType ?? false, transferMemo: body.transferMemo ?? null,
             questionnaireSealed: q ? secrets.encrypt(JSON.stringify(q), context(tenantId, id)) : null,
@@ -148,23 +150,24 @@ export function createTransfersService(deps: {
           },
           db,
         );
-        const facts = { transferId: id, userId: caller.userId, provider: body.provider, assetType: body.assetType, amount, destinationId: destination, status: seen.status };
-        await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: caller.actor });
-        await audit.record(db, tenantId, { type: 'transfer.submitted', ...auditActor(caller.actor), subjectUserId: caller.userId, details: facts });
+        const facts = { transferId: id, userId: ctx.userId, provider: body.provider, assetType: body.assetType, amount, destinationId: destination, status: seen.status };
+        await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: ctx.actor });
+        await audit.record(db, tenantId, { type: 'transfer.submitted', ...auditActor(ctx.actor), subjectUserId: ctx.userId, details: facts });
         return inserted!;
       });
       return toDto(row, false, tenantId);
     },
 
     /** One transfer, refreshed from the provider unless final; the questionnaire only for the API key or an admin. */
-    async get(tenantId: string, caller: Caller, id: string): Promise<TransferDto> {
-      let row = await visible(tenantId, caller, id);
+    async get(ctx: CallContext, id: string): Promise<TransferDto> {
+      const { tenantId } = ctx;
+      let row = await visible(ctx, id);
       if (!FINAL_TRANSFER_STATUSES.includes(row.status as TransferStatus)) {
         const client = await provider.client(tenantId);
         const seen = await notFoundAs(client.getTransfer(row.providerTransferId), CustodyErrors.transferNotFound);
-        row = await tx((db) => apply(db, tenantId, row, seen, caller.actor));
+        row = await tx((db) => apply(db, tenantId, row, seen, ctx.actor));
       }
-      return toDto(row, caller.privileged, tenantId);
+      return toDto(row, ctx.privileged, tenantId);
     },
 
     async list(tenantId: string, userId: string, page: PageParams): Promise<Page<TransferDto>> {

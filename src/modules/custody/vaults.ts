@@ -1,9 +1,10 @@
+import type { CallContext } from '../../platform/http/context.js';
 import { auditActor } from '../../platform/audit/actor.js';
-import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import type { AuditService } from '../audit/service.js';
+import { ownedBy } from '../users/acting-for.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import type { WalletRow } from '../wallets/table.js';
@@ -13,13 +14,6 @@ import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
 import type { VaultDto } from './schemas.js';
 import type { CustodyVaultRow } from './table.js';
-
-/** Who calls: a user (its own records only) or the tenant's API key / an admin (any user's). */
-export interface Caller {
-  userId?: string;
-  privileged: boolean;
-  actor: Actor;
-}
 
 
 export function createVaultsService(deps: {
@@ -48,10 +42,9 @@ export function createVaultsService(deps: {
   }
 
   /** A vault the caller may act on; another user's (for a user) or another tenant's is 404. */
-  async function visibleVault(tenantId: string, caller: Caller, vaultId: string): Promise<CustodyVaultRow> {
-    const vault = await repo.findVault(tenantId, vaultId);
-    if (!vault || (!caller.privileged && vault.userId !== caller.userId)) throw CustodyErrors.vaultNotFound();
-    return vault;
+  async function visibleVault(ctx: CallContext, vaultId: string): Promise<CustodyVaultRow> {
+    const { tenantId } = ctx;
+    return ownedBy(ctx, await repo.findVault(tenantId, vaultId), CustodyErrors.vaultNotFound);
   }
 
   return {
@@ -60,14 +53,10 @@ export function createVaultsService(deps: {
      * Opens a vault at custody-a with an EVM wallet (and an XRPL wallet when asked), and
      * registers the wallets (kind `evm-vault`, and `custody-a` for XRPL) in the registry.
      */
-    async create(tenantId: string, caller: Caller, input: { userId?: string; name?: string; xrplWallet?: boolean }): Promise<VaultDto> {
-      let userId = input.userId;
-      if (!caller.privileged) {
-        if (userId !== undefined && userId !== caller.userId) throw CustodyErrors.notForOthers();
-        userId = caller.userId;
-      } else userId ??= caller.userId;
-      if (!userId) throw CustodyErrors.userIdRequired();
-      if (!(await users.findRow(tenantId, userId))) throw CustodyErrors.userNotFound();
+    async create(ctx: CallContext, input: { userId?: string; name?: string; xrplWallet?: boolean }): Promise<VaultDto> {
+      const { tenantId } = ctx;
+      // The own-record rule: a user naming another user is 404 USER_NOT_FOUND (it was 403 here).
+      const userId = await users.actingFor(ctx, input.userId, CustodyErrors.userIdRequired);
       const name = input.name ?? 'vault';
       const client = await provider.client(tenantId);
       const vault = await notFoundAs(client.createVault({ name }), CustodyErrors.vaultNotFound);
@@ -83,22 +72,23 @@ export function createVaultsService(deps: {
             tenantId,
             userId,
             { ...location, kind: w.blockchain === 'ETHEREUM' ? 'evm-vault' : 'custody-a', address: w.address, vaultId: id, provider: CUSTODY_A, providerRef: w.id, details: { providerVaultId: vault.id, name: w.name } },
-            { actor: caller.actor, db },
+            { actor: ctx.actor, db },
           );
           walletIds.push(wallet.id);
         }
         const vaultRow = { id, userId, provider: CUSTODY_A, providerVaultId: vault.id, name, walletIds, createdAt: clock.now() };
         await repo.insertVault(tenantId, vaultRow, db);
         const facts = { vaultId: id, userId, provider: CUSTODY_A, walletIds };
-        await appendEvent(db, tenantId, 'custody.vault_created', { ...facts, actor: caller.actor });
-        await audit.record(db, tenantId, { type: 'custody.vault_created', ...auditActor(caller.actor), subjectUserId: userId, details: facts });
+        await appendEvent(db, tenantId, 'custody.vault_created', { ...facts, actor: ctx.actor });
+        await audit.record(db, tenantId, { type: 'custody.vault_created', ...auditActor(ctx.actor), subjectUserId: userId, details: facts });
         return { ...vaultRow, tenantId };
       });
       return toDto(tenantId, row);
     },
 
     /** A vault by id or by one of its wallets' addresses. */
-    async find(tenantId: string, caller: Caller, query: { id?: string; address?: string }, evmChainId: number): Promise<VaultDto> {
+    async find(ctx: CallContext, query: { id?: string; address?: string }, evmChainId: number): Promise<VaultDto> {
+      const { tenantId } = ctx;
       if ((query.id === undefined) === (query.address === undefined)) throw CustodyErrors.lookupInvalid();
       let vaultId = query.id;
       if (query.address !== undefined) {
@@ -109,7 +99,7 @@ export function createVaultsService(deps: {
         if (!wallet?.vaultId || wallet.provider !== CUSTODY_A) throw CustodyErrors.vaultNotFound();
         vaultId = wallet.vaultId;
       }
-      return toDto(tenantId, await visibleVault(tenantId, caller, vaultId!));
+      return toDto(tenantId, await visibleVault(ctx, vaultId!));
     },
   };
 

@@ -2,8 +2,8 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { PageQueryFields } from '../../platform/http/pagination.js';
 import { EmptyBody, errorResponses, IdParam } from '../../platform/http/schemas.js';
 import { MAX_DOCUMENT_BYTES } from './content.js';
@@ -65,8 +65,8 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
       async (request, reply) => {
         if (!request.isMultipart()) throw DocumentErrors.multipartRequired();
         const { fields, bytes } = await readUploadForm(request);
-        const userId = await documents.ownerOf(request.tenant.id, viewerOf(request), fields.userId);
-        const created = await documents.upload(request.tenant.id, userId, { type: fields.type, name: fields.name }, bytes, actorOf(request.principal));
+        const userId = await documents.ownerOf(contextOf(request, Access.apiKeyOrUser), fields.userId);
+        const created = await documents.upload(request.tenant.id, userId, { type: fields.type, name: fields.name }, bytes, contextOf(request, Access.apiKeyOrUser).actor);
         return reply.status(201).send(created);
       },
     );
@@ -88,8 +88,8 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
     },
     async (request, reply) => {
       const { userId: requested, url, type, name } = request.body;
-      const userId = await documents.ownerOf(request.tenant.id, viewerOf(request), requested);
-      return reply.status(201).send(await documents.importFromUrl(request.tenant.id, userId, { type, name: name.trim() }, url, actorOf(request.principal)));
+      const userId = await documents.ownerOf(contextOf(request, Access.apiKeyOrUser), requested);
+      return reply.status(201).send(await documents.importFromUrl(request.tenant.id, userId, { type, name: name.trim() }, url, contextOf(request, Access.apiKeyOrUser).actor));
     },
   );
 
@@ -106,7 +106,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
     },
     async (request) => {
       const { userId, type, limit, offset } = request.query;
-      return documents.listUserDocuments(request.tenant.id, viewerOf(request), userId, { type }, { limit, offset });
+      return documents.listUserDocuments(contextOf(request, Access.apiKeyOrUser), userId, { type }, { limit, offset });
     },
   );
 
@@ -116,7 +116,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A user document: metadata, and contentUrl to download it', params: IdParam, response: { 200: UserDocument, ...errorResponses(403, 404) } },
     },
-    async (request) => toUserDocumentDto(await documents.getUserDocumentRow(request.tenant.id, viewerOf(request), request.params.id)),
+    async (request) => toUserDocumentDto(await documents.getUserDocumentRow(contextOf(request, Access.apiKeyOrUser), request.params.id)),
   );
 
   r.get(
@@ -125,7 +125,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "A user document's content (same access as its record)", params: IdParam, response: { 200: Binary, ...errorResponses(403, 404) } },
     },
-    async (request, reply) => sendContent(reply, documents, await documents.getUserDocumentRow(request.tenant.id, viewerOf(request), request.params.id)),
+    async (request, reply) => sendContent(reply, documents, await documents.getUserDocumentRow(contextOf(request, Access.apiKeyOrUser), request.params.id)),
   );
 
   // ---- tenant documents
@@ -142,7 +142,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 201: TenantDocument, ...errorResponses(403, 413, 415) },
       },
     },
-    async (request, reply) => reply.status(201).send(await documents.createTenantDocument(request.tenant.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await documents.createTenantDocument(request.tenant.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
   );
 
   r.get(
@@ -178,7 +178,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
       config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: 'Change title and metadata (the content never changes)', params: IdParam, body: PatchTenantDocumentBody, response: { 200: TenantDocument, ...errorResponses(403, 404) } },
     },
-    async (request) => documents.patchTenantDocument(request.tenant.id, request.params.id, request.body, actorOf(request.principal)),
+    async (request) => documents.patchTenantDocument(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor),
   );
 
   r.delete(
@@ -187,7 +187,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
       config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: 'Soft-delete: no longer listed or signable; signed copies stay verifiable', params: IdParam, body: EmptyBody, response: { 200: TenantDocument, ...errorResponses(403, 404) } },
     },
-    async (request) => documents.deleteTenantDocument(request.tenant.id, request.params.id, actorOf(request.principal)),
+    async (request) => documents.deleteTenantDocument(request.tenant.id, request.params.id, contextOf(request, Access.apiKeyOrAdmin).actor),
   );
 
   // ---- signing
@@ -204,7 +204,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 200: SigningMessage, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => signing.message(request.tenant.id, userCaller(request).userId, request.params.id, request.query.chainType, request.query.address),
+    async (request) => signing.message(request.tenant.id, contextOf(request, Access.user).userId, request.params.id, request.query.chainType, request.query.address),
   );
 
   r.post(
@@ -219,7 +219,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 201: SignedDocument, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await signing.signEvm(request.tenant.id, userCaller(request).userId, request.params.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await signing.signEvm(request.tenant.id, contextOf(request, Access.user).userId, request.params.id, request.body, contextOf(request, Access.user).actor)),
   );
 
   r.post(
@@ -234,7 +234,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
         response: { 201: SignedDocument, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await signing.signXrpl(request.tenant.id, userCaller(request).userId, request.params.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await signing.signXrpl(request.tenant.id, contextOf(request, Access.user).userId, request.params.id, request.body, contextOf(request, Access.user).actor)),
   );
 
   r.get(
@@ -245,7 +245,7 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
     },
     async (request) => {
       const { userId, documentId, limit, offset } = request.query;
-      return signing.list(request.tenant.id, viewerOf(request), { userId, documentId }, { limit, offset });
+      return signing.list(contextOf(request, Access.apiKeyOrUser), { userId, documentId }, { limit, offset });
     },
   );
 
@@ -255,6 +255,6 @@ export async function documentsRoutes(app: FastifyInstance, deps: { documents: D
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A signed document: signer, address, chain, the signed payload, signature and document hash (re-verifiable offline)', params: IdParam, response: { 200: SignedDocument, ...errorResponses(403, 404) } },
     },
-    async (request) => signing.get(request.tenant.id, viewerOf(request), request.params.id),
+    async (request) => signing.get(contextOf(request, Access.apiKeyOrUser), request.params.id),
   );
 }

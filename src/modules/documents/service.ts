@@ -1,4 +1,4 @@
-import type { Viewer } from '../../platform/http/access.js';
+import type { CallContext } from '../../platform/http/context.js';
 import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
@@ -15,6 +15,7 @@ import {
 import type { Page, PageParams } from '../../platform/http/pagination.js';
 import type { BlobStore } from '../../providers/storage/port.js';
 import type { AuditService } from '../audit/service.js';
+import { ownedBy } from '../users/acting-for.js';
 import type { UsersService } from '../users/service.js';
 import { detectDocumentType, MAX_DOCUMENT_BYTES } from './content.js';
 import { DocumentErrors } from './errors.js';
@@ -28,7 +29,6 @@ import type {
 } from './schemas.js';
 import type { DocumentMediaType, TenantDocumentRow, UserDocumentRow, UserDocumentType } from './table.js';
 
-export type { Viewer };
 
 export interface FetchSettings {
   policy: OutboundPolicy;
@@ -122,8 +122,8 @@ export function createDocumentsService(deps: {
   }
 
   /** The owner a call acts for: the own-record rule of the users module. */
-  function ownerOf(tenantId: string, viewer: Viewer, requested: string | undefined): Promise<string> {
-    return users.actingFor(tenantId, viewer, requested, DocumentErrors.userIdRequired);
+  function ownerOf(ctx: CallContext, requested: string | undefined): Promise<string> {
+    return users.actingFor(ctx, requested, DocumentErrors.userIdRequired);
   }
 
   async function createUserDocument(tenantId: string, userId: string, fields: { type: UserDocumentType; name: string }, stored: Stored, source: string, actor: Actor) {
@@ -162,8 +162,9 @@ export function createDocumentsService(deps: {
       return createUserDocument(tenantId, userId, fields, stored, url, actor);
     },
 
-    async listUserDocuments(tenantId: string, viewer: Viewer, requested: string | undefined, filters: { type?: UserDocumentType }, page: PageParams): Promise<Page<UserDocumentDto>> {
-      const userId = await ownerOf(tenantId, viewer, requested);
+    async listUserDocuments(ctx: CallContext, requested: string | undefined, filters: { type?: UserDocumentType }, page: PageParams): Promise<Page<UserDocumentDto>> {
+      const { tenantId } = ctx;
+      const userId = await ownerOf(ctx, requested);
       const { total, rows } = await repo.listUserDocuments(tenantId, userId, filters, page);
       return { total, data: rows.map(toUserDocumentDto) };
     },
@@ -175,10 +176,9 @@ export function createDocumentsService(deps: {
       return (await repo.userDocumentIdsOf(tenantId, userId, unique)).length === unique.length;
     },
 
-    async getUserDocumentRow(tenantId: string, viewer: Viewer, id: string): Promise<UserDocumentRow> {
-      const row = await repo.findUserDocument(tenantId, id);
-      if (!row || (!viewer.privileged && row.userId !== viewer.userId)) throw DocumentErrors.notFound();
-      return row;
+    async getUserDocumentRow(ctx: CallContext, id: string): Promise<UserDocumentRow> {
+      const { tenantId } = ctx;
+      return ownedBy(ctx, await repo.findUserDocument(tenantId, id), DocumentErrors.notFound);
     },
 
     async createTenantDocument(tenantId: string, input: CreateTenantDocumentInput, actor: Actor): Promise<TenantDocumentDto> {

@@ -17,7 +17,8 @@ import { ERC6492_SUFFIX, isChainFailure } from '../wallets/evm-eoas.js';
 import { DocumentErrors } from './errors.js';
 import type { DocumentsRepo } from './repo.js';
 import type { EvmSignInput, SignedDocumentDto, SigningMessageDto, XrplSignInput } from './schemas.js';
-import type { Viewer } from './service.js';
+import type { CallContext } from '../../platform/http/context.js';
+import { ownedBy } from '../users/acting-for.js';
 import { canonicalMessage, messageHex, SIGNING_TTL_MS, typedDataFor, type SigningFacts } from './signing.js';
 import { SIGNING_CHAINS, type SignedDocumentRow, type SigningChain, type SigningNonceRow } from './table.js';
 
@@ -231,20 +232,23 @@ export function createSigningService(deps: {
       return record(tenantId, facts, { scheme: 'xrpl-message', payload: { message, messageHex: messageHex(message) }, signature, publicKey, signerKind: result.keyKind! }, actor);
     },
 
-    async list(tenantId: string, viewer: Viewer, filters: { userId?: string; documentId?: string }, page: PageParams): Promise<Page<SignedDocumentDto>> {
+    async list(ctx: CallContext, filters: { userId?: string; documentId?: string }, page: PageParams): Promise<Page<SignedDocumentDto>> {
+      const { tenantId } = ctx;
       let userId = filters.userId;
-      if (!viewer.privileged) {
-        if (userId !== undefined && userId !== viewer.userId) return { total: 0, data: [] };
-        userId = viewer.userId;
+      if (!ctx.privileged) {
+        // The one exception to the own-record rule's 404, kept as the spec states it: GET
+        // /signed-documents is "200 list for a user", the caller's list; a userId filter naming
+        // another user narrows it to nothing (docs/decisions.md, "One call context").
+        if (userId !== undefined && userId !== ctx.userId) return { total: 0, data: [] };
+        userId = ctx.userId;
       }
       const { total, rows } = await repo.listSigned(tenantId, { userId, documentId: filters.documentId }, page);
       return { total, data: rows.map(toSignedDto) };
     },
 
-    async get(tenantId: string, viewer: Viewer, id: string): Promise<SignedDocumentDto> {
-      const row = await repo.findSigned(tenantId, id);
-      if (!row || (!viewer.privileged && row.userId !== viewer.userId)) throw DocumentErrors.signedNotFound();
-      return toSignedDto(row);
+    async get(ctx: CallContext, id: string): Promise<SignedDocumentDto> {
+      const { tenantId } = ctx;
+      return toSignedDto(ownedBy(ctx, await repo.findSigned(tenantId, id), DocumentErrors.signedNotFound));
     },
   };
 }

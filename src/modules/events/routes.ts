@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
 import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { EmptyBody, errorResponses, IdParam } from '../../platform/http/schemas.js';
 import {
   CreatedEventEndpoint,
@@ -36,7 +36,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
         response: { 201: CreatedEventEndpoint, ...errorResponses(403, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await events.create(request.tenant.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await events.create(request.tenant.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
   );
 
   r.get(
@@ -66,14 +66,14 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
         response: { 200: EventEndpoint, ...errorResponses(403, 404) },
       },
     },
-    async (request) => events.update(request.tenant.id, request.params.id, request.body, actorOf(request.principal)),
+    async (request) => events.update(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor),
   );
 
   r.delete(
     '/event-endpoints/:id',
     { config: { auth: Access.apiKeyOrAdmin }, schema: { tags, summary: 'Remove an endpoint and its queued deliveries', params: IdParam, body: EmptyBody, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(403, 404) } } },
     async (request, reply) => {
-      await events.remove(request.tenant.id, request.params.id, actorOf(request.principal));
+      await events.remove(request.tenant.id, request.params.id, contextOf(request, Access.apiKeyOrAdmin).actor);
       return reply.status(204).send(null);
     },
   );
@@ -90,7 +90,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
         response: { 200: RotatedSecret, ...errorResponses(403, 404) },
       },
     },
-    async (request) => events.rotateSecret(request.tenant.id, request.params.id, actorOf(request.principal)),
+    async (request) => events.rotateSecret(request.tenant.id, request.params.id, contextOf(request, Access.apiKeyOrAdmin).actor),
   );
 
   r.post(
@@ -105,7 +105,7 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
         response: { 202: ReplayResult, ...errorResponses(403, 404) },
       },
     },
-    async (request, reply) => reply.status(202).send(await events.replay(request.tenant.id, request.params.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(202).send(await events.replay(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
   );
 
   r.get(

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Access, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { subjectFor } from '../users/acting-for.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { IdentityErrors } from './errors.js';
@@ -9,7 +10,7 @@ import type { IdentityService } from './service.js';
 
 /** Whose identity: a plain user's own; an API key or admin names the user (default: the admin). The service checks it exists. */
 function subjectOf(request: FastifyRequest, userId: string | undefined): string {
-  return subjectFor(viewerOf(request), userId, IdentityErrors.userIdRequired);
+  return subjectFor(contextOf(request, Access.apiKeyOrUser), userId, IdentityErrors.userIdRequired);
 }
 
 export function identityRoutes(app: FastifyInstance, deps: { identity: IdentityService }): void {

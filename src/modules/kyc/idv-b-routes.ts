@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, userCaller } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import type { IdvBService } from './idv-b.js';
 import { SessionCreated, Web3Challenge, Web3ChallengeBody } from './schemas.js';
@@ -23,7 +23,7 @@ export function idvBRoutes(app: FastifyInstance, deps: { idvB: IdvBService }): v
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await idvB.web3Challenge(request.tenant.id, userCaller(request).userId, request.body, actorOf(request.principal))),
+      reply.status(201).send(await idvB.web3Challenge(request.tenant.id, contextOf(request, Access.user).userId, request.body, contextOf(request, Access.user).actor)),
   );
 
   r.post(
@@ -32,6 +32,6 @@ export function idvBRoutes(app: FastifyInstance, deps: { idvB: IdvBService }): v
       config: { auth: Access.user },
       schema: { tags, summary: 'Start an idv-b verification without a wallet', body: EmptyBody, response: { 201: SessionCreated, ...errorResponses(403, 404, 502) } },
     },
-    async (request, reply) => reply.status(201).send(await idvB.regularChallenge(request.tenant.id, userCaller(request).userId, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await idvB.regularChallenge(request.tenant.id, contextOf(request, Access.user).userId, contextOf(request, Access.user).actor)),
   );
 }

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import {
   ApproveBody,
@@ -19,7 +20,6 @@ import {
   UserKycQuery,
 } from './schemas.js';
 import type { KycService } from './service.js';
-import { actorOf } from '../../platform/audit/actor.js';
 
 
 export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void {
@@ -41,7 +41,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         },
       },
       async (request, reply) =>
-        reply.status(201).send(await kyc.createSession(request.tenant.id, userCaller(request).userId, request.body ?? null, actorOf(request.principal))),
+        reply.status(201).send(await kyc.createSession(request.tenant.id, contextOf(request, Access.user).userId, request.body ?? null, contextOf(request, Access.user).actor)),
     );
   }
 
@@ -58,7 +58,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
     },
     async (request) => {
       const { userId, limit, offset } = request.query;
-      return kyc.listForUser(request.tenant.id, userId, viewerOf(request), { limit, offset });
+      return kyc.listForUser(request.tenant.id, userId, contextOf(request, Access.apiKeyOrUser), { limit, offset });
     },
   );
 
@@ -68,7 +68,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'One KYC attempt with its history', params: KycIdParam, response: { 200: KycAttemptDetail, ...errorResponses(403, 404) } },
     },
-    async (request) => kyc.getAttempt(request.tenant.id, request.params.kycId, viewerOf(request)),
+    async (request) => kyc.getAttempt(request.tenant.id, request.params.kycId, contextOf(request, Access.apiKeyOrUser)),
   );
 
   r.get(
@@ -82,7 +82,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         response: { 200: KycAttemptDetail, ...errorResponses(403, 404) },
       },
     },
-    async (request) => kyc.getAttempt(request.tenant.id, request.query.kycId, viewerOf(request)),
+    async (request) => kyc.getAttempt(request.tenant.id, request.query.kycId, contextOf(request, Access.apiKeyOrUser)),
   );
 
   r.get(
@@ -97,7 +97,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
       },
     },
     async (request) => {
-      const { userId } = userCaller(request);
+      const { userId } = contextOf(request, Access.user);
       return kyc.listForUser(request.tenant.id, userId, { userId, privileged: false }, request.query);
     },
   );
@@ -130,7 +130,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         response: { 201: SessionCreated, ...errorResponses(403, 404, 502) },
       },
     },
-    async (request, reply) => reply.status(201).send(await kyc.initiate(request.tenant.id, request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await kyc.initiate(request.tenant.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
   );
 
   r.patch(
@@ -145,7 +145,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         response: { 200: KycAttempt, ...errorResponses(403, 404) },
       },
     },
-    async (request) => kyc.update(request.tenant.id, request.params.kycId, request.body, actorOf(request.principal)),
+    async (request) => kyc.update(request.tenant.id, request.params.kycId, request.body, contextOf(request, Access.apiKeyOrAdmin).actor),
   );
 
   r.put(
@@ -161,7 +161,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
       },
     },
     async (request) =>
-      kyc.approve(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body?.reason ?? null, request.body?.level),
+      kyc.approve(request.tenant.id, request.params.kycId, contextOf(request, Access.apiKeyOrAdmin).actor, request.body?.reason ?? null, request.body?.level),
   );
 
   r.put(
@@ -170,7 +170,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
       config: { auth: Access.apiKeyOrAdmin },
       schema: { tags, summary: 'Decline a record (manual review); no body needed, a reason is stored when given', params: KycIdParam, body: ReasonBody, response: { 200: KycAttempt, ...errorResponses(403, 404, 409) } },
     },
-    async (request) => kyc.reject(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason ?? null),
+    async (request) => kyc.reject(request.tenant.id, request.params.kycId, contextOf(request, Access.apiKeyOrAdmin).actor, request.body.reason ?? null),
   );
 
   r.put(
@@ -185,6 +185,6 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         response: { 200: KycAttempt, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => kyc.requestResubmission(request.tenant.id, request.params.kycId, actorOf(request.principal), request.body.reason ?? null),
+    async (request) => kyc.requestResubmission(request.tenant.id, request.params.kycId, contextOf(request, Access.apiKeyOrAdmin).actor, request.body.reason ?? null),
   );
 }

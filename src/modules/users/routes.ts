@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { errorResponses, IdParam } from '../../platform/http/schemas.js';
 import { subjectFor } from './acting-for.js';
 import {
@@ -26,7 +27,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
       config: { auth: Access.user },
       schema: { tags, summary: 'The calling user', response: { 200: UserProfile, ...errorResponses(403, 404) } },
     },
-    async (request) => users.getProfile(request.tenant.id, userCaller(request).userId),
+    async (request) => users.getProfile(request.tenant.id, contextOf(request, Access.user).userId),
   );
 
   r.patch(
@@ -40,7 +41,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
         response: { 200: User, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => users.updateUser(request.tenant.id, userCaller(request).userId, request.body),
+    async (request) => users.updateUser(request.tenant.id, contextOf(request, Access.user).userId, request.body),
   );
 
   r.post(
@@ -90,7 +91,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
     },
     async (request) => {
       // A plain user sees only their own; another user's id is "not found", never a hint it exists.
-      return users.walletAddresses(request.tenant.id, subjectFor(viewerOf(request), request.params.userId));
+      return users.walletAddresses(request.tenant.id, subjectFor(contextOf(request, Access.apiKeyOrUser), request.params.userId));
     },
   );
 

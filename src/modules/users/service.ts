@@ -6,7 +6,7 @@ import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
-import type { Viewer } from '../../platform/http/access.js';
+import type { Viewer } from '../../platform/http/context.js';
 import type { AppError } from '../../platform/http/errors.js';
 import { subjectFor } from './acting-for.js';
 import { UserErrors } from './errors.js';
@@ -85,11 +85,11 @@ export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: 
   return {
     /**
      * The user a call acts for (the own-record rule, `subjectFor`), which must exist in the
-     * tenant (else 404 USER_NOT_FOUND).
+     * tenant (else 404 USER_NOT_FOUND). `ctx` is the call context.
      */
-    async actingFor(tenantId: string, viewer: Viewer, requested: string | undefined, userIdRequired: () => AppError): Promise<string> {
-      const userId = subjectFor(viewer, requested, userIdRequired);
-      await requireUser(tenantId, userId);
+    async actingFor(ctx: Viewer & { tenantId: string }, requested: string | undefined, userIdRequired: () => AppError): Promise<string> {
+      const userId = subjectFor(ctx, requested, userIdRequired);
+      await requireUser(ctx.tenantId, userId);
       return userId;
     },
 

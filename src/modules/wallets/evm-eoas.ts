@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hexToBytes, type Hex } from 'viem';
 import { createSiweMessage, parseSiweMessage, verifySiweMessage } from 'viem/siwe';
-import type { Viewer } from '../../platform/http/access.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
@@ -26,7 +26,6 @@ const STATEMENT = 'Register this address as my wallet.';
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 export const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
 
-export type { Viewer };
 
 const hashNonce = (nonce: string) => createHash('sha256').update(nonce, 'utf8').digest('hex');
 
@@ -178,8 +177,9 @@ export function createEvmEoaService(deps: {
     },
 
     /** A user's EOAs: the caller's own; an API key or admin names the user (an admin defaults to itself). */
-    async list(tenantId: string, viewer: Viewer, requestedUserId: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
-      const userId = await users.actingFor(tenantId, viewer, requestedUserId, WalletErrors.userIdRequired);
+    async list(ctx: CallContext, requestedUserId: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, requestedUserId, WalletErrors.userIdRequired);
       return wallets.listByUser(tenantId, userId, { kind: 'evm-eoa' }, page);
     },
   };

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, userCaller, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { EvmEoaService } from './evm-eoas.js';
 import { Challenge, ChallengeQuery, ListEoasQuery, RegisterEoaBody, Wallet, WalletList } from './schemas.js';
@@ -22,7 +22,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
         response: { 200: Challenge, ...errorResponses(403, 429) },
       },
     },
-    async (request) => eoas.challenge(request.tenant, userCaller(request).userId, request.query.address),
+    async (request) => eoas.challenge(request.tenant, contextOf(request, Access.user).userId, request.query.address),
   );
 
   r.post(
@@ -37,7 +37,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
       },
     },
     async (request, reply) => {
-      const result = await eoas.register(request.tenant, userCaller(request).userId, request.body, actorOf(request.principal));
+      const result = await eoas.register(request.tenant, contextOf(request, Access.user).userId, request.body, contextOf(request, Access.user).actor);
       return reply.status(201).send(result.wallet);
     },
   );
@@ -55,7 +55,7 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
     },
     async (request) => {
       const { userId, ...page } = request.query;
-      return eoas.list(request.tenant.id, viewerOf(request), userId, page);
+      return eoas.list(contextOf(request, Access.apiKeyOrUser), userId, page);
     },
   );
 }

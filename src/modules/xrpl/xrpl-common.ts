@@ -2,7 +2,6 @@ import { isValidClassicAddress } from 'xrpl';
 import type { XrplAccountInfo } from '../../providers/xrpl-ledger/port.js';
 import { XrplErrors } from './xrpl-errors.js';
 
-export type { Viewer } from '../../platform/http/access.js';
 
 export function checkAddress(address: string, field = 'address'): string {
   if (!isValidClassicAddress(address)) throw XrplErrors.addressInvalid(field);

@@ -1,7 +1,6 @@
 import { encode, encodeForMultisigning, encodeForSigning } from 'ripple-binary-codec';
 import { sign as signBytes } from 'ripple-keypairs';
 import { multisign, validate, Wallet, type SubmittableTransaction } from 'xrpl';
-import type { Actor } from '../../platform/audit/actor.js';
 import { verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
@@ -11,7 +10,8 @@ import { WalletErrors } from '../wallets/errors.js';
 import type { WalletDto } from '../wallets/schemas.js';
 import { toWalletDto, type WalletsService } from '../wallets/service.js';
 import type { WalletKind, WalletRow } from '../wallets/table.js';
-import { accountState, checkAddress, type AccountStateDto, type Viewer } from './xrpl-common.js';
+import { accountState, checkAddress, type AccountStateDto } from './xrpl-common.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
@@ -134,8 +134,9 @@ export function createXrplNonCustodial(deps: {
     wallets.withPrivateKey(tenantId, row.id, async (seed) => use(Wallet.fromSeed(seed)));
 
   /** Creates a service-held account (investor or signer): one per user; a repeat answers the existing one. */
-  async function createHeld(tenantId: string, viewer: Viewer, requested: string | undefined, kind: 'xrpl-investor' | 'xrpl-signer', actor: Actor): Promise<{ wallet: XrplWalletDto; created: boolean }> {
-    const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
+  async function createHeld(ctx: CallContext, requested: string | undefined, kind: 'xrpl-investor' | 'xrpl-signer'): Promise<{ wallet: XrplWalletDto; created: boolean }> {
+    const { tenantId, actor } = ctx;
+    const userId = await users.actingFor(ctx, requested, WalletErrors.userIdRequired);
     const net = await network();
     const result = await tx(async (db) => {
       // One wallet of the kind per user, even when two requests race (the lock serializes them).
@@ -168,22 +169,21 @@ export function createXrplNonCustodial(deps: {
   }
 
   return {
-    async challengeFor(tenantId: string, viewer: Viewer, requested: string | undefined, address: string | null) {
-      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
+    async challengeFor(ctx: CallContext, requested: string | undefined, address: string | null) {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, requested, WalletErrors.userIdRequired);
       return challenges.issue(tenantId, userId, address === null ? null : checkAddress(address));
     },
 
-    createInvestor: (tenantId: string, viewer: Viewer, requested: string | undefined, actor: Actor) => createHeld(tenantId, viewer, requested, 'xrpl-investor', actor),
-    createSigner: (tenantId: string, viewer: Viewer, requested: string | undefined, actor: Actor) => createHeld(tenantId, viewer, requested, 'xrpl-signer', actor),
+    createInvestor: (ctx: CallContext, requested: string | undefined) => createHeld(ctx, requested, 'xrpl-investor'),
+    createSigner: (ctx: CallContext, requested: string | undefined) => createHeld(ctx, requested, 'xrpl-signer'),
 
     /** Registers a cold wallet: a signature over the challenge by the address's master key, or its regular key read from the ledger. */
-    async registerCold(
-      tenantId: string,
-      viewer: Viewer,
+    async registerCold(ctx: CallContext,
       input: { userId?: string; address: string; publicKey: string; signature: string; challenge: string },
-      actor: Actor,
     ): Promise<{ wallet: XrplWalletDto; created: boolean }> {
-      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
+      const { tenantId, actor } = ctx;
+      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
       const address = checkAddress(input.address);
       const issued = await challenges.check(tenantId, userId, input.challenge, address);
       const info = await live(address);
@@ -215,14 +215,12 @@ export function createXrplNonCustodial(deps: {
      * reliably; `multiSignature: true` installs the investor's SignerList (signer + cold,
      * quorum 2) and disables its master key.
      */
-    async update(
-      tenantId: string,
-      viewer: Viewer,
+    async update(ctx: CallContext,
       address: string,
       input: { userId?: string; multiSignature?: boolean } & Partial<Record<Setting, boolean>>,
-      actor: Actor,
     ): Promise<{ wallet: XrplWalletDto; transactions: SubmissionDto[] }> {
-      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
       const row = await ownWallet(tenantId, userId, address);
       const settings = (Object.keys(SETTINGS) as Setting[]).filter((s) => input[s] !== undefined);
       if (settings.length === 0 && input.multiSignature === undefined) throw XrplErrors.nothingToChange();
@@ -253,7 +251,7 @@ export function createXrplNonCustodial(deps: {
       }
       const done: SubmissionDto[] = [];
       for (const step of steps) {
-        const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled), actor));
+        const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled), ctx.actor));
         done.push(toSubmissionDto(submitted));
         if (submitted.status !== 'validated' || submitted.result !== 'tesSUCCESS') break;
       }
@@ -265,8 +263,9 @@ export function createXrplNonCustodial(deps: {
      * by the service where it holds a key that may sign, and answering what the cold wallet
      * must sign otherwise.
      */
-    async signTransaction(tenantId: string, viewer: Viewer, input: { userId?: string; transaction: Record<string, unknown> }): Promise<SignedTransactionDto> {
-      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
+    async signTransaction(ctx: CallContext, input: { userId?: string; transaction: Record<string, unknown> }): Promise<SignedTransactionDto> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
       const transaction = checkTransaction(input.transaction);
       const row = await ownWallet(tenantId, userId, transaction.Account);
       const info = await live(row.address);
@@ -305,8 +304,9 @@ export function createXrplNonCustodial(deps: {
      * a LastLedgerSequence), then submits it reliably and answers the tracked transaction.
      * `txBlobs` are multi-signatures of one transaction, combined first.
      */
-    async submit(tenantId: string, viewer: Viewer, input: { userId?: string; txBlob?: string; txBlobs?: string[] }, actor: Actor): Promise<SubmissionDto> {
-      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
+    async submit(ctx: CallContext, input: { userId?: string; txBlob?: string; txBlobs?: string[] }): Promise<SubmissionDto> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
       if ((input.txBlob === undefined) === (input.txBlobs === undefined)) throw XrplErrors.blobInvalid('send txBlob, or txBlobs (multi-signatures to combine), not both');
       let blob = input.txBlob;
       if (input.txBlobs) {
@@ -327,14 +327,15 @@ export function createXrplNonCustodial(deps: {
       if (!owned || owned.userId !== userId) throw XrplErrors.blobForeign();
       if (typeof inspected.tx.LastLedgerSequence !== 'number') throw XrplErrors.blobNoLastLedger();
       if (inspected.tx.TransactionType === 'Payment') checkAmount(inspected.tx.Amount, 'the Amount of body.txBlob');
-      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! }, actor);
+      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! }, ctx.actor);
       return toSubmissionDto(row);
     },
 
     /** Testing only: signs a message (UTF-8) with the key the service holds for one of the caller's wallets. */
-    async signMessage(tenantId: string, viewer: Viewer, input: { userId?: string; address: string; message: string }) {
+    async signMessage(ctx: CallContext, input: { userId?: string; address: string; message: string }) {
+      const { tenantId } = ctx;
       if (!deps.testSigning) throw XrplErrors.testSigningOff();
-      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
+      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
       const row = await ownWallet(tenantId, userId, input.address);
       if (!row.sealedKey) throw XrplErrors.noServiceKey();
       return withWallet(tenantId, row, (wallet) => ({
@@ -345,8 +346,9 @@ export function createXrplNonCustodial(deps: {
       }));
     },
 
-    async listWallets(tenantId: string, viewer: Viewer, requested: string | undefined): Promise<WalletsByKind> {
-      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
+    async listWallets(ctx: CallContext, requested: string | undefined): Promise<WalletsByKind> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, requested, WalletErrors.userIdRequired);
       const all = await wallets.listByUser(tenantId, userId, { chain: 'xrpl' }, { limit: 100, offset: 0 });
       return {
         investor: all.data.find((w) => w.kind === 'xrpl-investor') ?? null,

@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
+import { IdempotencyKeyHeader } from '../../platform/idempotency/http.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import type { XrplNonCustodial } from './xrpl-noncustodial.js';
 import type { XrplSecureAccounts } from './xrpl-secure-accounts.js';
@@ -46,7 +47,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
       },
     },
     async (request, reply) => {
-      const result = await secure.register(request.tenant.id, viewerOf(request), request.body, actorOf(request.principal));
+      const result = await secure.register(contextOf(request, Access.apiKeyOrUser), request.body);
       return reply.status(201).send(result.wallet);
     },
   );
@@ -56,7 +57,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
     { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: "The user's secure XRPL accounts (paged)", querystring: ListQuery, response: { 200: WalletPage, ...errorResponses(403, 404, 503) } } },
     async (request) => {
       const { userId, ...page } = request.query;
-      return secure.list(request.tenant.id, viewerOf(request), userId, page);
+      return secure.list(contextOf(request, Access.apiKeyOrUser), userId, page);
     },
   );
 
@@ -66,7 +67,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'One secure XRPL account of the user', params: AddressParam, querystring: UserQuery, response: { 200: Wallet, ...errorResponses(403, 404, 503) } },
     },
-    async (request) => secure.get(request.tenant.id, viewerOf(request), request.query.userId, request.params.address),
+    async (request) => secure.get(contextOf(request, Access.apiKeyOrUser), request.query.userId, request.params.address),
   );
 
   r.get(
@@ -80,7 +81,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 200: XrplChallenge, ...errorResponses(403, 404, 429) },
       },
     },
-    async (request) => nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, request.query.address ?? null),
+    async (request) => nc.challengeFor(contextOf(request, Access.apiKeyOrUser), request.query.userId, request.query.address ?? null),
   );
 
   r.post(
@@ -94,7 +95,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send((await nc.createInvestor(request.tenant.id, viewerOf(request), request.body?.userId, actorOf(request.principal))).wallet),
+    async (request, reply) => reply.status(201).send((await nc.createInvestor(contextOf(request, Access.apiKeyOrUser), request.body?.userId)).wallet),
   );
 
   r.post(
@@ -103,7 +104,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: "Create the user's signer (hot) wallet: its key is generated and sealed by the service", body: UserBody, response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) } },
     },
-    async (request, reply) => reply.status(201).send((await nc.createSigner(request.tenant.id, viewerOf(request), request.body?.userId, actorOf(request.principal))).wallet),
+    async (request, reply) => reply.status(201).send((await nc.createSigner(contextOf(request, Access.apiKeyOrUser), request.body?.userId)).wallet),
   );
 
   r.post(
@@ -119,7 +120,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 201: XrplChallenge, ...errorResponses(403, 404, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await nc.challengeFor(request.tenant.id, viewerOf(request), request.query.userId, request.params.address)),
+    async (request, reply) => reply.status(201).send(await nc.challengeFor(contextOf(request, Access.apiKeyOrUser), request.query.userId, request.params.address)),
   );
 
   r.post(
@@ -133,22 +134,25 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 201: XrplWallet, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send((await nc.registerCold(request.tenant.id, viewerOf(request), request.body, actorOf(request.principal))).wallet),
+    async (request, reply) => reply.status(201).send((await nc.registerCold(contextOf(request, Access.apiKeyOrUser), request.body)).wallet),
   );
 
   r.put(
     '/non-custodian-xrpl/wallet/update/:address',
     {
-      config: { auth: Access.apiKeyOrUser },
+      // Submits AccountSet transactions: a value move, so a retry with its Idempotency-Key
+      // replays the first answer (optional: the spec names no key for this route).
+      config: { auth: Access.apiKeyOrUser, idempotency: 'optional' },
       schema: {
         tags,
-        summary: 'Change account settings (rippling, ...) by AccountSet signed by the service; multiSignature sets up the investor account',
+        summary: 'Change account settings (rippling, ...) by AccountSet signed by the service; multiSignature sets up the investor account (Idempotency-Key optional: a retry replays the first answer; the same key with another body is 409)',
         params: AddressParam,
+        headers: IdempotencyKeyHeader,
         body: UpdateWalletBody,
         response: { 200: UpdateWalletResult, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request) => nc.update(request.tenant.id, viewerOf(request), request.params.address, request.body, actorOf(request.principal)),
+    async (request) => nc.update(contextOf(request, Access.apiKeyOrUser), request.params.address, request.body),
   );
 
   r.post(
@@ -157,7 +161,7 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'Testing only (XRPL_TEST_SIGNING): sign a message with a key the service holds for the user', body: SignMessageBody, response: { 201: SignedMessage, ...errorResponses(403, 404, 409) } },
     },
-    async (request, reply) => reply.status(201).send(await nc.signMessage(request.tenant.id, viewerOf(request), request.body)),
+    async (request, reply) => reply.status(201).send(await nc.signMessage(contextOf(request, Access.apiKeyOrUser), request.body)),
   );
 
   r.post(
@@ -171,26 +175,27 @@ export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccou
         response: { 201: SignedTransaction, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await nc.signTransaction(request.tenant.id, viewerOf(request), request.body)),
+    async (request, reply) => reply.status(201).send(await nc.signTransaction(contextOf(request, Access.apiKeyOrUser), request.body)),
   );
 
   r.post(
     '/non-custodian-xrpl/tx-submit',
     {
-      config: { auth: Access.apiKeyOrUser },
+      config: { auth: Access.apiKeyOrUser, idempotency: 'optional' },
       schema: {
         tags,
-        summary: "Submit a signed blob of the user's wallet: verified locally, tracked, followed until validated or expired",
+        summary: "Submit a signed blob of the user's wallet: verified locally, tracked, followed until validated or expired (Idempotency-Key optional: a retry replays the first answer; the same key with another body is 409)",
         body: TxSubmitBody,
+        headers: IdempotencyKeyHeader,
         response: { 201: Submission, ...errorResponses(403, 404, 409, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await nc.submit(request.tenant.id, viewerOf(request), request.body, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await nc.submit(contextOf(request, Access.apiKeyOrUser), request.body)),
   );
 
   r.get(
     '/non-custodian-xrpl/wallets',
     { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: "The user's XRPL wallets by kind", querystring: UserQuery, response: { 200: WalletsByKind, ...errorResponses(403, 404) } } },
-    async (request) => nc.listWallets(request.tenant.id, viewerOf(request), request.query.userId),
+    async (request) => nc.listWallets(contextOf(request, Access.apiKeyOrUser), request.query.userId),
   );
 }

@@ -1,5 +1,4 @@
 import { deriveAddress } from 'ripple-keypairs';
-import type { Actor } from '../../platform/audit/actor.js';
 import { verifyWalletSignature } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
@@ -8,7 +7,8 @@ import type { UsersService } from '../users/service.js';
 import { WalletErrors } from '../wallets/errors.js';
 import type { WalletDto } from '../wallets/schemas.js';
 import { toWalletDto, type WalletsService } from '../wallets/service.js';
-import { checkAddress, type Viewer } from './xrpl-common.js';
+import { checkAddress } from './xrpl-common.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 
@@ -75,8 +75,9 @@ export function createXrplSecureAccounts(deps: {
   }
 
   return {
-    async register(tenantId: string, viewer: Viewer, input: RegisterSecureAccountInput, actor: Actor): Promise<{ wallet: WalletDto; created: boolean }> {
-      const userId = await users.actingFor(tenantId, viewer, input.userId, WalletErrors.userIdRequired);
+    async register(ctx: CallContext, input: RegisterSecureAccountInput): Promise<{ wallet: WalletDto; created: boolean }> {
+      const { tenantId, actor } = ctx;
+      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
       const address = checkAddress(input.address);
       const issued = await challenges.check(tenantId, userId, input.challenge, address);
       const info = await onLedger(() => ledger.accountInfo(address));
@@ -100,14 +101,16 @@ export function createXrplSecureAccounts(deps: {
       });
     },
 
-    async list(tenantId: string, viewer: Viewer, requested: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
-      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
+    async list(ctx: CallContext, requested: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, requested, WalletErrors.userIdRequired);
       return wallets.listByUser(tenantId, userId, { kind: 'xrpl-secure' }, page);
     },
 
     /** One secure account of the user; another user's, another tenant's or another kind: 404. */
-    async get(tenantId: string, viewer: Viewer, requested: string | undefined, address: string): Promise<WalletDto> {
-      const userId = await users.actingFor(tenantId, viewer, requested, WalletErrors.userIdRequired);
+    async get(ctx: CallContext, requested: string | undefined, address: string): Promise<WalletDto> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, requested, WalletErrors.userIdRequired);
       checkAddress(address);
       const row = await wallets.findByAddress(tenantId, { chain: 'xrpl', network: await network() }, address);
       if (!row || row.userId !== userId || row.kind !== 'xrpl-secure') throw XrplErrors.secureAccountNotFound();

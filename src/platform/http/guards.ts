@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { buildContext } from './context.js';
 import { AppError, CommonErrors } from './errors.js';
 
 export type Role = 'user' | 'admin';
@@ -128,6 +129,7 @@ function securityFor(requirement: AuthRequirement): Array<Record<string, string[
 export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('tenant', null as unknown as TenantContext);
   app.decorateRequest('principal', null);
+  app.decorateRequest('ctx', null as unknown as FastifyRequest['ctx']);
 
   let declared = declaredByApp.get(app.server);
   if (!declared) declaredByApp.set(app.server, (declared = new Map()));
@@ -145,6 +147,8 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     const guard = async (request: FastifyRequest): Promise<void> => {
       await resolveTenant(request, deps);
       await authenticate(request, requirement, deps);
+      // The one call context of the request, built once from the checked credential.
+      request.ctx = buildContext(request.tenant.id, request.principal);
     };
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     // HEAD routes are copies of their GET route and already carry the guard.

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { Type } from 'typebox';
 import { isUnchanged } from './before-effects.js';
 import { IdempotencyErrors } from './errors.js';
 import { parseIdempotencyKey, requestHash } from './key.js';
@@ -16,12 +17,19 @@ export interface IdempotentRouteOptions {
 
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
-/** Keys of the tenant's API keys are one caller (the tenant's back end); each user is its own. */
-function callerOf(request: FastifyRequest): string {
-  const p = request.principal;
-  if (p?.kind === 'user') return `user:${p.userId}`;
-  if (p?.kind === 'apiKey') return 'service';
-  return 'public';
+/** The header an idempotent route documents in its schema (`schema.headers`). */
+export const IdempotencyKeyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+
+/** Whether a route takes an idempotency key: without one, `required` answers 400 IDEMPOTENCY_KEY_REQUIRED and `optional` runs unguarded. */
+export type IdempotencyMode = 'required' | 'optional';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route is idempotent (a value move): the platform claims the key before the handler runs. */
+    idempotency?: IdempotencyMode;
+    /** A body field that may carry the key instead of the Idempotency-Key header (the spec's `idempotentId`). */
+    idempotencyBodyField?: string;
+  }
 }
 
 function keyOf(request: FastifyRequest, bodyField: string | undefined): string | undefined {
@@ -51,11 +59,13 @@ export function idempotentRoute(options: IdempotentRouteOptions) {
       if (options.required ?? true) throw IdempotencyErrors.keyRequired();
       return undefined;
     }
-    const tenantId = request.tenant?.id;
-    if (!tenantId) throw new Error('idempotentRoute needs a tenant-scoped route');
+    const ctx = request.ctx as FastifyRequest['ctx'] | null;
+    if (!ctx) throw new Error('idempotentRoute needs a tenant-scoped route');
+    const tenantId = ctx.tenantId;
     const scope = options.scope ?? `${request.method} ${request.routeOptions.url ?? request.url}`;
     const hash = requestHash({ params: request.params ?? null, query: request.query ?? null, body: request.body ?? null });
-    const begun = await options.store.begin(tenantId, { scope, caller: callerOf(request), key, requestHash: hash });
+    // Whose key it is comes from the call context the guards built (one caller key for all routes).
+    const begun = await options.store.begin(tenantId, { scope, caller: ctx.idempotencyCaller, key, requestHash: hash });
     if (begun.kind === 'run') {
       claims.set(request, begun);
       return undefined;
@@ -91,4 +101,28 @@ export function idempotentRoute(options: IdempotentRouteOptions) {
   }
 
   return { preHandler, onSend, onError };
+}
+
+const IDEMPOTENT = Symbol('bastion.idempotent-route');
+
+/**
+ * The one switch: every route declaring `config.idempotency` ('required' | 'optional', and
+ * `idempotencyBodyField` where the spec names a body field) gets the hooks of idempotentRoute
+ * against the one store of the platform. Installed on the tenant scope after the guards, so the
+ * key is claimed after authentication, validation and the route's rate limit.
+ */
+export function installIdempotency(app: FastifyInstance, store: Pick<IdempotencyStore, 'begin'>): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const config = route.config as { idempotency?: IdempotencyMode; idempotencyBodyField?: string } | undefined;
+    if (!config?.idempotency) return;
+    const toList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+    const existing = toList(route.preHandler);
+    // HEAD routes are copies of their GET route and already carry the hooks.
+    if (existing.some((hook) => (hook as { [IDEMPOTENT]?: true })[IDEMPOTENT])) return;
+    const hooks = idempotentRoute({ store, required: config.idempotency === 'required', ...(config.idempotencyBodyField ? { bodyField: config.idempotencyBodyField } : {}) });
+    Object.assign(hooks.preHandler, { [IDEMPOTENT]: true });
+    route.preHandler = [...existing, hooks.preHandler] as RouteOptions['preHandler'];
+    route.onSend = [...toList(route.onSend), hooks.onSend] as RouteOptions['onSend'];
+    route.onError = [...toList(route.onError), hooks.onError] as RouteOptions['onError'];
+  });
 }

@@ -11,6 +11,7 @@ import type { DomainHooks } from './hooks.js';
 import type { InFlightFlow, InFlightSweeper } from './in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 import type { Providers } from '../providers/service.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
 
 /**
  * What every module is given: the platform parts with no business rules. A module reaches
@@ -51,6 +52,11 @@ export interface Platform {
    * provider or its sandbox; webhooks verified and deduplicated in one place.
    */
   providers: Providers;
+  /**
+   * The one idempotency store: routes declare `config.idempotency` and the platform claims
+   * their keys here; services wrapping their own work use `idempotent(...)`.
+   */
+  idempotency: IdempotencyStore;
   /** The service's public address, read at call time (a test server learns its port late). */
   publicBaseUrl(): string;
 }

@@ -1,3 +1,4 @@
+import { createIdempotencyStore } from '../idempotency/store.js';
 import type { Logger } from 'pino';
 import { maskedUrl, type Config } from '../../config.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -124,6 +125,7 @@ export async function createPlatform(options: PlatformOptions) {
     providerSettings,
     chains: options.chains,
     providers: createProviders({ db, clock, settings: providerSettings, sandboxes: () => config.sandboxes, publicBaseUrl: () => config.publicBaseUrl }),
+    idempotency: createIdempotencyStore({ db, clock, logger, background }),
     inFlight: {
       register: (flow) => {
         flows.push(flow as InFlightFlow<never>);
