@@ -67,9 +67,12 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
     expect(regular.url).toBe(`${h.baseUrl}/sandbox/idv-b/s/${regular.sessionId}`);
   });
 
-  it('the sandbox stays out of OpenAPI; the callbacks are documented with their signature scheme', async () => {
+  it("the sandboxes' protocols stay out of OpenAPI (only the tenant-facing faucets are in); the callbacks are documented with their signature scheme", async () => {
     const doc = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/sandbox'))).toEqual([]);
+    const sandboxPaths = Object.keys(doc.paths).filter((p) => p.startsWith('/sandbox'));
+    const faucets = sandboxPaths.filter((p) => Object.values(doc.paths[p] as Record<string, { tags?: string[] }>).every((op) => op.tags?.includes('Sandbox faucets')));
+    expect(sandboxPaths.filter((p) => !faucets.includes(p))).toEqual([]);
+    expect(faucets.sort()).toEqual(['/sandbox/custody-a/vaults/{vaultId}/fund', '/sandbox/custody-b/fund']);
     for (const path of ['/kyc/callback/idv-a/event', '/kyc/callback/idv-a/decision', '/kyc/callback/idv-b']) {
       expect(doc.paths[path].post.security).toEqual([{ webhookSignature: [] }]);
       expect(doc.paths[path].post.responses).toHaveProperty('401');

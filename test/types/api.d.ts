@@ -24230,11 +24230,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a signed blob of the user's wallet: verified locally, tracked, followed until validated or expired */
+        /** Submit a signed blob of the user's wallet: verified locally, tracked, followed until validated or expired (Idempotency-Key optional: a retry replays the first answer; the same key with another body is 409) */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -25526,11 +25528,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change account settings (rippling, ...) by AccountSet signed by the service; multiSignature sets up the investor account */
+        /** Change account settings (rippling, ...) by AccountSet signed by the service; multiSignature sets up the investor account (Idempotency-Key optional: a retry replays the first answer; the same key with another body is 409) */
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description XRPL classic address */
                     address: string;
