@@ -18,7 +18,7 @@ import { createTenantsModule } from './modules/tenants/module.js';
 import { createUsersModule } from './modules/users/module.js';
 import { createWalletsModule } from './modules/wallets/module.js';
 import { createXrplModule, type XrplModuleOptions } from './modules/xrpl/module.js';
-import { createChains, type ChainsOptions } from './chains.js';
+import { createChains, type ChainsOptions } from './chains/index.js';
 import { custodyA } from './providers/custody/custody-a/index.js';
 import { createCustodyASandbox } from './sandboxes/custody-a/plugin.js';
 

@@ -13,7 +13,7 @@ import { hashMessage, parseEther, recoverAddress, serializeTransaction, toHex, v
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode, encode, verifySignature, Wallet, type Payment } from 'xrpl';
 import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
-import type { ChainsServices } from '../../src/chains.js';
+import type { ChainsServices } from '../../src/chains/index.js';
 import { SANDBOX_PREFIX } from '../../src/sandboxes/custody-b/plugin.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { keyAttestation, newKeyCredential, TYPED_DATA } from '../helpers/custody-b.js';

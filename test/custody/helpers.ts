@@ -23,7 +23,7 @@ export async function evmChain(h: Harness) {
 }
 
 export function xrplLedger(h: Harness) {
-  const services = h.container.modules.find((m) => m.name === 'chains')!.services as { xrplLedger: import('../../src/providers/xrpl-ledger/index.js').XrplLedger };
+  const services = h.container.modules.find((m) => m.name === 'chains')!.services as { xrplLedger: import('../../src/chains/xrpl-ledger.js').XrplLedger };
   return services.xrplLedger;
 }
 

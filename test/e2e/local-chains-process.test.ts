@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { Client, Wallet } from 'xrpl';
 import { compileWallets } from '../wallets/contracts.js';
 import { messageFor } from '../wallets/siwe.js';
+import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import type { ChallengeDto } from '../../src/modules/wallets/schemas.js';
 
 /**
@@ -71,7 +72,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     EVM_LOCAL_RPC_PORT: '0',
     XRPL_LOCAL_PORT: '0',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    // The suite's PostgreSQL holds data keys sealed under the harness's master key.
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
   };
   service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createXrplLedger } from '../../src/providers/xrpl-ledger/index.js';
+import { createXrplLedger } from '../../src/chains/xrpl-ledger.js';
 
 describe('xrpl-ledger configuration', () => {
   it('reads XRPL_URL (ws/wss only) and XRPL_FAUCET_URL (http/https only); unset means the stand-in', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multisign, Wallet, type Payment, type SubmittableTransaction } from 'xrpl';
 import { sign as signMessage } from 'ripple-keypairs';
-import { openXrplLedger } from '../../src/providers/xrpl-ledger/index.js';
+import { openXrplLedger } from '../../src/chains/xrpl-ledger.js';
 import { XrplLedgerError, type XrplLedgerPort } from '../../src/providers/xrpl-ledger/port.js';
 import { inspectSignedBlob, verifyXrplMessage } from '../../src/providers/xrpl-ledger/signatures.js';
 

@@ -1,6 +1,6 @@
 import { sign } from 'ripple-keypairs';
 import { Client, Wallet, type SubmittableTransaction } from 'xrpl';
-import type { ChainsServices } from '../../src/chains.js';
+import type { ChainsServices } from '../../src/chains/index.js';
 import type { WalletsServices } from '../../src/modules/wallets/module.js';
 import type { XrplServices } from '../../src/modules/xrpl/module.js';
 import { createHarness, type Harness, type HarnessOptions } from '../helpers/harness.js';

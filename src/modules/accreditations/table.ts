@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../tenants/table.js';
+import { tenants } from '../../platform/tenancy/table.js';
 
 export const ACCREDITATION_TYPES = ['income', 'net_worth', 'professional_certification', 'entity', 'knowledgeable_employee', 'other'] as const;
 export type AccreditationType = (typeof ACCREDITATION_TYPES)[number];

@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../tenants/table.js';
+import { tenants } from '../../platform/tenancy/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 

@@ -1,6 +1,6 @@
 import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { leaseColumns } from '../../platform/module/in-flight.js';
-import { tenants } from '../tenants/table.js';
+import { tenants } from '../../platform/tenancy/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const tenantId = () =>

@@ -1,5 +1,5 @@
 import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../tenants/table.js';
+import { tenants } from '../../platform/tenancy/table.js';
 
 /** Types of user documents (what the document is for). */
 export const USER_DOCUMENT_TYPES = ['identity', 'proof_of_address', 'accreditation', 'tax', 'bank_statement', 'other'] as const;

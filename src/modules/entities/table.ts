@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, foreignKey, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../tenants/table.js';
+import { tenants } from '../../platform/tenancy/table.js';
 import { users } from '../users/table.js';
 import type { Permission } from './permissions.js';
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { apiKeys, tenants, type ApiKeyRow, type TenantRow } from './table.js';
+import { apiKeys, tenants, type ApiKeyRow, type TenantRow } from '../../platform/tenancy/table.js';
 
 export function createTenantsRepo(db: DbOrTx) {
   // Prepared: API keys are checked on every API-key request (never cached: revocation is immediate).

@@ -1,5 +1,5 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../tenants/table.js';
+import { tenants } from '../../platform/tenancy/table.js';
 
 /**
  * Every kind of wallet the service knows. Later issues add kinds here (the registry and its

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../../modules/tenants/table.js';
+import { tenants } from '../tenancy/table.js';
 
 export const IDEMPOTENCY_STATES = ['running', 'done'] as const;
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];

@@ -1,5 +1,5 @@
 import { pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../../modules/tenants/table.js';
+import { tenants } from '../tenancy/table.js';
 
 /**
  * Every inbound provider webhook accepted, by the provider's own event id: one table for all

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { SubmittableTransaction } from 'xrpl';
-import { XrplLedgerError, type XrplLedgerPort } from './port.js';
-import { RippledLedger } from './rippled.js';
-import { LocalListenerError } from '../local-listener-error.js';
-import { startStandIn, type StandInServer, type StandInServerOptions } from '../../sandboxes/xrpl-ledger/server.js';
+import { XrplLedgerError, type XrplLedgerPort } from '../providers/xrpl-ledger/port.js';
+import { RippledLedger } from '../providers/xrpl-ledger/rippled.js';
+import { LocalListenerError } from '../providers/local-listener-error.js';
+import { startStandIn, type StandInServer, type StandInServerOptions } from '../sandboxes/xrpl-ledger/server.js';
 
-export type { XrplLedgerPort } from './port.js';
+export type { XrplLedgerPort } from '../providers/xrpl-ledger/port.js';
 
 export interface XrplLedgerConfig {
   /** XRPL_URL: a rippled WebSocket URL; unset means the in-process stand-in. */

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { BastionModule, Chains } from './platform/module/module.js';
-import { DEV_ACCOUNTS_FILE } from './providers/evm-chain/local/dev-accounts.js';
-import { startEvmRpcServer, type EvmRpcServer } from './providers/evm-chain/local/rpc-server.js';
-import type { EvmChainPort } from './providers/evm-chain/port.js';
-import { createEvmChain } from './providers/evm-chain/select.js';
-import { createXrplLedger, type XrplLedger, type XrplLedgerConfig } from './providers/xrpl-ledger/index.js';
-import type { XrplLedgerPort } from './providers/xrpl-ledger/port.js';
+import type { Config } from '../config.js';
+import type { BastionModule, Chains } from '../platform/module/module.js';
+import { DEV_ACCOUNTS_FILE } from '../providers/evm-chain/local/dev-accounts.js';
+import { startEvmRpcServer, type EvmRpcServer } from '../providers/evm-chain/local/rpc-server.js';
+import type { EvmChainPort } from '../providers/evm-chain/port.js';
+import { createEvmChain } from '../providers/evm-chain/select.js';
+import { createXrplLedger, type XrplLedger, type XrplLedgerConfig } from './xrpl-ledger.js';
+import type { XrplLedgerPort } from '../providers/xrpl-ledger/port.js';
 
 export interface ChainsOptions {
   /** Stand-in settings (e.g. closeIntervalMs). */
