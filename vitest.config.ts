@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -15,5 +16,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    // The slowest files start first (test/helpers/sequencer.ts): none is left to run alone at the end.
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });
