@@ -12,6 +12,7 @@ import { openApiFixups } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
 import { installIdempotency } from './platform/idempotency/http.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
+import { registerCors } from './platform/http/cors.js';
 import { AccessLogController } from './platform/log/access-log.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
@@ -81,6 +82,11 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
 
   installGracefulClose(app);
   registerSecurityHeaders(app);
+  // Browser apps on the origins each tenant admits (before the rate limits: a preflight is not counted).
+  await registerCors(app, {
+    tenantAllows: (tenantId, origin) => container.tenants.tenantAllowsOrigin(tenantId, origin),
+    anyTenantAllows: (origin) => container.tenants.anyTenantAllowsOrigin(origin),
+  });
   registerGlobalRateLimit(app, container.rateLimit.global);
   installRouteRateLimits(app, container.rateLimit.limiter);
 

@@ -149,6 +149,17 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     await c.tenants.setAppUrl(tenantId, url);
     return { tenantId, appUrl: url };
   },
+  'tenant cors-origins': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    return { tenantId, ...(await c.tenants.corsOrigins(tenantId)) };
+  },
+  'tenant set-cors-origins': async (c, o) => {
+    const tenantId = need(o, 'tenant');
+    if (o.origins === undefined) throw new UsageError('--origins is required (a comma-separated list, "default" or "")');
+    const given = o.origins.trim();
+    const origins = given === 'default' ? null : given === '' ? [] : given.split(',');
+    return { tenantId, ...(await c.tenants.setCorsOrigins(tenantId, origins)) };
+  },
   'idv configure': async (c, o) => {
     const tenantId = need(o, 'tenant');
     const provider = idvProvider(o);

@@ -13,6 +13,10 @@ export const USAGE = `Usage: bastion <command> [options]
   keys rotate                                       add a new token signing key; older keys keep
                                                     verifying until their tokens expire
   tenant set-app-url --tenant ID --url URL          where mail links open (default: Bastion's pages)
+  tenant set-cors-origins --tenant ID --origins https://a.example,https://b.example
+                                                    the browser origins whose apps may call the API
+                                                    (CORS); "default" = the app URL's origin, "" = none
+  tenant cors-origins --tenant ID                   the origins admitted, and whether set or default
   idv configure --tenant ID --provider idv-a|idv-b --base-url URL --client-id ID --secret-file PATH
                                                     point a tenant at a real identity-verification
                                                     provider (the webhook secret is read from a file);
@@ -82,6 +86,7 @@ export const CLI_OPTIONS = {
   email: { type: 'string' },
   role: { type: 'string' },
   url: { type: 'string' },
+  origins: { type: 'string' },
   provider: { type: 'string' },
   'base-url': { type: 'string' },
   'client-id': { type: 'string' },

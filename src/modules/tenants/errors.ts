@@ -5,5 +5,7 @@ export const TenantErrors = {
   notFound: () => new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found'),
   apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'API key not found or already revoked'),
   invalidAppUrl: () => new AppError(400, 'TENANT_APP_URL_INVALID', 'The app URL must be an absolute http(s) URL'),
+  invalidCorsOrigin: (origin: string) =>
+    new AppError(400, 'TENANT_CORS_ORIGIN_INVALID', `"${origin.slice(0, 200)}" is not an origin: give scheme, host and port only (https://app.example.com), never *`),
   invalidName: () => new AppError(400, 'TENANT_NAME_INVALID', 'Tenant name must be 1 to 100 printable characters'),
 };

@@ -30,6 +30,22 @@ export function createTenantsRepo(db: DbOrTx) {
       const rows = await tx.update(tenants).set({ settings }).where(eq(tenants.id, id)).returning({ id: tenants.id });
       return rows.length > 0;
     },
+    /**
+     * True when some tenant admits this browser origin: its `corsOrigins` list names it, or it
+     * has none and its app URL is on that origin (docs/decisions.md, "CORS per tenant").
+     */
+    async anyTenantAdmitsOrigin(origin: string, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .select({ id: tenants.id })
+        .from(tenants)
+        .where(
+          sql`(${tenants.settings} -> 'corsOrigins') @> ${JSON.stringify([origin])}::jsonb
+            or (not (${tenants.settings} ? 'corsOrigins')
+                and (${tenants.settings} ->> 'appUrl' = ${origin} or starts_with(${tenants.settings} ->> 'appUrl', ${`${origin}/`})))`,
+        )
+        .limit(1);
+      return rows.length > 0;
+    },
     async insertApiKey(
       tenantId: string,
       row: { id: string; secretHash: string; name?: string },

@@ -83,6 +83,7 @@ export const ERROR_CATALOGUE = {
   TENANT_NAME_TAKEN: { status: 409, meaning: 'Another tenant has this name' },
   TENANT_NAME_INVALID: { status: 400, meaning: 'A tenant name is not 1 to 100 printable characters' },
   TENANT_APP_URL_INVALID: { status: 400, meaning: 'A tenant app URL is not an absolute http(s) URL' },
+  TENANT_CORS_ORIGIN_INVALID: { status: 400, meaning: 'A CORS origin is not scheme, host and port only (never *), or more than 50 are given' },
   API_KEY_NOT_FOUND: { status: 404, meaning: 'The API key does not exist or is revoked already' },
 
   // Users and authentication
