@@ -13,6 +13,7 @@ import { installGuards } from './platform/http/guards.js';
 import { installIdempotency } from './platform/idempotency/http.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { registerCors } from './platform/http/cors.js';
+import { activeTelemetry } from './platform/telemetry/settings.js';
 import { AccessLogController } from './platform/log/access-log.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
@@ -70,11 +71,20 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
     },
   });
 
+  // Traces first (when the entry point started them: OTEL_EXPORTER_OTLP_ENDPOINT), so every route and hook is seen.
+  const telemetry = activeTelemetry();
+  if (telemetry) await app.register(telemetry.fastifyPlugin());
   registerErrorHandlers(app);
   closeConnectionsWithUnreadBodies(app);
   registerInputChecks(app);
   declarePlatformAnswers(app);
   if (options.onUndeclaredAnswer) recordUndeclaredAnswers(app, options.onUndeclaredAnswer);
+  // Prometheus: every answer by route template and status (src/platform/metrics).
+  const metrics = container.platform.metrics;
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.request(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

@@ -49,6 +49,12 @@ export interface Config {
    * LOCAL_CHAINS_HOST (default 127.0.0.1). Port 0: a random free port (tests).
    */
   localChains: { host: string; evmRpcPort: number | undefined; xrplPort: number };
+  /**
+   * Prometheus metrics (GET /metrics) on their own listener, never on the API's port:
+   * METRICS_PORT (unset or `off`: not served; 0: a random free port), METRICS_HOST (default
+   * 127.0.0.1). Tenants never reach it; an operator's scraper does.
+   */
+  metrics: { port: number | undefined; host: string };
   /** XRPL_URL: rippled WebSocket (ws:/wss:); undefined = the in-process ledger stand-in. */
   xrplUrl: string | undefined;
   /** XRPL_FAUCET_URL: a test network's faucet (POST {destination, xrpAmount}); the stand-in has its own. */
@@ -185,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
   const xrplFaucetUrl = xrplFaucetRaw && parseUrl('XRPL_FAUCET_URL', xrplFaucetRaw, ['http:', 'https:']);
 
   const localChains = parseLocalChains(env);
+  const metrics = parseMetrics(env);
   const eventsAllowPrivateUrls = onOff(env, 'EVENTS_ALLOW_PRIVATE_URLS', false);
   const xrplTestSigning = onOff(env, 'XRPL_TEST_SIGNING', sandboxes && !production);
   if (production && xrplTestSigning) throw new ConfigError('XRPL_TEST_SIGNING', 'is a testing aid and cannot be on in production');
@@ -192,7 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
   // at a named step has no place in production.
   if (production && optional(env, 'BASTION_CRASH_AT') !== undefined) throw new ConfigError('BASTION_CRASH_AT', 'is a testing aid and cannot be set in production');
 
-  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, tokenIssuer, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, localChains, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls };
+  return { port, host, dataDir, databaseUrl, redisUrl, smtpUrl, mailFrom, publicBaseUrl, tokenIssuer, masterKey, logLevel, sandboxes, production, idvSandbox, trustProxy, s3, evm, localChains, xrplUrl, xrplFaucetUrl, xrplTestSigning, eventsAllowPrivateUrls, metrics };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -209,6 +216,17 @@ export function servedSandboxes(config: Pick<Config, 'idvSandbox' | 'sandboxes' 
     ...(config.sandboxes ? ['business-profile-a', 'bank-link', 'custody-a', 'custody-b'] : []),
     ...(config.sandboxes && !config.xrplUrl ? ['xrpl-ledger'] : []),
   ];
+}
+
+/** METRICS_PORT (a port, 0, or `off`/unset: not served) and METRICS_HOST. */
+function parseMetrics(env: Env): Config['metrics'] {
+  const raw = optional(env, 'METRICS_PORT')?.toLowerCase();
+  const host = optional(env, 'METRICS_HOST') ?? '127.0.0.1';
+  if (/\s/.test(host) || host === '') throw new ConfigError('METRICS_HOST', 'must be a host name or address');
+  if (raw === undefined || raw === 'off') return { port: undefined, host };
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65535) throw new ConfigError('METRICS_PORT', 'must be a port (0 to 65535; 0: a random free port) or off');
+  return { port: value, host };
 }
 
 /** EVM_LOCAL_RPC_PORT (a port, 0 or `off`), XRPL_LOCAL_PORT (a port or 0), LOCAL_CHAINS_HOST. */

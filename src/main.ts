@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './platform/log/logger.js';
-import { runService } from './server.js';
+import { tracingWanted } from './platform/telemetry/settings.js';
 
 function readConfig(): Config {
   try {
@@ -16,6 +16,10 @@ function readConfig(): Config {
 
 async function main(): Promise<void> {
   const config = readConfig();
+  // Tracing starts before the service's modules load (they are imported below, not above), so
+  // its instrumentations can wrap pg, http and Fastify as they load.
+  if (tracingWanted(process.env)) (await import('./platform/telemetry/otel.js')).startTelemetry();
+  const { runService } = await import('./server.js');
   await runService(config, createLogger(config.logLevel));
 }
 

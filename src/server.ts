@@ -6,6 +6,8 @@ import { createContainer, type Container, type ContainerOptions } from './contai
 import { ensureDemoTenant } from './modules/tenants/demo.js';
 import { claimDataDir } from './platform/db/data-dir-lock.js';
 import { startControlSocket } from './control-socket.js';
+import { serveMetrics } from './platform/metrics/metrics.js';
+import { activeTelemetry } from './platform/telemetry/settings.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -50,6 +52,18 @@ export async function runService(
     logger.info('no provider sandbox is served');
   }
   container.start();
+  // Prometheus on its own listener (METRICS_PORT), never on the API's port.
+  let closeMetrics = async () => undefined as void;
+  if (config.metrics.port !== undefined) {
+    container.platform.metrics.collectProcessMetrics();
+    const served = await serveMetrics(container.platform.metrics, { host: config.metrics.host, port: config.metrics.port });
+    closeMetrics = () =>
+      new Promise<void>((resolve) => {
+        served.server.close(() => resolve());
+        served.server.closeAllConnections();
+      });
+    logger.info({ metrics: served.url }, 'Prometheus metrics are served');
+  }
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -65,7 +79,9 @@ export async function runService(
     app
       .closeGracefully()
       .then(() => closeControl())
+      .then(() => closeMetrics())
       .then(() => container.close())
+      .then(() => activeTelemetry()?.shutdown())
       .then(() => {
         releaseDataDir();
         logger.info('stopped');

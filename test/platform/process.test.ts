@@ -36,8 +36,15 @@ describe.skipIf(ONE_PASS_ONLY)('the service process', () => {
   it('on SIGTERM finishes an in-flight request, then exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-proc-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const proc = start({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
-    await waitFor(() => proc.output().includes('Server listening'));
+    const proc = start({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' });
+    await waitFor(() => proc.output().includes('Prometheus metrics are served'));
+    // Prometheus on its own listener: the process's and the HTTP metrics.
+    const metricsUrl = /"metrics":"(http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(proc.output())![1]!;
+    await fetch(`http://127.0.0.1:${port}/health`);
+    const scraped = await (await fetch(metricsUrl)).text();
+    expect(scraped).toContain('bastion_process_cpu_user_seconds_total');
+    expect(scraped).toMatch(/bastion_http_requests_total\{method="GET",route="\/health",status="200"\} 1/);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
     // The demo tenant file is announced by path only: its key never reaches the output.
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-tenant.json'), 'utf8')) as { tenantId: string; apiKey: string };
     expect(proc.output()).toContain('demo-tenant.json');

@@ -53,6 +53,18 @@ export async function createAuthModule(
   const authRepo = createAuthRepo(db);
   const sessions = createSessionService({ db, repo: authRepo, tx, tokens, secrets, clock, record });
   const passwords = createPasswordHasher(options.passwordPool);
+  platform.metrics.gauge(
+    'bastion_password_pool_jobs',
+    'argon2id jobs (login, sign-up, password change) by state: running, or queued for a worker',
+    () => {
+      const stats = passwords.stats();
+      return [
+        { labels: { state: 'running' }, value: stats.running },
+        { labels: { state: 'queued' }, value: stats.queued },
+      ];
+    },
+    ['state'],
+  );
   const oneTime = createOneTimeService({ repo: createOneTimeRepo(db), clock });
   const mailer = createAuthMailer({ limiter, clock, publicBaseUrl, oneTime });
   const verification = createVerificationService({ tx, users, oneTime, mailer });

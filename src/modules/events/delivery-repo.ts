@@ -188,6 +188,12 @@ export function createDeliveryRepo(db: Db) {
       return rows.length > 0;
     },
 
+    /** Deliveries not made yet (pending, due or waiting for a retry), and outbox events not fanned out yet. */
+    async backlog(): Promise<{ deliveries: number; undispatched: number }> {
+      const [deliveries] = await db.select({ n: sql<number>`count(*)::int` }).from(eventDeliveries).where(eq(eventDeliveries.status, 'pending'));
+      const [undispatched] = await db.select({ n: sql<number>`count(*)::int` }).from(outboxEvents).where(sql`${outboxEvents.deliveredAt} is null`);
+      return { deliveries: deliveries?.n ?? 0, undispatched: undispatched?.n ?? 0 };
+    },
     /** Deletes up to `limit` rows delivered before `before`; returns how many. */
     async pruneDelivered(before: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
       if (onlyTenants && onlyTenants.length === 0) return 0;

@@ -28,11 +28,26 @@ export function createEventsModule(platform: Platform, deps: { audit: AuditServi
     audit: deps.audit,
     policy,
   });
+  const deliveries = createDeliveryRepo(db);
+  platform.metrics.gauge(
+    'bastion_event_backlog',
+    'Outbound events waiting: deliveries not made yet, and outbox events not fanned out to endpoints yet',
+    async () => {
+      const backlog = await deliveries.backlog();
+      return [
+        { labels: { stage: 'delivery' }, value: backlog.deliveries },
+        { labels: { stage: 'dispatch' }, value: backlog.undispatched },
+      ];
+    },
+    ['stage'],
+  );
+  const outcomes = platform.metrics.counter('bastion_event_deliveries_total', 'Event delivery attempts by outcome (delivered, retry, failed: given up and the endpoint disabled)', ['outcome']);
   const createWorker: EventsServices['createWorker'] = (options = {}) =>
     createDeliveryWorker({
       clock,
       logger: platform.logger,
       policy,
+      onOutcome: (outcome, count) => outcomes.inc({ outcome }, count),
       ...options,
       db,
       secrets,

@@ -36,6 +36,8 @@ export interface DeliveryWorkerOptions {
   /** Per request: connect, send, answer (default 5 s). */
   timeoutMs?: number;
   retentionMs?: number;
+  /** Counts each delivery's outcome (metrics): delivered, retry (failed, tried again later) or failed (given up). */
+  onOutcome?: (outcome: 'delivered' | 'retry' | 'failed', count: number) => void;
   /** Pruning runs at most this often (injected clock; default 60 s). */
   pruneIntervalMs?: number;
   retryWindowMs?: number;
@@ -122,6 +124,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (now.getTime() - row.queuedAt.getTime() >= retryWindowMs) {
       await options.db.transaction(async (tx) => {
         if (!(await repo.markFailed(tx, row, status, reason))) return;
+        options.onOutcome?.('failed', 1);
         await options.disableEndpoint(tx, row.tenantId, row.endpointId, `delivery failed for ${Math.round(retryWindowMs / 3_600_000)} hours: ${reason}`.slice(0, 256));
       });
       logger.error(ids, 'event delivery failed for the whole retry window; endpoint disabled');
@@ -129,6 +132,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     const nextAttemptAt = new Date(now.getTime() + retryDelayMs(row.attempts, random));
     if (await repo.markRetry(row, nextAttemptAt, status, reason)) {
+      options.onOutcome?.('retry', 1);
       logger.warn({ ...ids, nextAttemptAt: nextAttemptAt.toISOString() }, 'event delivery failed; will retry');
     }
   }
@@ -174,6 +178,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // (they are sent again: at least once).
     if (succeeded.length === 0) return 0;
     const delivered = await repo.markDelivered(succeeded, clock.now(), statuses);
+    options.onOutcome?.('delivered', delivered);
     if (delivered < succeeded.length) logger.warn({ count: succeeded.length - delivered }, 'events delivered, but their lease had passed to another worker');
     return delivered;
   }

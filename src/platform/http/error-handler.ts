@@ -39,11 +39,20 @@ const FASTIFY_MESSAGES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type' },
 };
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error code answered, for the access log line. */
+    errorCode: string | undefined;
+  }
+}
+
 function send(reply: FastifyReply, statusCode: number, code: ErrorCode, message: string): void {
+  reply.request.errorCode = code;
   void reply.status(statusCode).send({ statusCode, error: httpStatusText(statusCode), message, code });
 }
 
 export function registerErrorHandlers(app: FastifyInstance): void {
+  app.decorateRequest('errorCode', undefined);
   app.setErrorHandler((error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
     // A provider error has one status per reason (src/platform/providers/errors.ts).
     if (error instanceof ProviderError) {

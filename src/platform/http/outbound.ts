@@ -3,6 +3,7 @@ import { request as httpRequest, type Agent } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { tracedCall } from '../telemetry/outgoing.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 
 /**
@@ -151,13 +152,14 @@ export async function postOutbound(raw: string, request: OutboundPost, policy: O
   const isHttps = url.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
   const agent: Agent = isHttps ? agents.https : agents.http;
-  return await new Promise<OutboundResponse>((resolve, reject) => {
+  // A client span when tracing is on; its traceparent goes with the request.
+  return tracedCall('POST', url, request.headers, (headers) => new Promise<OutboundResponse>((resolve, reject) => {
     const req = send(
       url,
       {
         method: 'POST',
         agent,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(request.body)) },
         signal: AbortSignal.timeout(request.timeoutMs),
       },
       (res) => {
@@ -172,7 +174,7 @@ export async function postOutbound(raw: string, request: OutboundPost, policy: O
     );
     req.on('error', (error) => reject(error));
     req.end(request.body);
-  });
+  }));
 }
 
 export interface OutboundGet {

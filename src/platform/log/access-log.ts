@@ -27,8 +27,18 @@ export class AccessLogController extends LogController {
       return;
     }
     if (!this.access.isLevelEnabled('info')) return;
+    // The route template (not the URL: ids stay out of aggregations), who called, and the error code.
+    const principal = request.principal;
     this.access.info(
-      { reqId: request.id, req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      {
+        reqId: request.id,
+        req: request,
+        route: request.routeOptions.url ?? null,
+        principal: principal ? (principal.kind === 'user' ? { kind: 'user', id: principal.userId } : { kind: 'apiKey', id: principal.keyId }) : null,
+        res: { statusCode: reply.statusCode },
+        ...(request.errorCode ? { code: request.errorCode } : {}),
+        responseTime: reply.elapsedTime,
+      },
       'request completed',
     );
   }

@@ -76,6 +76,11 @@ export function createMailQueue(db: Db) {
       return rows.length > 0;
     },
 
+    /** Mail waiting to be sent (pending, due or not). */
+    async backlog(): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(mailOutbox).where(eq(mailOutbox.status, 'pending'));
+      return row?.n ?? 0;
+    },
     async findById(tenantId: string, id: string, tx: DbOrTx = db): Promise<MailRow | undefined> {
       const [row] = await tx
         .select()

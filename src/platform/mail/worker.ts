@@ -32,6 +32,8 @@ export interface MailWorkerOptions {
    * test harnesses set it so suites sharing one database do not deliver each other's mail.
    */
   tenantIds?: () => readonly string[];
+  /** Counts each message's outcome (metrics): sent, retry (failed, tried again later) or failed (given up). */
+  onOutcome?: (outcome: 'sent' | 'retry' | 'failed') => void;
 }
 
 export interface MailWorker {
@@ -88,6 +90,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
     try {
       if (error === undefined) {
         const recorded = await queue.markSent(row.tenantId, row.id, row.attempts, clock.now());
+        if (recorded) options.onOutcome?.('sent');
         if (recorded) logger.info(ids, 'mail sent');
         else logger.warn(ids, 'mail sent, but its lease had passed to another worker');
         return;
@@ -95,11 +98,13 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
       const reason = describeMailError(error);
       if (row.attempts >= maxAttempts || isPermanent(error)) {
         await queue.markFailed(row.tenantId, row.id, row.attempts, reason);
+        options.onOutcome?.('failed');
         logger.error({ ...ids, error: reason }, 'mail delivery failed; giving up');
         return;
       }
       const nextAttemptAt = new Date(clock.now().getTime() + retryDelayMs(row.attempts));
       await queue.markRetry(row.tenantId, row.id, row.attempts, nextAttemptAt, reason);
+      options.onOutcome?.('retry');
       logger.warn({ ...ids, error: reason, nextAttemptAt: nextAttemptAt.toISOString() }, 'mail delivery failed; will retry');
     } catch (dbError) {
       // The lease brings the row back; nothing is lost.

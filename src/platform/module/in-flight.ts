@@ -94,6 +94,8 @@ export interface InFlightFlow<Row = unknown> {
    * longer while it waits). A row left in flight is claimed again when its lease passes.
    */
   resume(row: Row): Promise<void>;
+  /** How many rows are in flight now (metrics). */
+  pending?(): Promise<number>;
 }
 
 /** One flow over a table: claims through the lease columns, resumes with `resume`. */
@@ -104,6 +106,10 @@ export function inFlightFlow<T extends PgTable>(db: Db, spec: InFlightTable<T>, 
     claim: (now, leaseUntil, limit) => rows.claim(db, now, leaseUntil, limit),
     resume,
     hold: (id, until, on = db) => rows.hold(on, id, until),
+    async pending() {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(spec.table as PgTable).where(spec.inFlight);
+      return row?.n ?? 0;
+    },
   };
 }
 

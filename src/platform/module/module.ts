@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Clock } from '../clock.js';
@@ -57,6 +58,8 @@ export interface Platform {
    * their keys here; services wrapping their own work use `idempotent(...)`.
    */
   idempotency: IdempotencyStore;
+  /** Prometheus metrics: modules add gauges and counters of what they own (src/platform/metrics). */
+  metrics: Metrics;
   /** The service's public address, read at call time (a test server learns its port late). */
   publicBaseUrl(): string;
 }

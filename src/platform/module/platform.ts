@@ -21,6 +21,8 @@ import { createInFlightSweeper, type InFlightFlow } from './in-flight.js';
 import type { Chains, Platform } from './module.js';
 import { createProviderSettings } from '../provider-settings/settings.js';
 import { createProviders } from '../providers/service.js';
+import { createMetrics } from '../metrics/metrics.js';
+import { createMailQueue } from '../mail/queue.js';
 
 export interface PlatformOptions {
   config: Config;
@@ -97,7 +99,9 @@ export async function createPlatform(options: PlatformOptions) {
 
   // Mail: written to the outbox in the caller's transaction, delivered by the worker.
   const transport = options.mailTransport ?? createMailTransport({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }, clock);
-  const worker = createMailWorker({ db, transport, clock, logger, from: config.mailFrom, ...options.mailWorker });
+  const metrics = createMetrics();
+  const mailOutcomes = metrics.counter('bastion_mail_deliveries_total', 'Mail delivery attempts by outcome (sent, retry, failed: given up)', ['outcome']);
+  const worker = createMailWorker({ db, transport, clock, logger, from: config.mailFrom, onOutcome: (outcome) => mailOutcomes.inc({ outcome }), ...options.mailWorker });
   const mail = {
     /** Writes a mail in the caller's transaction (see enqueueMail); returns its id. */
     enqueue: (txDb: DbOrTx, tenantId: string, message: MailMessage) => enqueueMail(txDb, tenantId, message, { now: clock.now() }),
@@ -111,6 +115,29 @@ export async function createPlatform(options: PlatformOptions) {
   const flows: InFlightFlow<never>[] = [];
   const sweeper = createInFlightSweeper({ clock, logger, flows: () => flows, ...options.inFlight });
   const providerSettings = createProviderSettings({ db, secrets, clock });
+  // What the platform itself can say at a scrape; modules add theirs (docs/operations.md, "Metrics").
+  const mailQueue = createMailQueue(db);
+  metrics.gauge('bastion_mail_backlog', 'Mail in the outbox not sent yet (pending, due or waiting for a retry)', () => mailQueue.backlog());
+  metrics.gauge(
+    'bastion_value_moves_in_flight',
+    'Value moves accepted and not final yet, by flow (custody transfers, XRPL submissions, custody-b broadcasts)',
+    async () => Promise.all(flows.filter((f) => f.pending).map(async (f) => ({ labels: { flow: f.name }, value: await f.pending!() }))),
+    ['flow'],
+  );
+  const pool = database.pool;
+  if (pool) {
+    metrics.gauge(
+      'bastion_db_pool_connections',
+      'PostgreSQL pool connections by state (total, idle, waiting: requests waiting for a connection)',
+      () => [
+        { labels: { state: 'total' }, value: pool.totalCount },
+        { labels: { state: 'idle' }, value: pool.idleCount },
+        { labels: { state: 'waiting' }, value: pool.waitingCount },
+      ],
+      ['state'],
+    );
+  }
+  if (breaker) metrics.gauge('bastion_redis_available', '1 while Redis answers, 0 while the circuit breaker skips it', () => (breaker.available() ? 1 : 0));
   const platform: Platform = {
     config,
     clock,
@@ -126,6 +153,7 @@ export async function createPlatform(options: PlatformOptions) {
     chains: options.chains,
     providers: createProviders({ db, clock, settings: providerSettings, sandboxes: () => config.sandboxes, publicBaseUrl: () => config.publicBaseUrl }),
     idempotency: createIdempotencyStore({ db, clock, logger, background }),
+    metrics,
     inFlight: {
       register: (flow) => {
         flows.push(flow as InFlightFlow<never>);
