@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
 import { UserErrors } from './modules/users/errors.js';
-import { entitiesCommands } from './modules/entities/cli-commands.js';
+import { BANK_LINK, bankLinkView, businessProfileCommands } from './cli-provider-aliases.js';
 import type { LocalBlobStore } from './providers/storage/local/store.js';
 import { createStorage } from './providers/storage/select.js';
 import { sweepOrphans } from './providers/storage/sweep.js';
@@ -10,9 +10,9 @@ import { SYSTEM_ACTOR } from './platform/audit/actor.js';
 import { EVENT_TYPES } from './modules/events/event-types.js';
 import type { EventsServices } from './modules/events/module.js';
 import type { EventsService } from './modules/events/service.js';
-import type { BankLinkServices } from './modules/bank-link/module.js';
-import { SettingsInputError } from './modules/bank-link/settings.js';
 import { ProviderSettingsError } from './platform/provider-settings/settings.js';
+import { OWN_ORIGINATOR_SETTING, REDIRECT_ALLOW_SETTING } from './providers/bank-link/port.js';
+import { redirectAllowOf, redirectAllowSetting } from './providers/bank-link/plaid/index.js';
 
 /**
  * The operator commands, run by the CLI in its own process (PostgreSQL, or the embedded
@@ -99,22 +99,6 @@ function eventsOf(c: Container): EventsService {
   const module = c.modules.find((m) => m.name === 'events');
   if (!module) throw new Error('the events module is not loaded');
   return (module.services as EventsServices).events;
-}
-
-function bankLinkSettings(c: Container) {
-  const module = c.modules.find((m) => m.name === 'bank-link');
-  if (!module) throw new Error('the bank-link module is not registered');
-  return (module.services as BankLinkServices).settings;
-}
-
-/** Settings input problems are usage errors. */
-async function settingsInput<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof SettingsInputError) throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 export const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
@@ -264,38 +248,42 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const tenantId = await existingTenant(c, o);
     return { tenantId, ...(await providerInput(() => c.platform.providerSettings.view(tenantId, need(o, 'kind'), need(o, 'provider')))) };
   },
+  // The aliases the README promises (bank-link, plaid): the same provider settings as `provider configure|sandbox|show`.
   'bank-link configure': async (c, o) => {
     const tenantId = await existingTenant(c, o);
     const environment = o.environment ?? 'sandbox';
     if (environment !== 'sandbox' && environment !== 'production') throw new UsageError('--environment must be sandbox or production');
     const secret = o['secret-file-content'] ?? readSecretFile('secret-file', need(o, 'secret-file'));
     const baseUrl = need(o, 'base-url');
-    await settingsInput(() => bankLinkSettings(c).configure(tenantId, { baseUrl, environment, clientId: need(o, 'client-id'), secret }));
-    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+    if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('--base-url must be an http(s) URL');
+    const settings = { 'client-id': need(o, 'client-id'), environment };
+    await providerInput(() => c.platform.providerSettings.configure(tenantId, ...BANK_LINK, { baseUrl, settings, secrets: { secret } }));
+    return { tenantId, ...(await bankLinkView(c, tenantId)) };
   },
   'bank-link sandbox': async (c, o) => {
     const tenantId = await existingTenant(c, o);
-    await bankLinkSettings(c).configure(tenantId, { baseUrl: null });
-    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+    await c.platform.providerSettings.useSandbox(tenantId, ...BANK_LINK);
+    return { tenantId, ...(await bankLinkView(c, tenantId)) };
   },
   'bank-link redirect-allow': async (c, o, lists) => {
     const tenantId = await existingTenant(c, o);
     if (lists.redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
-    const redirectAllow = await settingsInput(() => bankLinkSettings(c).setRedirectAllow(tenantId, lists.redirectAllow));
-    return { tenantId, redirectAllow };
+    const value = await providerInput(() => redirectAllowSetting(lists.redirectAllow));
+    await c.platform.providerSettings.update(tenantId, ...BANK_LINK, { [REDIRECT_ALLOW_SETTING]: value });
+    return { tenantId, redirectAllow: redirectAllowOf({ [REDIRECT_ALLOW_SETTING]: value }) };
   },
   'bank-link originator': async (c, o) => {
     const tenantId = await existingTenant(c, o);
     const originatorId = need(o, 'originator-id');
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(originatorId)) throw new UsageError('--originator-id is not an originator client id');
-    await bankLinkSettings(c).setOwnOriginator(tenantId, originatorId);
+    await c.platform.providerSettings.update(tenantId, ...BANK_LINK, { [OWN_ORIGINATOR_SETTING]: originatorId });
     return { tenantId, originatorClientId: originatorId };
   },
   'bank-link show': async (c, o) => {
     const tenantId = await existingTenant(c, o);
-    return { tenantId, ...(await bankLinkSettings(c).view(tenantId)) };
+    return { tenantId, ...(await bankLinkView(c, tenantId)) };
   },
   migrate: async () => ({ migrated: true }),
-  ...entitiesCommands,
+  ...businessProfileCommands,
 };
 

@@ -1,4 +1,4 @@
-import { ENTITIES_USAGE } from './modules/entities/cli-commands.js';
+import { BUSINESS_PROFILE_USAGE } from './cli-provider-aliases.js';
 
 /**
  * The CLI's help text and its options, apart from cli.ts (which runs on import) so tests can
@@ -32,7 +32,7 @@ export const USAGE = `Usage: bastion <command> [options]
   idp show --tenant ID                              the provider settings (secret masked) and the
                                                     callback URL to register at the provider
   idp remove --tenant ID                            remove the provider (IdP login answers 404)
-${ENTITIES_USAGE}
+${BUSINESS_PROFILE_USAGE}
   storage gc [--older-than HOURS] [--dry-run]       remove stored blobs older than HOURS (default
                                                     24, at least 1) that no module's rows reference;
                                                     prints the modules consulted (checkedBy)

@@ -20,7 +20,12 @@ import { createWalletsModule } from './modules/wallets/module.js';
 import { createXrplModule, type XrplModuleOptions } from './modules/xrpl/module.js';
 import { createChains, type ChainsOptions } from './chains/index.js';
 import { custodyA } from './providers/custody/custody-a/index.js';
+import { plaid } from './providers/bank-link/plaid/index.js';
+import { businessProfileA, businessProfileASandboxAccounts } from './providers/business-profile/business-profile-a/index.js';
 import { createCustodyASandbox } from './sandboxes/custody-a/plugin.js';
+import { createBankLinkSandbox } from './sandboxes/plaid/plugin.js';
+import { businessProfileASandboxRoutes, SANDBOX_PREFIX as BUSINESS_PROFILE_A_SANDBOX } from './sandboxes/business-profile-a/plugin.js';
+import { createBusinessProfileASandbox } from './sandboxes/business-profile-a/service.js';
 
 export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
@@ -77,6 +82,14 @@ export async function createContainer(options: ContainerOptions) {
       db: platform.db, secrets: platform.secrets, clock: platform.clock, logger: platform.logger, background: platform.background, inFlight: platform.inFlight,
       publicBaseUrl: () => platform.publicBaseUrl(), chains: { evmChain, xrplLedger, xrplNetwork },
     }),
+    plaid: createBankLinkSandbox({
+      db: platform.db, tx: platform.tx, secrets: platform.secrets, clock: platform.clock, logger: platform.logger, background: platform.background,
+      publicBaseUrl: () => platform.publicBaseUrl(),
+    }),
+    businessProfileA: Object.assign(
+      createBusinessProfileASandbox({ db: platform.db, clock: platform.clock, ...businessProfileASandboxAccounts(platform.providerSettings, () => platform.publicBaseUrl()) }),
+      { baseUrl: () => `${platform.publicBaseUrl()}${BUSINESS_PROFILE_A_SANDBOX}` },
+    ),
   };
   const sandboxesModule: BastionModule<typeof sandboxes> = {
     name: 'sandboxes',
@@ -85,6 +98,8 @@ export async function createContainer(options: ContainerOptions) {
       open: async (app) => {
         if (!platform.config.sandboxes) return;
         await sandboxes.custodyA.routes(app);
+        await sandboxes.plaid.routes(app);
+        await app.register(async (scope) => businessProfileASandboxRoutes(scope, sandboxes.businessProfileA));
       },
     },
   };
@@ -92,6 +107,8 @@ export async function createContainer(options: ContainerOptions) {
   // The providers, one line each (docs/architecture.md, "Providers"): modules reach them through platform.providers.
   platform.providers.register([
     custodyA({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.custodyA }),
+    plaid({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.plaid }),
+    businessProfileA({ sandbox: sandboxes.businessProfileA }),
   ]);
 
   /** The modules in dependency order; the app registers their routes in this order. */

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, UsageError } from '../../src/cli-commands.js';
-import { bankLinkSettings } from '../../src/modules/bank-link/table.js';
 import { providerSettings } from '../../src/platform/provider-settings/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -49,15 +48,18 @@ describe('operator CLI: bank-link configure / sandbox / redirect-allow / origina
     expect(own).toEqual({ tenantId, originatorClientId: 'abc123' });
 
     const db = h.container.database.db;
-    const [row] = await db.select().from(bankLinkSettings).where(eq(bankLinkSettings.tenantId, tenantId));
     const [provider] = await db
       .select()
       .from(providerSettings)
       .where(and(eq(providerSettings.tenantId, tenantId), eq(providerSettings.kind, 'bank-link')));
-    expect(provider).toMatchObject({ provider: 'plaid', baseUrl: 'https://production.bank-link.example', settings: { 'client-id': 'client-123', environment: 'production' } });
+    // The allow-list and the own originator are settings of the kind, beside the provider account's.
+    expect(provider).toMatchObject({
+      provider: 'plaid',
+      baseUrl: 'https://production.bank-link.example',
+      settings: { 'client-id': 'client-123', environment: 'production', 'redirect-allow': 'https://app.example/bank http://localhost:3000/', 'originator-client-id': 'abc123' },
+    });
     expect(provider!.secretsSealed).toMatch(/^v1\./);
     expect(JSON.stringify(provider)).not.toContain('prod-secret-value');
-    expect(row!.originatorClientId).toBe('abc123');
 
     const back = await cli('bank-link sandbox', { tenant });
     expect(back).toMatchObject({ provider: 'built-in sandbox', environment: 'sandbox', originatorClientId: null, redirectAllow: allow.redirectAllow });

@@ -5,7 +5,7 @@ import { bankLinkItems } from '../../src/modules/bank-link/table.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { expectError } from '../helpers/security.js';
-import { APP_RETURN, bankLink, linkItem, sandboxSetup, walkLinkPage } from '../helpers/bank-link.js';
+import { APP_RETURN, bankLink, configureBankLink, linkItem, plaidSandbox, sandboxSetup, setOwnOriginator, walkLinkPage } from '../helpers/bank-link.js';
 
 let h: Harness;
 let userId: string;
@@ -33,7 +33,7 @@ async function publicToken(headers = user): Promise<string> {
 async function deadProviderTenant(): Promise<{ t: TestTenant; c: { clientId: string; secret: string } }> {
   const t = await h.newTenant();
   const c = await sandboxSetup(h, t);
-  await bankLink(h).settings.configure(t.tenantId, { baseUrl: 'http://127.0.0.1:9', environment: 'sandbox', clientId: c.clientId, secret: c.secret });
+  await configureBankLink(h, t.tenantId, { baseUrl: 'http://127.0.0.1:9', environment: 'sandbox', clientId: c.clientId, secret: c.secret });
   return { t, c };
 }
 
@@ -53,11 +53,11 @@ describe('GET /bank-link/link-token and /bank-link/tenant/link-token', () => {
     expectError(await h.inject({ method: 'GET', url: '/bank-link/tenant/link-token', headers: h.keyHeaders() }), 400, 'VALIDATION_FAILED');
     expectError(await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q(APP_RETURN)}&x=1`, headers: user }), 400, 'VALIDATION_FAILED');
   });
-  it('502 when the provider cannot be reached', async () => {
+  it('503 when the provider cannot be reached', async () => {
     const { t } = await deadProviderTenant();
-    expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q(APP_RETURN)}`, headers: h.keyHeaders(t) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q(APP_RETURN)}`, headers: h.keyHeaders(t) }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
     const u = h.bearerHeaders(await h.tokenFor(await h.createUser(t), t), t);
-    expectError(await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q(APP_RETURN)}`, headers: u }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    expectError(await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${q(APP_RETURN)}`, headers: u }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
   });
 });
 
@@ -89,9 +89,9 @@ describe('POST /bank-link/public-token', () => {
     expect(junk.statusCode).toBe(400);
     expectError(await h.inject({ method: 'POST', url: '/bank-link/public-token', headers: user, payload: { publicToken: 'public-sandbox-00000000-0000-0000-0000-000000000000' } }), 400, 'BANK_LINK_PUBLIC_TOKEN_INVALID');
   });
-  it('502 when the provider cannot be reached', async () => {
+  it('503 when the provider cannot be reached', async () => {
     const { t } = await deadProviderTenant();
-    expectError(await h.inject({ method: 'POST', url: '/bank-link/public-token', headers: h.keyHeaders(t), payload: { publicToken: 'public-sandbox-x' } }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    expectError(await h.inject({ method: 'POST', url: '/bank-link/public-token', headers: h.keyHeaders(t), payload: { publicToken: 'public-sandbox-x' } }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
   });
 });
 
@@ -113,23 +113,23 @@ describe('DELETE /bank-link/items/{itemId}', () => {
   it('400 for a malformed id', async () => {
     expectError(await h.inject({ method: 'DELETE', url: "/bank-link/items/1'%20or%201=1", headers: user }), 400, 'VALIDATION_FAILED');
   });
-  it('502 when the provider cannot be reached; the item stays', async () => {
+  it('503 when the provider cannot be reached; the item stays', async () => {
     const t = await h.newTenant();
     const c = await sandboxSetup(h, t);
     const item = await linkItem(h, h.keyHeaders(t));
-    await bankLink(h).settings.configure(t.tenantId, { baseUrl: 'http://127.0.0.1:9', clientId: c.clientId, secret: c.secret });
-    expectError(await h.inject({ method: 'DELETE', url: `/bank-link/items/${item.itemId}`, headers: h.keyHeaders(t) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    await configureBankLink(h, t.tenantId, { baseUrl: 'http://127.0.0.1:9', clientId: c.clientId, secret: c.secret });
+    expectError(await h.inject({ method: 'DELETE', url: `/bank-link/items/${item.itemId}`, headers: h.keyHeaders(t) }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
     expect((await h.inject({ method: 'GET', url: '/bank-link/items', headers: h.keyHeaders(t) })).json().total).toBe(1);
   });
 });
 
 describe('GET /bank-link/tenant/originator', () => {
-  it('404 until the tenant has an originator; 502 when the provider cannot be reached', async () => {
+  it('404 until the tenant has an originator; 503 when the provider cannot be reached', async () => {
     const t = await h.newTenant();
     expectError(await h.inject({ method: 'GET', url: '/bank-link/tenant/originator', headers: h.keyHeaders(t) }), 404, 'BANK_LINK_ORIGINATOR_NOT_FOUND');
     const { t: dead } = await deadProviderTenant();
-    await bankLink(h).settings.setOwnOriginator(dead.tenantId, 'a'.repeat(24));
-    expectError(await h.inject({ method: 'GET', url: '/bank-link/tenant/originator', headers: h.keyHeaders(dead) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    await setOwnOriginator(h, dead.tenantId, 'a'.repeat(24));
+    expectError(await h.inject({ method: 'GET', url: '/bank-link/tenant/originator', headers: h.keyHeaders(dead) }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
   });
 });
 
@@ -172,23 +172,23 @@ describe('sandbox originators', () => {
   });
   it('404 while the tenant is not on the sandbox environment', async () => {
     const t = await h.newTenant();
-    await bankLink(h).settings.configure(t.tenantId, { baseUrl: 'https://production.bank-link.example', environment: 'production', clientId: 'prod-client', secret: 'prod-secret' });
+    await configureBankLink(h, t.tenantId, { baseUrl: 'https://production.bank-link.example', environment: 'production', clientId: 'prod-client', secret: 'prod-secret' });
     const payload = { clientId: 'prod-client', secret: 'prod-secret' };
     expectError(await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { ...payload, companyName: 'x' } }), 404, 'BANK_LINK_SANDBOX_UNAVAILABLE');
     expectError(await h.inject({ method: 'GET', url: '/bank-link-sandbox/originators?count=1&offset=0', headers: h.keyHeaders(t) }), 404, 'BANK_LINK_SANDBOX_UNAVAILABLE');
     expectError(await h.inject({ method: 'GET', url: `/bank-link-sandbox/originators/${originatorId}`, headers: h.keyHeaders(t) }), 404, 'BANK_LINK_SANDBOX_UNAVAILABLE');
     expectError(await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${originatorId}/kyb`, headers: h.keyHeaders(t), payload: { ...payload, redirectUri: APP_RETURN } }), 404, 'BANK_LINK_SANDBOX_UNAVAILABLE');
   });
-  it('502 when the provider cannot be reached', async () => {
+  it('503 when the provider cannot be reached', async () => {
     const t = await h.newTenant();
     const c = await sandboxSetup(h, t);
     const created = await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { ...c, companyName: 'Soon offline' } });
     const id = created.json().id as string;
-    await bankLink(h).settings.configure(t.tenantId, { baseUrl: 'http://127.0.0.1:9', clientId: c.clientId, secret: c.secret });
-    expectError(await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { ...c, companyName: 'x' } }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
-    expectError(await h.inject({ method: 'GET', url: '/bank-link-sandbox/originators?count=1&offset=0', headers: h.keyHeaders(t) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
-    expectError(await h.inject({ method: 'GET', url: `/bank-link-sandbox/originators/${id}`, headers: h.keyHeaders(t) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
-    expectError(await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${id}/kyb`, headers: h.keyHeaders(t), payload: { ...c, redirectUri: APP_RETURN } }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    await configureBankLink(h, t.tenantId, { baseUrl: 'http://127.0.0.1:9', clientId: c.clientId, secret: c.secret });
+    expectError(await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { ...c, companyName: 'x' } }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    expectError(await h.inject({ method: 'GET', url: '/bank-link-sandbox/originators?count=1&offset=0', headers: h.keyHeaders(t) }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    expectError(await h.inject({ method: 'GET', url: `/bank-link-sandbox/originators/${id}`, headers: h.keyHeaders(t) }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    expectError(await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${id}/kyb`, headers: h.keyHeaders(t), payload: { ...c, redirectUri: APP_RETURN } }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
   });
 });
 
@@ -218,7 +218,7 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
   const post = (signature: string | undefined, body: string, tenantId = h.tenant.tenantId) =>
     h.inject({ method: 'POST', url: `/bank-link/webhooks/${tenantId}`, headers: { 'content-type': 'application/json', ...(signature ? { 'plaid-verification': signature } : {}) }, payload: body });
   const body = () => JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: providerItemId, error: { error_code: 'ITEM_LOGIN_REQUIRED' } });
-  const signer = () => bankLink(h).sandbox.signer;
+  const signer = () => plaidSandbox(h).signer;
   const kidOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()).kid as string;
 
   beforeAll(async () => {
@@ -320,20 +320,19 @@ describe('POST /bank-link/webhooks/{tenantId}: signature checks', () => {
 });
 
 describe('webhook handling when the provider is down', () => {
-  it('an originator webhook answers 502 (the provider retries) when the status cannot be read back; nothing changes', async () => {
-    const { createBankLinkRepo } = await import('../../src/modules/bank-link/repo.js');
-    const { createBankLinkWebhooks } = await import('../../src/modules/bank-link/webhooks.js');
-    const { createPlaidAdapter } = await import('../../src/providers/bank-link/plaid/http.js');
-    const { BankLinkProviderError } = await import('../../src/providers/bank-link/port.js');
+  it('an originator webhook answers 503 (the provider retries) when the status cannot be read back; nothing changes', async () => {
     const t = await h.newTenant();
     const c = await sandboxSetup(h, t);
     const created = await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { ...c, companyName: 'Down Co' } });
     const id = created.json().id as string;
-    const real = createPlaidAdapter();
-    const down = { ...real, getOriginator: async () => Promise.reject(new BankLinkProviderError(0, 'API_ERROR', 'UNREACHABLE', 'down')) };
-    const webhooks = createBankLinkWebhooks({ repo: createBankLinkRepo(h.database.db), tx: h.container.platform.tx, clock: h.clock, port: down, settings: bankLink(h).settings });
+    // The provider goes away; the webhook (its signature checked before) is applied.
+    await configureBankLink(h, t.tenantId, { baseUrl: 'http://127.0.0.1:9', clientId: c.clientId, secret: c.secret });
     const body = { webhook_type: 'TRANSFER', webhook_code: 'ORIGINATOR_DILIGENCE_STATUS_UPDATED', originator_client_id: id };
-    await expect(webhooks.handle(t.tenantId, body)).rejects.toMatchObject({ statusCode: 502, code: 'BANK_LINK_PROVIDER_UNAVAILABLE' });
+    const request = { tenantId: t.tenantId, rawBody: JSON.stringify(body), headers: { 'plaid-verification': `down-${randomUUID()}` } };
+    await expect(bankLink(h).webhooks.handle(request, body)).rejects.toMatchObject({ reason: 'unreachable', code: 'BANK_LINK_PROVIDER_UNAVAILABLE' });
     expect(await outbox(h, t, 'bank_link.originator_updated')).toHaveLength(0);
+    // Not recorded as applied: the provider's retry of the same delivery is applied once it answers.
+    await configureBankLink(h, t.tenantId, { baseUrl: plaidSandbox(h).baseUrl(), clientId: c.clientId, secret: c.secret });
+    await expect(bankLink(h).webhooks.handle(request, body)).resolves.toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { bankLinkItems } from '../../src/modules/bank-link/table.js';
 import { auditEvents } from '../../src/modules/audit/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
-import { APP_RETURN, bankLink, linkItem, pathOf, sandboxBase, sandboxSetup, walkLinkPage } from '../helpers/bank-link.js';
+import { APP_RETURN, linkItem, pathOf, plaidSandbox, sandboxBase, sandboxSetup, walkLinkPage } from '../helpers/bank-link.js';
 
 let h: Harness;
 let userId: string;
@@ -184,7 +184,7 @@ describe('provider webhooks', () => {
     // A replay (same body, valid fresh signature) changes nothing and announces nothing.
     const [row] = await h.database.db.select().from(bankLinkItems).where(eq(bankLinkItems.id, item.itemId));
     const body = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: row!.providerItemId, error: { error_code: 'ITEM_LOGIN_REQUIRED' }, environment: 'sandbox' });
-    const signature = await bankLink(h).sandbox.signer.sign(body);
+    const signature = await plaidSandbox(h).signer.sign(body);
     for (let i = 0; i < 2; i++) {
       const res = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': signature }, payload: body });
       expect(res.statusCode).toBe(200);
@@ -194,7 +194,7 @@ describe('provider webhooks', () => {
 
     // LOGIN_REPAIRED brings it back.
     const repaired = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'LOGIN_REPAIRED', item_id: row!.providerItemId, environment: 'sandbox' });
-    const ok = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': await bankLink(h).sandbox.signer.sign(repaired) }, payload: repaired });
+    const ok = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': await plaidSandbox(h).signer.sign(repaired) }, payload: repaired });
     expect(ok.statusCode).toBe(200);
     const after = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
     expect(after.json().data.find((i: { itemId: string }) => i.itemId === item.itemId)).toMatchObject({ status: 'active', errorCode: null });
@@ -202,7 +202,7 @@ describe('provider webhooks', () => {
 
   it('a webhook about an unknown item is acknowledged and ignored', async () => {
     const body = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: 'unknown-item', error: { error_code: 'ITEM_LOGIN_REQUIRED' } });
-    const res = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': await bankLink(h).sandbox.signer.sign(body) }, payload: body });
+    const res = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': await plaidSandbox(h).signer.sign(body) }, payload: body });
     expect(res.statusCode).toBe(200);
   });
 });

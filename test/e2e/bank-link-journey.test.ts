@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { bankLink } from '../helpers/bank-link.js';
+import { allowRedirects } from '../helpers/bank-link.js';
 import { ensureChromium } from '../helpers/chromium.js';
 
 const browserPath = ensureChromium();
@@ -22,7 +22,7 @@ describe.skipIf(!browserPath.path && !browserPath.required)('bank-link journey i
     app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>App</title><p>Back in the app</p>'));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/bank`;
-    await bankLink(h).settings.setRedirectAllow(h.tenant.tenantId, [appUrl]);
+    await allowRedirects(h, h.tenant.tenantId, [appUrl]);
     if (!browserPath.path) throw new Error(`bank-link browser journey: ${browserPath.reason}`);
     browser = await chromium.launch({ executablePath: browserPath.path, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   }, 180_000);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBusinessProfileAHttpAdapter } from '../../src/providers/business-profile/business-profile-a/http.js';
-import { BusinessProfileProviderError } from '../../src/providers/business-profile/port.js';
+import { createBusinessProfileAClient } from '../../src/providers/business-profile/business-profile-a/http.js';
+import { ProviderError } from '../../src/platform/providers/errors.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
-import { entitiesServices, sandboxCall, signedWebhook } from './bp-helpers.js';
+import { businessProfileSettings, configureBusinessProfile, sandboxCall, signedWebhook } from './bp-helpers.js';
 import { entityOf, memberWith, TIN } from './fixtures.js';
 
 let h: Harness;
@@ -45,11 +45,10 @@ describe('the webhook route', () => {
     expectError(noHeader, 401, 'WEBHOOK_SIGNATURE_INVALID');
     // Another tenant's secret does not sign for this tenant.
     const other = await h.newTenant();
-    await entitiesServices(h).businessProfileConfig.endpoint(other.tenantId);
-    const otherSecret = (await entitiesServices(h).businessProfileConfig.webhookSecret(other.tenantId))!;
+    const otherSecret = (await businessProfileSettings(h, other.tenantId)).webhookSecret;
     expectError(await send(await signedWebhook(h, update, { secret: otherSecret })), 401, 'WEBHOOK_SIGNATURE_INVALID');
 
-    const secret = (await entitiesServices(h).businessProfileConfig.webhookSecret(h.tenant.tenantId))!;
+    const { webhookSecret: secret } = await businessProfileSettings(h, h.tenant.tenantId);
     const { signBody } = await import('../../src/providers/business-profile/business-profile-a/protocol.js');
     for (const raw of ['not json', '{"object":"event"}', JSON.stringify({ object: 'event', id: 'e1', type: 'business.updated', data: { object: { id: 'x' } } })]) {
       expectError(await send({ raw, signature: signBody(raw, secret), url: good.url }), 400, 'WEBHOOK_MALFORMED');
@@ -85,19 +84,18 @@ describe('the sandbox speaks the provider protocol and checks credentials', () =
 
   it('a tenant pointed at a real provider is not served by the sandbox (its key no longer opens an account)', async () => {
     const other = await h.newTenant();
-    const config = entitiesServices(h).businessProfileConfig;
-    const { apiKey } = await config.endpoint(other.tenantId);
-    await config.configure(other.tenantId, { baseUrl: 'https://api.provider.example', apiKey: 'sk_live_x', webhookSecret: 'y'.repeat(32) });
+    const { apiKey } = await businessProfileSettings(h, other.tenantId);
+    await configureBusinessProfile(h, other.tenantId, { baseUrl: 'https://api.provider.example', apiKey: 'sk_live_x', webhookSecret: 'y'.repeat(32) });
     const res = await fetch(`${h.baseUrl}/sandbox/business-profile-a/v1/businesses/${randomUUID()}`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(res.status).toBe(401);
-    expect((await config.view(other.tenantId))).toMatchObject({ sandbox: false, baseUrl: 'https://api.provider.example', apiKeyLast4: 'sk_live_x'.slice(-4) });
+    expect(await businessProfileSettings(h, other.tenantId)).toMatchObject({ baseUrl: 'https://api.provider.example', apiKey: 'sk_live_x' });
   });
 
   it('the HTTP adapter against the sandbox: create, read, and a rejected key', async () => {
-    const adapter = createBusinessProfileAHttpAdapter();
-    const endpoint = await entitiesServices(h).businessProfileConfig.endpoint(h.tenant.tenantId);
+    const endpoint = await businessProfileSettings(h, h.tenant.tenantId);
+    const adapter = createBusinessProfileAClient(endpoint);
     const externalId = randomUUID();
-    const created = await adapter.createBusiness(endpoint, {
+    const created = await adapter.createBusiness({
       externalId,
       name: 'Adapter Co',
       tin: '111111111',
@@ -105,10 +103,12 @@ describe('the sandbox speaks the provider protocol and checks credentials', () =
       people: [],
     });
     expect(created).toMatchObject({ externalId, status: 'pending', tasks: [] });
-    const again = await adapter.createBusiness(endpoint, { externalId, name: 'Adapter Co', tin: '111111111', addresses: [{ addressLine1: '2 Side St', city: 'Austin', country: 'US' }], people: [] });
+    const again = await adapter.createBusiness({ externalId, name: 'Adapter Co', tin: '111111111', addresses: [{ addressLine1: '2 Side St', city: 'Austin', country: 'US' }], people: [] });
     expect(again.id).toBe(created.id);
-    expect(await adapter.getBusiness(endpoint, created.id)).toMatchObject({ id: created.id, externalId });
-    await expect(adapter.getBusiness({ ...endpoint, apiKey: 'sk_sandbox_nope' }, created.id)).rejects.toBeInstanceOf(BusinessProfileProviderError);
-    await expect(adapter.getBusiness({ ...endpoint, baseUrl: 'http://127.0.0.1:9' }, created.id)).rejects.toMatchObject({ kind: 'unreachable' });
+    expect(await adapter.getBusiness(created.id)).toMatchObject({ id: created.id, externalId });
+    await expect(createBusinessProfileAClient({ ...endpoint, apiKey: 'sk_sandbox_nope' }).getBusiness(created.id)).rejects.toMatchObject({ reason: 'unauthorized' });
+    await expect(createBusinessProfileAClient({ ...endpoint, baseUrl: 'http://127.0.0.1:9' }).getBusiness(created.id)).rejects.toBeInstanceOf(ProviderError);
+    await expect(createBusinessProfileAClient({ ...endpoint, baseUrl: 'http://127.0.0.1:9' }).getBusiness(created.id)).rejects.toMatchObject({ reason: 'unreachable' });
+    await expect(adapter.getBusiness(randomUUID())).rejects.toMatchObject({ reason: 'not_found' });
   });
 });

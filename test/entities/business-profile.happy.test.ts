@@ -4,7 +4,7 @@ import { businessProfileASandbox } from '../../src/sandboxes/business-profile-a/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
-import { entitiesServices, sandboxCall, signedWebhook } from './bp-helpers.js';
+import { configureBusinessProfile, sandboxCall, signedWebhook } from './bp-helpers.js';
 import { entityOf, memberWith, TIN } from './fixtures.js';
 
 let h: Harness;
@@ -115,18 +115,18 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     expect(read.json().status).toBe('pending');
   });
 
-  it('a provider that cannot be reached: 502, the profile failed, and the entity may submit again', async () => {
+  it('a provider that cannot be reached: 503, the profile failed, and the entity may submit again', async () => {
     const other = await h.newTenant();
     const { entityId, owner } = await entityOf(h, other);
-    const config = entitiesServices(h).businessProfileConfig;
-    await config.configure(other.tenantId, { baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_live_unreachable', webhookSecret: 'x'.repeat(32) });
+    await configureBusinessProfile(h, other.tenantId, { baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_live_unreachable', webhookSecret: 'x'.repeat(32) });
     const res = await submit(entityId, owner.headers);
-    expect(res.statusCode).toBe(502);
-    expect(res.json()).toMatchObject({ statusCode: 502, code: 'BUSINESS_PROFILE_PROVIDER_ERROR' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ statusCode: 503, code: 'PROVIDER_UNAVAILABLE' });
+    expect(res.headers['retry-after']).toBe('5');
     const failed = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
     expect(failed.json()).toMatchObject({ status: 'failed', failure: expect.stringContaining('business-profile-a') });
     expect(h.logs.text()).not.toContain('sk_live_unreachable');
-    await config.configure(other.tenantId, null);
+    await configureBusinessProfile(h, other.tenantId, null);
     const again = await submit(entityId, owner.headers);
     expect(again.statusCode, again.body).toBe(201);
   });

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesCommands } from '../../src/modules/entities/cli-commands.js';
+import { commands } from '../../src/cli-commands.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { entityOf, TIN } from './fixtures.js';
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const run = (name: string, options: Record<string, string>) => entitiesCommands[name]!(h.container, options);
+const run = (name: string, options: Record<string, string>) => commands[name]!(h.container, options, { redirectAllow: [] });
 
 describe('business-profile CLI commands', () => {
   it('show, configure (secrets from files, sealed, never printed), back to the sandbox', async () => {

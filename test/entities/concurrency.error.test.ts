@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityMemberPermissions } from '../../src/modules/entities/table.js';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
-import { entitiesServices } from './bp-helpers.js';
+import { configureBusinessProfile } from './bp-helpers.js';
 import { entityOf, memberWith } from './fixtures.js';
 
 /**
@@ -108,14 +108,14 @@ describe(`concurrent membership changes (${usingPostgres ? 'PostgreSQL' : 'PGlit
     try {
       const port = (slow.address() as AddressInfo).port;
       const { entityId, owner } = await entityOf(h);
-      await entitiesServices(h).businessProfileConfig.configure(h.tenant.tenantId, { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'sk_test_slow', webhookSecret: 'w'.repeat(32) });
+      await configureBusinessProfile(h, h.tenant.tenantId, { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'sk_test_slow', webhookSecret: 'w'.repeat(32) });
       const results = await Promise.all(
         Array.from({ length: 4 }, () => h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers, payload: { tin: '123456789' } })),
       );
-      expect(results.map((r) => r.statusCode).sort()).toEqual([409, 409, 409, 502]);
+      expect(results.map((r) => r.statusCode).sort()).toEqual([409, 409, 409, 503]);
       expect(calls).toBe(1);
     } finally {
-      await entitiesServices(h).businessProfileConfig.configure(h.tenant.tenantId, null);
+      await configureBusinessProfile(h, h.tenant.tenantId, null);
       await new Promise((resolve) => slow.close(resolve));
     }
   });

@@ -1,4 +1,6 @@
 import type { BankLinkServices } from '../../src/modules/bank-link/module.js';
+import { OWN_ORIGINATOR_SETTING, REDIRECT_ALLOW_SETTING } from '../../src/providers/bank-link/port.js';
+import { redirectAllowSetting } from '../../src/providers/bank-link/plaid/index.js';
 import type { Harness, TestTenant } from './harness.js';
 
 export const APP_RETURN = 'https://app.example/bank';
@@ -9,15 +11,39 @@ export function bankLink(h: Harness): BankLinkServices {
   return module.services as BankLinkServices;
 }
 
-/** The tenant's sandbox credentials (clientId, secret), with the test return URL allowed. */
+/** The built-in bank-link provider (its signer serves tests that forge webhooks). */
+export const plaidSandbox = (h: Harness) => h.container.sandboxes.plaid;
+
+/** Replaces the tenant's return allow-list, as `bank-link redirect-allow` does. */
+export async function allowRedirects(h: Harness, tenantId: string, urls: string[]): Promise<void> {
+  await h.container.platform.providerSettings.update(tenantId, 'bank-link', 'plaid', { [REDIRECT_ALLOW_SETTING]: redirectAllowSetting(urls) });
+}
+
+/** Points the tenant at a provider environment, as `bank-link configure` does. */
+export async function configureBankLink(h: Harness, tenantId: string, input: { baseUrl: string; environment?: 'sandbox' | 'production'; clientId: string; secret: string }): Promise<void> {
+  await h.container.platform.providerSettings.configure(tenantId, 'bank-link', 'plaid', {
+    baseUrl: input.baseUrl,
+    settings: { 'client-id': input.clientId, environment: input.environment ?? 'sandbox' },
+    secrets: { secret: input.secret },
+  });
+}
+
+/** Names the tenant's own originator, as `bank-link originator` does. */
+export async function setOwnOriginator(h: Harness, tenantId: string, originatorId: string): Promise<void> {
+  await h.container.platform.providerSettings.update(tenantId, 'bank-link', 'plaid', { [OWN_ORIGINATOR_SETTING]: originatorId });
+}
+
+/** The tenant's sandbox credentials (clientId, secret), its sandbox account open, with the test return URL allowed. */
 export async function sandboxSetup(h: Harness, tenant: TestTenant = h.tenant): Promise<{ clientId: string; secret: string }> {
-  await bankLink(h).settings.setRedirectAllow(tenant.tenantId, [APP_RETURN]);
-  const view = await bankLink(h).settings.view(tenant.tenantId);
-  return { clientId: view.clientId, secret: view.sandboxSecret! };
+  await allowRedirects(h, tenant.tenantId, [APP_RETURN]);
+  // The tenant's port opens its sandbox account (as its first call would).
+  await h.container.platform.providers.port(tenant.tenantId, 'bank-link');
+  const stored = await h.container.platform.providerSettings.get(tenant.tenantId, 'bank-link', 'plaid');
+  return { clientId: stored.settings['client-id']!, secret: stored.secrets.secret! };
 }
 
 /** Where the built-in sandbox answers (the official client's basePath). */
-export const sandboxBase = (h: Harness): string => bankLink(h).sandbox.baseUrl();
+export const sandboxBase = (h: Harness): string => plaidSandbox(h).baseUrl();
 
 /** The path and query of a URL on the test server (for inject). */
 export const pathOf = (url: string): string => {

@@ -11,9 +11,9 @@ import { createSecretBox } from '../../src/platform/crypto/secrets.js';
 import { createProviderSettings } from '../../src/platform/provider-settings/settings.js';
 import { providerSettings } from '../../src/platform/provider-settings/table.js';
 import { createIdvConfigService } from '../../src/modules/kyc/idv-config.js';
-import { createBusinessProfileConfig } from '../../src/modules/entities/bp-config.js';
-import { createBankLinkSettings } from '../../src/modules/bank-link/settings.js';
-import { createBankLinkRepo } from '../../src/modules/bank-link/repo.js';
+import { createProviders } from '../../src/platform/providers/service.js';
+import { plaid } from '../../src/providers/bank-link/plaid/index.js';
+import { businessProfileA } from '../../src/providers/business-profile/business-profile-a/index.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import { migrationsBefore } from '../helpers/migrations.js';
 
@@ -58,27 +58,28 @@ describe('provider settings migration', () => {
     const clock = new ManualClock(new Date());
     const ps = createProviderSettings({ db: database.db, secrets, clock });
     const idv = createIdvConfigService({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxEnabled: true });
-    const bp = createBusinessProfileConfig({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxes: true });
-    const bankLink = createBankLinkSettings({
-      repo: createBankLinkRepo(database.db),
-      providerSettings: ps,
-      clock,
-      sandboxBaseUrl: () => 'http://bastion.test/sandbox/bank-link',
-      sandboxes: true,
-      webhookUrl: (t) => `http://bastion.test/bank-link/webhooks/${t}`,
-      provisionSandbox: async () => undefined,
-    });
+    // bank-link and business-profile are declared by their providers' definitions (src/providers/<kind>/<name>/index.ts).
+    const providers = createProviders({ db: database.db, clock, settings: ps, sandboxes: () => true, publicBaseUrl: () => 'http://bastion.test' });
+    providers.register([plaid({ clock, publicBaseUrl: () => 'http://bastion.test' }), businessProfileA({})]);
 
     expect(await idv.endpoint(tenant, 'idv-a')).toEqual({ provider: 'idv-a', baseUrl: 'https://idv-a.example/api', clientId: 'acme', secret: 'idv-a-real-secret-0123456789' });
     // A tenant on the sandbox keeps its secret: pending sessions' webhooks still verify.
     expect(await idv.sandboxSecret('idv-b', tenant)).toBe('idv-b-sandbox-secret-0123456789');
-    expect(await bp.endpoint(tenant)).toEqual({ baseUrl: 'https://bp.example', apiKey: 'sk_live_migrated_key' });
-    expect(await bp.webhookSecret(tenant)).toBe('bp-webhook-secret-0123456789');
-    const resolved = await bankLink.resolve(tenant);
-    expect(resolved).toMatchObject({
-      sandbox: false,
-      endpoint: { baseUrl: 'https://production.bank-link.example', clientId: 'client-123', secret: 'bank-link-prod-secret' },
-      row: { environment: 'production', originatorClientId: 'orig-1', redirectAllow: ['https://app.example/bank'] },
+    expect(await ps.get(tenant, 'business-profile', 'business-profile-a')).toMatchObject({
+      baseUrl: 'https://bp.example',
+      secrets: { 'api-key': 'sk_live_migrated_key', 'webhook-secret': 'bp-webhook-secret-0123456789' },
+    });
+    // The allow-list and the own originator came along too (a later migration made them settings of the kind).
+    expect(await ps.get(tenant, 'bank-link', 'plaid')).toEqual({
+      baseUrl: 'https://production.bank-link.example',
+      settings: { 'client-id': 'client-123', environment: 'production', 'redirect-allow': 'https://app.example/bank', 'originator-client-id': 'orig-1' },
+      secrets: { secret: 'bank-link-prod-secret' },
+    });
+    const port = await providers.port(tenant, 'bank-link');
+    expect({ environment: port.environment, redirectAllow: port.redirectAllow, ownOriginator: port.ownOriginator }).toEqual({
+      environment: 'production',
+      redirectAllow: ['https://app.example/bank'],
+      ownOriginator: 'orig-1',
     });
 
     // Read once: sealed again in the generic form, nothing left under the former contexts.

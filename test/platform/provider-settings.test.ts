@@ -15,6 +15,13 @@ beforeAll(async () => {
     settings: { 'client-id': { required: true, description: 'the client id' }, region: { required: false, description: 'a region' } },
     secrets: { 'api-key': { required: true, description: 'the API key' } },
   });
+  h.container.platform.providerSettings.declare({
+    kind: 'test-kind',
+    provider: 'test-kept',
+    description: 'a provider with a setting of the kind (kept)',
+    settings: { 'client-id': { required: true, description: 'the client id' }, allow: { required: false, kept: true, description: 'kept across configure' }, own: { required: false, description: 'not kept' } },
+    secrets: {},
+  });
 });
 afterAll(async () => h.close());
 
@@ -60,5 +67,22 @@ describe('provider settings: one table, one CLI shape', () => {
     await expect(run('provider configure', base, { ...good, secrets: ['api-key=/nonexistent/file'] })).rejects.toThrow(/no such file/);
     await expect(run('provider show', { ...base, tenant: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
     expect(await run('provider show', base)).toMatchObject({ sandbox: true });
+  });
+
+  it('update changes some settings and keeps the rest; a kept setting survives configure and sandbox, another does not', async () => {
+    const ps = h.container.platform.providerSettings;
+    const tenant = (await h.newTenant()).tenantId;
+    await ps.update(tenant, 'test-kind', 'test-kept', { allow: 'https://a.example', own: 'o-1' });
+    expect(await ps.get(tenant, 'test-kind', 'test-kept')).toEqual({ baseUrl: null, settings: { allow: 'https://a.example', own: 'o-1' }, secrets: {} });
+    const before = await ps.stamp(tenant, 'test-kind', 'test-kept');
+    await ps.configure(tenant, 'test-kind', 'test-kept', { baseUrl: 'https://p.example', settings: { 'client-id': 'c' }, secrets: {} });
+    expect((await ps.stamp(tenant, 'test-kind', 'test-kept')).version).toBeGreaterThan(before.version);
+    expect((await ps.get(tenant, 'test-kind', 'test-kept')).settings).toEqual({ 'client-id': 'c', allow: 'https://a.example' });
+    await ps.update(tenant, 'test-kind', 'test-kept', { own: 'o-2', allow: null });
+    expect((await ps.get(tenant, 'test-kind', 'test-kept')).settings).toEqual({ 'client-id': 'c', own: 'o-2' });
+    await expect(ps.update(tenant, 'test-kind', 'test-kept', { colour: 'red' })).rejects.toThrow(/colour/);
+    await ps.update(tenant, 'test-kind', 'test-kept', { allow: 'https://b.example' });
+    await ps.useSandbox(tenant, 'test-kind', 'test-kept');
+    expect(await ps.get(tenant, 'test-kind', 'test-kept')).toEqual({ baseUrl: null, settings: { allow: 'https://b.example' }, secrets: {} });
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
-import { APP_RETURN, bankLink } from '../helpers/bank-link.js';
+import { allowRedirects, APP_RETURN, configureBankLink } from '../helpers/bank-link.js';
 import { entityOf, TIN } from '../entities/fixtures.js';
 
 // SANDBOXES=off: the built-in bank-link provider is not served, so a tenant that has not been
@@ -20,7 +20,7 @@ const creds = { clientId: 'c'.repeat(24), secret: 's'.repeat(30) };
 describe('bank-link (and business-profile) with sandboxes off and no provider configured', () => {
   it('the link-token, exchange, tenant and sandbox-originator routes answer 503 PROVIDER_NOT_CONFIGURED (one code for every kind)', async () => {
     // The operator may still prepare the allow-list before configuring a provider.
-    await bankLink(h).settings.setRedirectAllow(h.tenant.tenantId, [APP_RETURN]);
+    await allowRedirects(h, h.tenant.tenantId, [APP_RETURN]);
     const user = h.bearerHeaders(await h.tokenFor(userId));
     const key = h.keyHeaders();
     const calls = [
@@ -39,11 +39,11 @@ describe('bank-link (and business-profile) with sandboxes off and no provider co
     }
   });
 
-  it('a tenant pointed at a real provider is asked (a provider that cannot be reached is 502, not 503)', async () => {
+  it('a tenant pointed at a real provider is asked (a provider that cannot be reached is BANK_LINK_PROVIDER_UNAVAILABLE, not PROVIDER_NOT_CONFIGURED)', async () => {
     const t = await h.newTenant();
-    await bankLink(h).settings.configure(t.tenantId, { baseUrl: 'http://127.0.0.1:9', environment: 'sandbox', clientId: creds.clientId, secret: creds.secret });
-    await bankLink(h).settings.setRedirectAllow(t.tenantId, [APP_RETURN]);
-    expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q}`, headers: h.keyHeaders(t) }), 502, 'BANK_LINK_PROVIDER_UNAVAILABLE');
+    await configureBankLink(h, t.tenantId, { baseUrl: 'http://127.0.0.1:9', environment: 'sandbox', clientId: creds.clientId, secret: creds.secret });
+    await allowRedirects(h, t.tenantId, [APP_RETURN]);
+    expectError(await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${q}`, headers: h.keyHeaders(t) }), 503, 'BANK_LINK_PROVIDER_UNAVAILABLE');
   });
 
   it('business-profile the same way: 503 PROVIDER_NOT_CONFIGURED, and no profile is left in flight (a retry is 503 again, not 409)', async () => {

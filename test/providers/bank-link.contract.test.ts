@@ -1,7 +1,7 @@
 import { Configuration, CountryCode, PlaidApi, Products } from 'plaid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { bankLink, sandboxBase, sandboxSetup } from '../helpers/bank-link.js';
+import { plaidSandbox, sandboxBase, sandboxSetup } from '../helpers/bank-link.js';
 
 /**
  * The built-in sandbox driven over real HTTP by the unmodified official client, for every
@@ -110,7 +110,7 @@ describe('bank-link sandbox speaks the provider protocol (official plaid client)
   });
 
   it('webhook_verification_key/get answers the ES256 public key of a signature, unknown ids refused', async () => {
-    const jwt = await bankLink(h).sandbox.signer.sign('{}');
+    const jwt = await plaidSandbox(h).signer.sign('{}');
     const kid = JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()).kid as string;
     const { data } = await api.webhookVerificationKeyGet({ ...creds, key_id: kid });
     expect(data.key).toMatchObject({ alg: 'ES256', kty: 'EC', crv: 'P-256', kid, use: 'sig', expired_at: null });

@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
-import { APP_RETURN, bankLink } from '../helpers/bank-link.js';
+import { allowRedirects, APP_RETURN, configureBankLink } from '../helpers/bank-link.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
-import { entitiesServices } from '../entities/bp-helpers.js';
+import { configureBusinessProfile } from '../entities/bp-helpers.js';
 import { entityOf, TIN } from '../entities/fixtures.js';
 
 // A provider that answers 2xx with a body of another shape (JSON of the wrong shape, `null`,
@@ -72,8 +72,8 @@ function expectProviderError(res: { statusCode: number; body: string; json: () =
 describe('a provider answering 200 with junk', () => {
   it('bank-link (plaid): link-token, tenant link-token and public-token exchange answer 502 BANK_LINK_PROVIDER_ERROR', async () => {
     const t = await h.newTenant();
-    await bankLink(h).settings.configure(t.tenantId, { baseUrl: fakeUrl, environment: 'sandbox', clientId: 'c'.repeat(24), secret: 's'.repeat(30) });
-    await bankLink(h).settings.setRedirectAllow(t.tenantId, [APP_RETURN]);
+    await configureBankLink(h, t.tenantId, { baseUrl: fakeUrl, environment: 'sandbox', clientId: 'c'.repeat(24), secret: 's'.repeat(30) });
+    await allowRedirects(h, t.tenantId, [APP_RETURN]);
     const user = h.bearerHeaders(await h.tokenFor(await h.createUser(t), t), t);
     const q = encodeURIComponent(APP_RETURN);
     await eachJunk(async (kind) => {
@@ -126,7 +126,7 @@ describe('a provider answering 200 with junk', () => {
 
   it('business-profile-a: submitting a business profile answers 502 BUSINESS_PROFILE_PROVIDER_ERROR', async () => {
     const t = await h.newTenant();
-    await entitiesServices(h).businessProfileConfig.configure(t.tenantId, { baseUrl: fakeUrl, apiKey: 'sk_live_junk', webhookSecret: 'w'.repeat(32) });
+    await configureBusinessProfile(h, t.tenantId, { baseUrl: fakeUrl, apiKey: 'sk_live_junk', webhookSecret: 'w'.repeat(32) });
     await eachJunk(async (kind) => {
       const { entityId, owner } = await entityOf(h, t);
       const res = await h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers, payload: { tin: TIN, people: [{ name: 'Jane Doe' }] } });

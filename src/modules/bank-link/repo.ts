@@ -1,29 +1,9 @@
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import {
-  bankLinkItems,
-  bankLinkOriginators,
-  bankLinkSettings,
-  type BankLinkItemRow,
-  type BankLinkOriginatorRow,
-  type BankLinkSettingsRow,
-} from './table.js';
+import { bankLinkItems, bankLinkOriginators, type BankLinkItemRow, type BankLinkOriginatorRow } from './table.js';
 
 export function createBankLinkRepo(db: DbOrTx) {
   return {
-    async findSettings(tenantId: string, tx: DbOrTx = db): Promise<BankLinkSettingsRow | undefined> {
-      const [row] = await tx.select().from(bankLinkSettings).where(eq(bankLinkSettings.tenantId, tenantId)).limit(1);
-      return row;
-    },
-    /** First writer wins (two requests may provision the sandbox at once). */
-    async insertSettingsIfAbsent(tenantId: string, row: Omit<BankLinkSettingsRow, 'tenantId'>, tx: DbOrTx = db): Promise<boolean> {
-      const inserted = await tx.insert(bankLinkSettings).values({ ...row, tenantId }).onConflictDoNothing().returning({ t: bankLinkSettings.tenantId });
-      return inserted.length > 0;
-    },
-    async updateSettings(tenantId: string, changes: Partial<Omit<BankLinkSettingsRow, 'tenantId'>>, tx: DbOrTx = db): Promise<void> {
-      await tx.update(bankLinkSettings).set(changes).where(eq(bankLinkSettings.tenantId, tenantId));
-    },
-
     async insertItem(tenantId: string, row: Omit<BankLinkItemRow, 'tenantId'>, tx: DbOrTx = db): Promise<BankLinkItemRow> {
       const [created] = await tx.insert(bankLinkItems).values({ ...row, tenantId }).returning();
       return created!;

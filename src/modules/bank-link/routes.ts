@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, viewerOf } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
 import {
   BankLinkItem,
@@ -13,17 +13,12 @@ import {
   PublicTokenBody,
   RemovedResponse,
 } from './schemas.js';
-import type { BankLinkService, Owner } from './service.js';
+import type { BankLinkService, TenantFacts } from './service.js';
 
-/** The caller's side: a user's own accounts, or (API key) the tenant's own funding accounts. */
-export function ownerOf(request: FastifyRequest): Owner {
+/** The tenant's name and app URL (the call context carries the caller; whose accounts follows from it: service.ts, ownerOf). */
+export function tenantFacts(request: FastifyRequest): TenantFacts {
   const appUrl = request.tenant.settings.appUrl;
-  return {
-    tenantId: request.tenant.id,
-    tenantName: request.tenant.name,
-    userId: viewerOf(request).userId ?? null,
-    appUrl: typeof appUrl === 'string' ? appUrl : undefined,
-  };
+  return { name: request.tenant.name, appUrl: typeof appUrl === 'string' ? appUrl : undefined };
 }
 
 export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkService }): void {
@@ -42,7 +37,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         response: { 200: LinkTokenResponse, ...errorResponses(403, 502) },
       },
     },
-    async (request) => service.linkToken(ownerOf(request), request.query.redirectUrl),
+    async (request) => service.linkToken(contextOf(request, Access.apiKeyOrUser), tenantFacts(request), request.query.redirectUrl),
   );
 
   r.post(
@@ -56,13 +51,13 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         response: { 201: BankLinkItem, ...errorResponses(403, 502) },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.exchange(ownerOf(request), request.body.publicToken, actorOf(request.principal))),
+    async (request, reply) => reply.status(201).send(await service.exchange(contextOf(request, Access.apiKeyOrUser), request.body.publicToken)),
   );
 
   r.get(
     '/bank-link/items',
     { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: "The caller's linked items with their accounts (masks only)", response: { 200: BankLinkItemList, ...errorResponses(403) } } },
-    async (request) => service.listItems(ownerOf(request)),
+    async (request) => service.listItems(contextOf(request, Access.apiKeyOrUser)),
   );
 
   r.delete(
@@ -77,7 +72,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         response: { 200: RemovedResponse, ...errorResponses(403, 404, 502) },
       },
     },
-    async (request) => service.removeItem(ownerOf(request), request.params.itemId, actorOf(request.principal)),
+    async (request) => service.removeItem(contextOf(request, Access.apiKeyOrUser), request.params.itemId),
   );
 
   r.get(
@@ -86,7 +81,7 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
       config: { auth: Access.apiKey },
       schema: { tags, summary: "The tenant's own originator profile and diligence status (404 until one exists)", response: { 200: Originator, ...errorResponses(403, 404, 502) } },
     },
-    async (request) => service.tenantOriginator(request.tenant.id),
+    async (request) => service.tenantOriginator(contextOf(request, Access.apiKey).tenantId),
   );
 
   r.get(
@@ -100,6 +95,6 @@ export function bankLinkRoutes(app: FastifyInstance, deps: { service: BankLinkSe
         response: { 200: LinkTokenResponse, ...errorResponses(403, 502) },
       },
     },
-    async (request) => service.linkToken({ ...ownerOf(request), userId: null }, request.query.redirectUrl),
+    async (request) => service.linkToken(contextOf(request, Access.apiKey), tenantFacts(request), request.query.redirectUrl),
   );
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { contextOf } from '../../platform/http/context.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { ownerOf } from './routes.js';
+import { tenantFacts } from './routes.js';
 import { CreateOriginatorBody, KybBody, KybResponse, Originator, OriginatorIdParam, OriginatorList, OriginatorListQuery } from './schemas.js';
 import type { OriginatorsService } from './originators.js';
 
@@ -49,7 +49,7 @@ export function bankLinkSandboxRoutes(app: FastifyInstance, deps: { originators:
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await originators.startKyb(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKey).actor, ownerOf(request).appUrl)),
+      reply.status(201).send(await originators.startKyb(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKey).actor, tenantFacts(request).appUrl)),
   );
 
   r.get(

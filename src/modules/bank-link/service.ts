@@ -4,22 +4,37 @@ import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
-import { BankLinkProviderError, type BankLinkPort } from '../../providers/bank-link/port.js';
-import type { AuditService } from '../audit/service.js';
+import type { CallContext } from '../../platform/http/context.js';
 import { matchRedirect } from '../../platform/http/redirect-allow.js';
-import { BankLinkErrors, fromProviderError, viaProvider } from './errors.js';
+import { notFoundAs, ProviderError } from '../../platform/providers/errors.js';
+import type { BankLinkClient } from '../../providers/bank-link/port.js';
+import type { AuditService } from '../audit/service.js';
+import { BankLinkErrors } from './errors.js';
+import type { BankLinkProvider } from './provider.js';
 import type { BankLinkRepo } from './repo.js';
 import type { BankLinkItemDto, LinkTokenDto, OriginatorDto } from './schemas.js';
-import type { BankLinkSettingsService } from './settings.js';
 import type { BankLinkItemRow } from './table.js';
 
-/** Whose bank accounts: a user's, or the tenant's own funding accounts (userId null). */
-export interface Owner {
-  tenantId: string;
-  tenantName: string;
-  userId: string | null;
+/** What a route knows of the tenant besides the call context: its name (the Link page shows it) and its app URL. */
+export interface TenantFacts {
+  name: string;
   /** The tenant's app URL: admitted as a return URL when the allow-list is empty. */
   appUrl?: string;
+}
+
+/**
+ * Whose bank accounts a call is about: a user's own (any bearer token, an admin's too), or,
+ * with an API key, the tenant's own funding accounts (null). bank-link's routes name no
+ * user, so an API key acts for the tenant rather than for a user it would name.
+ */
+export const ownerOf = (ctx: CallContext): string | null => (ctx.caller.kind === 'user' ? ctx.userId! : null);
+
+/** The return URL admitted by the tenant's allow-list (or, with none, its app URL); else 400. */
+export function allowedRedirect(port: BankLinkClient, requested: string, appUrl: string | undefined): string {
+  const allow = port.redirectAllow.length > 0 ? port.redirectAllow : appUrl ? [appUrl] : [];
+  const target = matchRedirect(requested, allow);
+  if (!target) throw BankLinkErrors.redirectNotAllowed();
+  return target;
 }
 
 export { auditActor };
@@ -48,41 +63,33 @@ export function createBankLinkService(deps: {
   tx: RunInTx;
   clock: Clock;
   secrets: SecretBox;
-  port: BankLinkPort;
-  settings: BankLinkSettingsService;
+  provider: BankLinkProvider;
   audit: AuditService;
-  webhookUrl: (tenantId: string) => string;
 }) {
-  const { repo, tx, clock, secrets, port, settings, audit } = deps;
-  const clientUserId = (owner: Owner) => owner.userId ?? `tenant:${owner.tenantId}`;
-  const subject = (owner: Owner) => owner.userId;
+  const { repo, tx, clock, secrets, provider, audit } = deps;
 
   return {
-    async linkToken(owner: Owner, redirectUrl: string): Promise<LinkTokenDto> {
-      const { row, endpoint } = await settings.resolve(owner.tenantId);
-      const allow = row.redirectAllow.length > 0 ? row.redirectAllow : owner.appUrl ? [owner.appUrl] : [];
-      const target = matchRedirect(redirectUrl, allow);
-      if (!target) throw BankLinkErrors.redirectNotAllowed();
-      const token = await viaProvider(() =>
-        port.createLinkToken(endpoint, {
-          clientName: owner.tenantName.slice(0, 30),
-          clientUserId: clientUserId(owner),
-          webhook: deps.webhookUrl(owner.tenantId),
-          completionRedirectUri: target,
-        }),
-      );
+    /** A link token for the caller's accounts (an API key: the tenant's own funding accounts). */
+    async linkToken(ctx: CallContext, tenant: TenantFacts, redirectUrl: string): Promise<LinkTokenDto> {
+      const owner = ownerOf(ctx);
+      const port = await provider.client(ctx.tenantId);
+      const target = allowedRedirect(port, redirectUrl, tenant.appUrl);
+      const token = await port.createLinkToken({ clientName: tenant.name.slice(0, 30), clientUserId: owner ?? `tenant:${ctx.tenantId}`, completionRedirectUri: target });
       return { linkToken: token.linkToken, expiration: new Date(token.expiration).toISOString(), linkUrl: token.hostedLinkUrl };
     },
 
-    async exchange(owner: Owner, publicToken: string, actor: Actor): Promise<BankLinkItemDto> {
-      const { endpoint } = await settings.resolve(owner.tenantId);
-      const exchanged = await viaProvider(() => port.exchangePublicToken(endpoint, publicToken));
+    async exchange(ctx: CallContext, publicToken: string): Promise<BankLinkItemDto> {
+      const owner = { tenantId: ctx.tenantId, userId: ownerOf(ctx) };
+      const actor: Actor = ctx.actor;
+      const port = await provider.client(ctx.tenantId);
+      const exchanged = await notFoundAs(port.exchangePublicToken(publicToken), BankLinkErrors.publicTokenInvalid);
       let accounts;
       try {
-        accounts = await viaProvider(() => port.getAccounts(endpoint, exchanged.accessToken));
+        // An access token just made that the provider does not know: the exchange gave nothing usable.
+        accounts = await notFoundAs(port.getAccounts(exchanged.accessToken), BankLinkErrors.publicTokenInvalid);
       } catch (error) {
         // Without its accounts the item is of no use: give it back rather than keep a token we cannot show.
-        await port.removeItem(endpoint, exchanged.accessToken).catch(() => undefined);
+        await port.removeItem(exchanged.accessToken).catch(() => undefined);
         throw error;
       }
       const now = clock.now();
@@ -108,43 +115,45 @@ export function createBankLinkService(deps: {
         );
         const payload = { itemId: id, userId: owner.userId, institutionId: row.institutionId, accounts: row.accounts.length };
         await appendEvent(db, owner.tenantId, 'bank_link.item_linked', payload);
-        await audit.record(db, owner.tenantId, { type: 'bank_link.item_linked', ...auditActor(actor), subjectUserId: subject(owner), details: payload });
+        await audit.record(db, owner.tenantId, { type: 'bank_link.item_linked', ...auditActor(actor), subjectUserId: owner.userId, details: payload });
         return toItemDto(row);
       });
     },
 
-    async listItems(owner: Owner): Promise<{ total: number; data: BankLinkItemDto[] }> {
-      const rows = await repo.listItems(owner.tenantId, owner.userId);
+    async listItems(ctx: CallContext): Promise<{ total: number; data: BankLinkItemDto[] }> {
+      const rows = await repo.listItems(ctx.tenantId, ownerOf(ctx));
       return { total: rows.length, data: rows.map(toItemDto) };
     },
 
-    /** Removes the item at the provider, then here. Another owner's item is "not found". */
-    async removeItem(owner: Owner, itemId: string, actor: Actor): Promise<{ itemId: string; removed: true }> {
+    /** Removes the item at the provider, then here. Another owner's item is "not found" (404, as no item). */
+    async removeItem(ctx: CallContext, itemId: string): Promise<{ itemId: string; removed: true }> {
+      const owner = { tenantId: ctx.tenantId, userId: ownerOf(ctx) };
+      const actor: Actor = ctx.actor;
       const row = await repo.findItem(owner.tenantId, itemId);
       if (!row || row.userId !== owner.userId) throw BankLinkErrors.itemNotFound();
-      const { endpoint } = await settings.resolve(owner.tenantId);
+      const port = await provider.client(owner.tenantId);
       const accessToken = await secrets.decrypt(row.accessTokenSealed, accessTokenContext(owner.tenantId, row.id));
       try {
-        await port.removeItem(endpoint, accessToken);
+        await port.removeItem(accessToken);
       } catch (error) {
         // Already gone at the provider: unlink here too.
-        if (!(error instanceof BankLinkProviderError && error.errorCode === 'INVALID_ACCESS_TOKEN')) throw fromProviderError(error);
+        if (!(error instanceof ProviderError && error.reason === 'not_found')) throw error;
       }
       await tx(async (db) => {
         if (!(await repo.deleteItem(owner.tenantId, itemId, db))) throw BankLinkErrors.itemNotFound();
         const payload = { itemId, userId: owner.userId };
         await appendEvent(db, owner.tenantId, 'bank_link.item_removed', payload);
-        await audit.record(db, owner.tenantId, { type: 'bank_link.item_removed', ...auditActor(actor), subjectUserId: subject(owner), details: payload });
+        await audit.record(db, owner.tenantId, { type: 'bank_link.item_removed', ...auditActor(actor), subjectUserId: owner.userId, details: payload });
       });
       return { itemId, removed: true };
     },
 
     /** The tenant's own originator with its live diligence status; 404 until there is one. */
     async tenantOriginator(tenantId: string): Promise<OriginatorDto> {
-      const { row, endpoint } = await settings.resolve(tenantId);
-      if (!row.originatorClientId) throw BankLinkErrors.originatorNotFound();
-      const id = row.originatorClientId;
-      const detail = await viaProvider(() => port.getOriginator(endpoint, id));
+      const port = await provider.client(tenantId);
+      const id = port.ownOriginator;
+      if (!id) throw BankLinkErrors.originatorNotFound();
+      const detail = await notFoundAs(port.getOriginator(id), BankLinkErrors.originatorNotFound);
       await repo.updateOriginator(tenantId, id, { diligenceStatus: detail.diligenceStatus, companyName: detail.companyName, updatedAt: clock.now() });
       return { id: detail.clientId, companyName: detail.companyName, diligenceStatus: detail.diligenceStatus };
     },

@@ -3,22 +3,6 @@ import { tenants } from '../../platform/tenancy/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-/**
- * A tenant's bank-link settings beside the provider's own (where the provider is and its
- * credentials are in provider_settings, kind `bank-link`).
- */
-export const bankLinkSettings = pgTable('bank_link_settings', {
-  tenantId: uuid('tenant_id')
-    .primaryKey()
-    .references(() => tenants.id, { onDelete: 'cascade' }),
-  /** The tenant's own originator (its funding profile at the provider). */
-  originatorClientId: text('originator_client_id'),
-  /** Client URLs the Link page may return to (scheme, host, port and path prefix). */
-  redirectAllow: jsonb('redirect_allow').$type<string[]>().notNull(),
-  createdAt: ts('created_at').notNull(),
-  updatedAt: ts('updated_at').notNull(),
-});
-
 export type BankLinkItemStatus = 'active' | 'login_required' | 'pending_expiration' | 'revoked';
 
 export interface StoredAccount {
@@ -73,6 +57,5 @@ export const bankLinkOriginators = pgTable(
   (t) => [primaryKey({ name: 'bank_link_originators_pkey', columns: [t.tenantId, t.originatorClientId] })],
 );
 
-export type BankLinkSettingsRow = typeof bankLinkSettings.$inferSelect;
 export type BankLinkItemRow = typeof bankLinkItems.$inferSelect;
 export type BankLinkOriginatorRow = typeof bankLinkOriginators.$inferSelect;

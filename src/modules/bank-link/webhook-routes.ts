@@ -1,9 +1,9 @@
 import { keepRawJsonBody } from '../../platform/http/raw-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { VERIFICATION_HEADER } from '../../providers/bank-link/port.js';
+import type { InboundWebhook } from '../../platform/providers/define.js';
 import { WebhookAck, WebhookTenantParam } from './schemas.js';
 import type { BankLinkWebhooks, WebhookBody } from './webhooks.js';
 
@@ -11,6 +11,13 @@ const WebhookPayload = Type.Object(
   { webhook_type: Type.String({ minLength: 1, maxLength: 100 }), webhook_code: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: true },
 );
+
+/** The delivery as received: the tenant of the path, the exact bytes, the headers. */
+const inbound = (request: FastifyRequest): InboundWebhook => ({
+  tenantId: String((request.params as { tenantId?: unknown }).tenantId ?? '').toLowerCase(),
+  rawBody: (request.rawBody ?? Buffer.alloc(0)).toString('utf8'),
+  headers: request.headers,
+});
 
 /**
  * The provider's webhooks, outside tenancy: the tenant is in the path, the signature (checked
@@ -32,13 +39,10 @@ export async function bankLinkWebhookRoutes(app: FastifyInstance, deps: { webhoo
         body: WebhookPayload,
         response: { 200: WebhookAck, ...errorResponses(502) },
       },
-      preValidation: async (request) => {
-        const tenantId = String((request.params as { tenantId?: unknown }).tenantId ?? '').toLowerCase();
-        await deps.webhooks.verify(tenantId, request.rawBody ?? Buffer.alloc(0), request.headers[VERIFICATION_HEADER]);
-      },
+      preValidation: async (request) => deps.webhooks.verify(inbound(request)),
     },
     async (request) => {
-      await deps.webhooks.handle(request.params.tenantId.toLowerCase(), request.body as WebhookBody);
+      await deps.webhooks.handle(inbound(request), request.body as WebhookBody);
       return { received: true as const };
     },
   );

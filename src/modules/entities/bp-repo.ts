@@ -1,12 +1,8 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import {
-  businessProfileEvents,
-  businessProfiles,
-  type BusinessProfileRow,
-} from './table.js';
+import { businessProfiles, type BusinessProfileRow } from './table.js';
 
-/** Business profiles, the webhook events applied to them, and the per-tenant provider settings. */
+/** Business profiles (their webhooks' event ids are the platform's inbound_webhooks). */
 export function createBusinessProfilesRepo(db: DbOrTx) {
   return {
     async insert(tenantId: string, row: Omit<BusinessProfileRow, 'tenantId'>, tx: DbOrTx = db): Promise<BusinessProfileRow> {
@@ -45,11 +41,6 @@ export function createBusinessProfilesRepo(db: DbOrTx) {
       return row!;
     },
 
-    /** False when the event was seen before (a replay). */
-    async insertEvent(tenantId: string, row: Omit<typeof businessProfileEvents.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<boolean> {
-      const inserted = await tx.insert(businessProfileEvents).values({ ...row, tenantId }).onConflictDoNothing().returning({ id: businessProfileEvents.eventId });
-      return inserted.length === 1;
-    },
   };
 }
 

@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { SIGNATURE_HEADER } from '../../providers/business-profile/business-profile-a/protocol.js';
 import { BusinessProfile, SubmitBusinessProfileBody, WebhookAck, WebhookParams } from './bp-schemas.js';
 import type { BusinessProfilesService } from './bp-service.js';
 import { callerOf } from './caller.js';
@@ -61,13 +60,14 @@ export async function businessProfileWebhookRoutes(app: FastifyInstance, deps: {
         tags: ['Entities provider callbacks'],
         security: [{ webhookSignature: [] }],
         summary: 'business-profile-a webhook (business.created, business.updated)',
-        description: `Signed with HMAC-SHA256 of the raw body under the tenant's webhook secret, hex, in ${SIGNATURE_HEADER} (docs/providers.md). Replays change nothing.`,
+        description: "Signed with HMAC-SHA256 of the raw body under the tenant's webhook secret, hex, in x-middesk-signature-256 (docs/providers.md). Replays change nothing.",
         params: WebhookParams,
         // Read from the raw bytes once their signature holds (the parser keeps them aside).
         body: Type.Object({}, { additionalProperties: true, description: 'The provider event: {type, data: {object}} (docs/providers.md)' }),
         response: { 200: WebhookAck, ...errorResponses() },
       },
     },
-    async (request) => deps.businessProfiles.webhook(request.params.tenantId, rawBodies.get(request) ?? Buffer.alloc(0), request.headers[SIGNATURE_HEADER]),
+    async (request) =>
+      deps.businessProfiles.webhook({ tenantId: request.params.tenantId, rawBody: (rawBodies.get(request) ?? Buffer.alloc(0)).toString('utf8'), headers: request.headers }),
   );
 }

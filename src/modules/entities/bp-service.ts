@@ -5,17 +5,22 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
-import { AppError } from '../../platform/http/errors.js';
+import type { InboundWebhook } from '../../platform/providers/define.js';
 import { ProviderError } from '../../platform/providers/errors.js';
+import type { Providers } from '../../platform/providers/service.js';
+import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
 import type { Logger } from 'pino';
-import { BusinessProfileProviderError, type BusinessProfilePort, type ProviderBusiness } from '../../providers/business-profile/port.js';
+import type { BusinessProfileClient, ProviderBusiness } from '../../providers/business-profile/port.js';
 import type { AuditService } from '../audit/service.js';
 import { actorOfCaller, auditActor, type Caller, type EntityAccessService } from './access.js';
-import { PROVIDER, type BusinessProfileConfig } from './bp-config.js';
 import type { BusinessProfilesRepo } from './bp-repo.js';
 import type { BusinessProfileDto, SubmitBusinessProfileInput } from './bp-schemas.js';
 import { BusinessProfileErrors } from './errors.js';
 import type { BusinessProfileRow, ProfileStatus } from './table.js';
+
+/** The provider-settings kind and the one provider of it. */
+export const BUSINESS_PROFILE_KIND = 'business-profile';
+export const PROVIDER = 'business-profile-a';
 
 const LIVE: ReadonlySet<ProfileStatus> = new Set(['submitting', 'pending', 'in_review', 'approved']);
 
@@ -41,15 +46,17 @@ function toDto(row: BusinessProfileRow): BusinessProfileDto {
 export function createBusinessProfilesService(deps: {
   repo: BusinessProfilesRepo;
   access: EntityAccessService;
-  config: BusinessProfileConfig;
-  provider: BusinessProfilePort;
+  providers: Providers;
+  providerSettings: ProviderSettings;
   tx: RunInTx;
   clock: Clock;
   secrets: SecretBox;
   audit: AuditService;
   logger: Logger;
 }) {
-  const { repo, access, config, provider, tx, clock, secrets, audit, logger } = deps;
+  const { repo, access, providers, providerSettings, tx, clock, secrets, audit, logger } = deps;
+  /** The tenant's provider: business-profile-a as configured, else its sandbox (platform.providers). */
+  const client = (tenantId: string): Promise<BusinessProfileClient> => providers.port(tenantId, BUSINESS_PROFILE_KIND, PROVIDER);
   const tinContext = (tenantId: string, id: string) => `business-profile-tin:${tenantId}:${id}`;
 
   /** Applies a provider state when it is newer than the one applied last; true when the status changed. */
@@ -105,7 +112,8 @@ export function createBusinessProfilesService(deps: {
 
       let business: ProviderBusiness;
       try {
-        business = await provider.createBusiness(await config.endpoint(tenantId), {
+        const provider = await client(tenantId);
+        business = await provider.createBusiness({
           externalId: id,
           name: entity.legalName,
           tin,
@@ -123,12 +131,14 @@ export function createBusinessProfilesService(deps: {
           website: input.website,
         });
       } catch (error) {
-        // No provider to ask (sandboxes off): the profile did not go anywhere; it ends failed, so the entity may submit again.
-        if (error instanceof AppError || error instanceof ProviderError) await repo.update(tenantId, id, { status: 'failed', failure: error.message, updatedAt: clock.now() });
-        if (!(error instanceof BusinessProfileProviderError)) throw error;
-        logger.warn({ tenantId, entityId, profileId: id, kind: error.kind, reason: error.message }, 'business-profile-a submission failed');
-        await repo.update(tenantId, id, { status: 'failed', failure: error.message, updatedAt: clock.now() });
-        throw BusinessProfileErrors.provider();
+        // The submission went nowhere (no provider to ask, or it failed): the profile ends failed,
+        // so the entity may submit again; the provider's failure answers with its reason's status.
+        const failure = error instanceof Error ? error.message : String(error);
+        await repo.update(tenantId, id, { status: 'failed', failure, updatedAt: clock.now() });
+        if (error instanceof ProviderError && error.reason !== 'not_configured') {
+          logger.warn({ tenantId, entityId, profileId: id, reason: error.reason, failure }, 'business-profile-a submission failed');
+        }
+        throw error;
       }
 
       return tx(async (db) => {
@@ -149,34 +159,48 @@ export function createBusinessProfilesService(deps: {
     },
 
     /**
-     * A webhook of the tenant's provider: the signature over the raw body under the tenant's
-     * secret, else 401. An event seen before, or older than the state applied, changes nothing.
+     * A webhook of the tenant's provider: verified by the provider's definition (the signature
+     * over the raw body under the tenant's secret), else 401; applied once per event id (the
+     * platform's inbound_webhooks); a state older than the one applied changes nothing.
      */
-    async webhook(tenantId: string, raw: Buffer, signature: string | string[] | undefined): Promise<{ received: true; applied: boolean }> {
-      const secret = await config.webhookSecret(tenantId.toLowerCase());
-      const event = secret ? provider.verifyWebhook(raw, signature, secret) : undefined;
-      if (!event) throw BusinessProfileErrors.webhookUnauthorized();
+    async webhook(request: InboundWebhook): Promise<{ received: true; applied: boolean }> {
+      const tenantId = request.tenantId.toLowerCase();
+      const inbound = { ...request, tenantId };
+      // A tenant without settings (or unknown) is refused before anything is made for it.
+      if ((await providerSettings.stamp(tenantId, BUSINESS_PROFILE_KIND, PROVIDER)).version === 0) throw BusinessProfileErrors.webhookUnauthorized();
+      try {
+        await providers.verifyWebhook(tenantId, BUSINESS_PROFILE_KIND, inbound, PROVIDER);
+      } catch (error) {
+        if (error instanceof ProviderError && error.reason === 'not_configured') throw BusinessProfileErrors.webhookUnauthorized();
+        throw error;
+      }
+      const event = (await client(tenantId)).parseEvent(request.rawBody);
       if (event === 'malformed') throw BusinessProfileErrors.webhookMalformed();
-      tenantId = tenantId.toLowerCase();
       const business = event.business;
-      return tx(async (db) => {
-        const byExternal = business.externalId && /^[0-9a-f-]{36}$/.test(business.externalId) ? await repo.findById(tenantId, business.externalId, db, true) : undefined;
-        const row = byExternal ?? (await repo.findByProviderId(tenantId, PROVIDER, business.id, db));
-        const fresh = await repo.insertEvent(
-          tenantId,
-          { provider: PROVIDER, eventId: event.id, profileId: row?.id ?? null, type: event.type, status: business.status, receivedAt: clock.now() },
-          db,
-        );
-        if (!fresh || !row) return { received: true as const, applied: false };
-        const locked = byExternal ? row : (await repo.findById(tenantId, row.id, db, true))!;
-        const changed = await apply(db, tenantId, locked, business);
-        if (changed) {
-          const details = { entityId: row.entityId, profileId: row.id, providerBusinessId: business.id, from: locked.status, status: business.status, eventId: event.id };
-          await audit.record(db, tenantId, { type: 'entity.business_profile_updated', actorType: 'system', actorId: PROVIDER, details });
-          await appendEvent(db, tenantId, 'entity.business_profile_updated', details);
-        }
-        return { received: true as const, applied: changed };
-      });
+      let applied = false;
+      await providers.once(
+        tenantId,
+        BUSINESS_PROFILE_KIND,
+        { id: event.id },
+        inbound,
+        async () => {
+          applied = await tx(async (db) => {
+            const byExternal = business.externalId && /^[0-9a-f-]{36}$/.test(business.externalId) ? await repo.findById(tenantId, business.externalId, db, true) : undefined;
+            const row = byExternal ?? (await repo.findByProviderId(tenantId, PROVIDER, business.id, db));
+            if (!row) return false;
+            const locked = byExternal ? row : (await repo.findById(tenantId, row.id, db, true))!;
+            const changed = await apply(db, tenantId, locked, business);
+            if (changed) {
+              const details = { entityId: row.entityId, profileId: row.id, providerBusinessId: business.id, from: locked.status, status: business.status, eventId: event.id };
+              await audit.record(db, tenantId, { type: 'entity.business_profile_updated', actorType: 'system', actorId: PROVIDER, details });
+              await appendEvent(db, tenantId, 'entity.business_profile_updated', details);
+            }
+            return changed;
+          });
+        },
+        PROVIDER,
+      );
+      return { received: true as const, applied };
     },
   };
 }

@@ -1,5 +1,4 @@
 import { AppError } from '../../platform/http/errors.js';
-import { ProviderError } from '../../platform/providers/errors.js';
 import { UserErrors } from '../users/errors.js';
 
 export const EntityErrors = {
@@ -33,9 +32,6 @@ export const PaymentMethodErrors = {
 export const BusinessProfileErrors = {
   notFound: () => new AppError(404, 'BUSINESS_PROFILE_NOT_FOUND', 'The entity has no business profile'),
   live: (status: string) => new AppError(409, 'BUSINESS_PROFILE_EXISTS', `The entity already has a business profile that is ${status}`),
-  provider: () => new AppError(502, 'BUSINESS_PROFILE_PROVIDER_ERROR', 'The business-profile provider did not accept the submission'),
-  /** One code and status for every kind (503 PROVIDER_NOT_CONFIGURED; src/platform/providers/errors.ts). */
-  notConfigured: () => ProviderError.notConfigured('business-profile', 'business-profile-a', 'the built-in sandbox is off'),
   tinInvalid: () => new AppError(400, 'BUSINESS_PROFILE_TIN_INVALID', 'body.tin must be a nine-digit EIN (12-3456789)'),
   webhookUnauthorized: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'Unknown tenant or bad signature'),
   webhookMalformed: () => new AppError(400, 'WEBHOOK_MALFORMED', 'The webhook is not a business event'),

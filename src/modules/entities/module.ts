@@ -1,12 +1,7 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createBusinessProfileAHttpAdapter } from '../../providers/business-profile/business-profile-a/http.js';
-import { businessProfileASandboxRoutes } from '../../sandboxes/business-profile-a/plugin.js';
-import { createBusinessProfileASandbox, type BusinessProfileASandbox } from '../../sandboxes/business-profile-a/service.js';
-import type { BusinessProfilePort } from '../../providers/business-profile/port.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { createEntityAccess, type EntityAccessService } from './access.js';
-import { createBusinessProfileConfig, type BusinessProfileConfig } from './bp-config.js';
 import { createBusinessProfilesRepo } from './bp-repo.js';
 import { businessProfileRoutes, businessProfileWebhookRoutes } from './bp-routes.js';
 import { createBusinessProfilesService, type BusinessProfilesService } from './bp-service.js';
@@ -24,9 +19,6 @@ export interface EntitiesServices {
   members: MembersService;
   paymentMethods: PaymentMethodsService;
   businessProfiles: BusinessProfilesService;
-  businessProfileConfig: BusinessProfileConfig;
-  /** The built-in business-profile-a stand-in (its routes live under /sandbox/business-profile-a). */
-  businessProfileSandbox: BusinessProfileASandbox;
 }
 
 /**
@@ -35,18 +27,13 @@ export interface EntitiesServices {
  */
 export function createEntitiesModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; businessProfileProvider?: BusinessProfilePort },
+  deps: { users: UsersService; audit: AuditService },
 ): BastionModule<EntitiesServices> {
   const { db, tx, clock, secrets, logger } = platform;
   const { users, audit } = deps;
   const repo = createEntitiesRepo(db);
   const access = createEntityAccess({ repo, users });
   const bpRepo = createBusinessProfilesRepo(db);
-  const businessProfileConfig = createBusinessProfileConfig({
-    providerSettings: platform.providerSettings,
-    publicBaseUrl: () => platform.publicBaseUrl(),
-    sandboxes: platform.config.sandboxes,
-  });
   const services: EntitiesServices = {
     access,
     entities: createEntitiesService({ repo, access, tx, clock, users, audit }),
@@ -55,20 +42,13 @@ export function createEntitiesModule(
     businessProfiles: createBusinessProfilesService({
       repo: bpRepo,
       access,
-      config: businessProfileConfig,
-      provider: deps.businessProfileProvider ?? createBusinessProfileAHttpAdapter(),
+      providers: platform.providers,
+      providerSettings: platform.providerSettings,
       tx,
       clock,
       secrets,
       audit,
       logger,
-    }),
-    businessProfileConfig,
-    businessProfileSandbox: createBusinessProfileASandbox({
-      db,
-      clock,
-      lookupAccount: (apiKey) => businessProfileConfig.sandboxAccountByKey(apiKey),
-      accountById: (accountId) => businessProfileConfig.sandboxAccountById(accountId),
     }),
   };
 
@@ -83,8 +63,6 @@ export function createEntitiesModule(
       },
       async open(app) {
         await app.register(async (scope) => businessProfileWebhookRoutes(scope, services));
-        // The built-in provider is served only where sandboxes are (never in production by default).
-        if (platform.config.sandboxes) await app.register(async (scope) => businessProfileASandboxRoutes(scope, services.businessProfileSandbox));
       },
     },
   };

@@ -153,21 +153,6 @@ export const businessProfiles = pgTable(
   ],
 );
 
-/** Provider webhook event ids already applied: a replay changes nothing. */
-export const businessProfileEvents = pgTable(
-  'business_profile_events',
-  {
-    tenantId: tenantRef(),
-    provider: text('provider').notNull(),
-    eventId: text('event_id').notNull(),
-    profileId: uuid('profile_id'),
-    type: text('type').notNull(),
-    status: text('status').notNull(),
-    receivedAt: at('received_at').notNull(),
-  },
-  (t) => [primaryKey({ name: 'business_profile_events_pkey', columns: [t.tenantId, t.provider, t.eventId] })],
-);
-
 export type EntityRow = typeof entities.$inferSelect;
 export type EntityMemberRow = typeof entityMembers.$inferSelect;
 export type PaymentMethodRow = typeof entityPaymentMethods.$inferSelect;

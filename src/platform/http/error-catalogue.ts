@@ -219,8 +219,8 @@ export const ERROR_CATALOGUE = {
   BANK_LINK_ORIGINATOR_NOT_FOUND: { status: 404, meaning: 'The bank-link originator does not exist' },
   BANK_LINK_SANDBOX_UNAVAILABLE: { status: 404, meaning: "The sandbox routes answer only in the tenant's sandbox environment" },
   BANK_LINK_SANDBOX_CREDENTIALS_INVALID: { status: 400, meaning: "clientId and secret are not the tenant's sandbox credentials" },
-  BANK_LINK_PROVIDER_ERROR: { status: 502, meaning: 'The bank-link provider refused the request' },
-  BANK_LINK_PROVIDER_UNAVAILABLE: { status: 502, meaning: 'The bank-link provider cannot be reached' },
+  BANK_LINK_PROVIDER_ERROR: { status: 502, meaning: 'The bank-link provider refused the request or answered outside its protocol' },
+  BANK_LINK_PROVIDER_UNAVAILABLE: { status: 503, meaning: 'The bank-link provider cannot be reached or answers 5xx' },
 
   // Event endpoints and the event feed
   EVENT_ENDPOINT_NOT_FOUND: { status: 404, meaning: 'The event endpoint does not exist' },

@@ -14,8 +14,12 @@ export interface ProviderSpec {
   provider: string;
   /** One line for `provider list`. */
   description: string;
-  /** Public settings: name -> required. */
-  settings: Record<string, { required: boolean; description: string }>;
+  /**
+   * Public settings: name -> required. A `kept` setting belongs to the tenant's use of the kind
+   * rather than to the provider account (e.g. bank-link's return allow-list): configure and
+   * useSandbox keep its value unless they give one.
+   */
+  settings: Record<string, { required: boolean; description: string; kept?: boolean }>;
   /** Secret settings: name -> required (each given as `--secret NAME=PATH`). */
   secrets: Record<string, { required: boolean; description: string }>;
   /** Checks the settings before they are stored (e.g. a URL shape); throws ProviderSettingsError. */
@@ -49,6 +53,11 @@ export interface ProviderSettings {
   configure(tenantId: string, kind: string, provider: string, input: { baseUrl: string; settings: Record<string, string>; secrets: Record<string, string> }): Promise<void>;
   /** Back to the built-in sandbox (the row keeps no secret). */
   useSandbox(tenantId: string, kind: string, provider: string): Promise<void>;
+  /**
+   * Changes some public settings of the tenant's row and keeps the rest (null removes one); the
+   * row is made first as `resolve` makes it. Names must be declared; the version is raised.
+   */
+  update(tenantId: string, kind: string, provider: string, settings: Record<string, string | null>): Promise<void>;
   /** The tenant's settings with secrets opened; a tenant never configured uses the sandbox. */
   get(tenantId: string, kind: string, provider: string): Promise<ProviderConfig>;
   /** As get, but undefined when the tenant has no row (nothing is created; a tenant id that is not a UUID has none). */
@@ -107,6 +116,9 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
     }
     return { baseUrl: row.baseUrl, settings: row.settings, secrets: opened };
   };
+  /** The kept settings (ProviderSpec.settings[name].kept) of a stored row. */
+  const keptOf = (spec: ProviderSpec, stored: Record<string, string> | undefined): Record<string, string> =>
+    Object.fromEntries(Object.entries(stored ?? {}).filter(([name]) => spec.settings[name]?.kept));
   const write = async (
     tenantId: string,
     kind: string,
@@ -120,7 +132,7 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
       .onConflictDoUpdate({ target: [providerSettings.tenantId, providerSettings.kind, providerSettings.provider], set: { ...values, updatedAt: now, version: sql`${providerSettings.version} + 1` } });
   };
 
-  return {
+  const api: ProviderSettings = {
     declare(spec) {
       specs.set(key(spec.kind, spec.provider), spec);
     },
@@ -145,14 +157,37 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
       check(input.settings, spec.settings, 'setting');
       check(input.secrets, spec.secrets, 'secret');
       spec.validate?.({ baseUrl: input.baseUrl, settings: input.settings, secrets: input.secrets });
-      await write(tenantId, kind, provider, { baseUrl: input.baseUrl.replace(/\/+$/, ''), settings: input.settings, secretsSealed: seal(tenantId, kind, provider, input.secrets), legacySecrets: null });
+      const settings = { ...keptOf(spec, (await read(tenantId, kind, provider))?.settings), ...input.settings };
+      await write(tenantId, kind, provider, { baseUrl: input.baseUrl.replace(/\/+$/, ''), settings, secretsSealed: seal(tenantId, kind, provider, input.secrets), legacySecrets: null });
       await spec.changed?.(tenantId);
     },
     async useSandbox(tenantId, kind, provider) {
       const spec = specOf(kind, provider);
       const made = spec.sandbox?.generate(tenantId) ?? { settings: {}, secrets: {} };
-      await write(tenantId, kind, provider, { baseUrl: null, settings: made.settings, secretsSealed: seal(tenantId, kind, provider, made.secrets), legacySecrets: null });
+      const settings = { ...keptOf(spec, (await read(tenantId, kind, provider))?.settings), ...made.settings };
+      await write(tenantId, kind, provider, { baseUrl: null, settings, secretsSealed: seal(tenantId, kind, provider, made.secrets), legacySecrets: null });
       await spec.changed?.(tenantId);
+    },
+    async update(tenantId, kind, provider, changes) {
+      const spec = specOf(kind, provider);
+      for (const name of Object.keys(changes)) {
+        if (!(name in spec.settings)) throw new ProviderSettingsError(`${provider} takes no setting "${name}" (it takes: ${Object.keys(spec.settings).join(', ') || 'none'})`);
+      }
+      await api.resolve(tenantId, kind, provider);
+      const set = Object.fromEntries(Object.entries(changes).filter((e): e is [string, string] => e[1] !== null));
+      const removed = Object.keys(changes).filter((name) => changes[name] === null);
+      const now = clock.now();
+      // One statement: a concurrent configure is either before (its settings kept) or after (it replaces them).
+      let merged = sql`(${providerSettings.settings} || ${JSON.stringify(set)}::jsonb)`;
+      for (const name of removed) merged = sql`(${merged} - ${name}::text)`;
+      const updated = await db
+        .update(providerSettings)
+        .set({ settings: merged, updatedAt: now, version: sql`${providerSettings.version} + 1` })
+        .where(where(tenantId, kind, provider))
+        .returning({ version: providerSettings.version });
+      if (updated.length === 0) {
+        await db.insert(providerSettings).values({ tenantId, kind, provider, baseUrl: null, settings: set, secretsSealed: null, legacySecrets: null, createdAt: now, updatedAt: now }).onConflictDoNothing();
+      }
     },
     async get(tenantId, kind, provider) {
       const row = await read(tenantId, kind, provider);
@@ -169,7 +204,7 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
       const empty = (r: typeof row) => !r || (r.baseUrl === null && r.secretsSealed === null && r.legacySecrets === null);
       if (spec.sandbox && empty(row)) {
         const made = spec.sandbox.generate(tenantId);
-        const values = { baseUrl: null, settings: made.settings, secretsSealed: seal(tenantId, kind, provider, made.secrets), legacySecrets: null };
+        const values = { baseUrl: null, settings: { ...keptOf(spec, row?.settings), ...made.settings }, secretsSealed: seal(tenantId, kind, provider, made.secrets), legacySecrets: null };
         const now = clock.now();
         if (!row) await db.insert(providerSettings).values({ tenantId, kind, provider, ...values, createdAt: now, updatedAt: now }).onConflictDoNothing();
         else
@@ -213,4 +248,5 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
       };
     },
   };
+  return api;
 }

@@ -13,6 +13,8 @@ export type ProviderKind = keyof ProviderPorts & string;
 export interface SettingSpec {
   required: boolean;
   description: string;
+  /** A setting of the tenant's use of the kind, kept when the provider is configured anew (ProviderSpec.settings). */
+  kept?: boolean;
 }
 
 /** What an adapter is built from: the tenant's settings, or its sandbox's. */

@@ -7,12 +7,6 @@
 export const BUSINESS_PROFILE_PROVIDERS = ['business-profile-a'] as const;
 export type BusinessProfileProviderName = (typeof BUSINESS_PROFILE_PROVIDERS)[number];
 
-/** Where and as whom to call the provider for one tenant. */
-export interface BusinessProfileEndpoint {
-  baseUrl: string;
-  apiKey: string;
-}
-
 export interface BusinessAddress {
   addressLine1: string;
   addressLine2?: string;
@@ -59,22 +53,20 @@ export interface ProviderEvent {
   business: ProviderBusiness;
 }
 
-export class BusinessProfileProviderError extends Error {
-  constructor(
-    readonly kind: 'unreachable' | 'rejected',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BusinessProfileProviderError';
-  }
+/**
+ * One tenant's business-profile provider (its API key bound in), made by the provider's
+ * definition (src/providers/business-profile/business-profile-a/index.ts) and reached with
+ * `platform.providers.port(tenantId, 'business-profile')`. Failures are `ProviderError`s.
+ */
+export interface BusinessProfileClient {
+  createBusiness(request: CreateBusinessRequest): Promise<ProviderBusiness>;
+  getBusiness(businessId: string): Promise<ProviderBusiness>;
+  /** Reads a webhook whose signature the definition checked: its event, or 'malformed' when it is not a business event. */
+  parseEvent(raw: string): ProviderEvent | 'malformed';
 }
 
-export interface BusinessProfilePort {
-  createBusiness(endpoint: BusinessProfileEndpoint, request: CreateBusinessRequest): Promise<ProviderBusiness>;
-  getBusiness(endpoint: BusinessProfileEndpoint, businessId: string): Promise<ProviderBusiness>;
-  /**
-   * Checks a webhook's signature over the exact raw body and parses it; undefined when the
-   * signature does not verify (the caller answers 401).
-   */
-  verifyWebhook(raw: Buffer, signature: string | string[] | undefined, secret: string): ProviderEvent | undefined | 'malformed';
+declare module '../../platform/providers/define.js' {
+  interface ProviderPorts {
+    'business-profile': BusinessProfileClient;
+  }
 }

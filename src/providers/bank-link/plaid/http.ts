@@ -1,7 +1,15 @@
 import type { CountryCode, PlaidApi, Products } from 'plaid';
 import { Type, type Static, type TSchema } from 'typebox';
 import { providerAnswer, type ProviderAnswer } from '../../../platform/http/provider-answer.js';
-import { BankLinkProviderError, DILIGENCE_STATUSES, type BankAccount, type BankLinkEndpoint, type BankLinkPort } from '../port.js';
+import { ProviderError } from '../../../platform/providers/errors.js';
+import { DILIGENCE_STATUSES, type BankAccount, type LinkTokenRequest, type LinkToken, type ItemAccounts, type OriginatorDetail, type OriginatorSummary, type WebhookKey } from '../port.js';
+
+/** Where and as whom to call the provider for one tenant. */
+export interface PlaidEndpoint {
+  baseUrl: string;
+  clientId: string;
+  secret: string;
+}
 
 const TIMEOUT_MS = 10_000;
 
@@ -13,24 +21,35 @@ interface ClientError {
 const isClientError = (error: unknown): error is ClientError =>
   typeof error === 'object' && error !== null && (error as { isAxiosError?: unknown }).isAxiosError === true;
 
-/** The provider's error body: `{ error_type, error_code, error_message, request_id }`. */
-function toProviderError(error: unknown): BankLinkProviderError {
+/**
+ * The provider's error codes that say it does not know the object named: the public token
+ * (expired, used, another client's), the access token (item removed), the originator, the key id.
+ */
+const NOT_FOUND_CODES = new Set(['INVALID_PUBLIC_TOKEN', 'INVALID_ACCESS_TOKEN', 'ORIGINATOR_NOT_FOUND', 'INVALID_WEBHOOK_VERIFICATION_KEY_ID']);
+/** Codes that refuse the tenant's credentials. */
+const UNAUTHORIZED_CODES = new Set(['INVALID_API_KEYS', 'UNAUTHORIZED_ENVIRONMENT', 'INVALID_SECRET', 'INVALID_CLIENT_ID']);
+
+/**
+ * A failed call as a ProviderError: the provider's error body (`{ error_type, error_code,
+ * error_message, request_id }`) by its code, else by the HTTP status (unreachable when there
+ * was no answer or a 5xx).
+ */
+function toProviderError(error: unknown): ProviderError {
   // The client (axios) rejects with the answer attached; duck-typed, as axios is the client's own dependency.
   if (isClientError(error)) {
-    const data = error.response?.data as { error_type?: unknown; error_code?: unknown; error_message?: unknown; request_id?: unknown } | undefined;
-    if (error.response && typeof data?.error_code === 'string') {
-      return new BankLinkProviderError(
-        error.response.status,
-        String(data.error_type ?? 'API_ERROR'),
-        data.error_code,
-        typeof data.error_message === 'string' ? data.error_message : data.error_code,
-        typeof data.request_id === 'string' ? data.request_id : undefined,
-      );
-    }
     const status = error.response?.status ?? 0;
-    return new BankLinkProviderError(status, 'API_ERROR', status ? 'UNEXPECTED_RESPONSE' : 'UNREACHABLE', `bank-link provider: ${error.message}`);
+    const data = error.response?.data as { error_code?: unknown; error_message?: unknown } | undefined;
+    if (error.response && typeof data?.error_code === 'string' && status < 500) {
+      const code = data.error_code;
+      const message = `bank-link provider: ${typeof data.error_message === 'string' ? data.error_message : code} (${code})`.slice(0, 500);
+      if (NOT_FOUND_CODES.has(code)) return new ProviderError('not_found', message, status, code);
+      if (UNAUTHORIZED_CODES.has(code)) return new ProviderError('unauthorized', message, status, code);
+      return ProviderError.fromStatus(status === 404 ? 400 : status, message, code);
+    }
+    // No provider error body: a 404 of another server is not "the object is unknown".
+    return ProviderError.fromStatus(status === 404 ? 400 : status, `bank-link provider: ${error.message}`);
   }
-  return new BankLinkProviderError(0, 'API_ERROR', 'UNREACHABLE', `bank-link provider: ${(error as Error).message}`);
+  return new ProviderError('unreachable', `bank-link provider: ${(error as Error).message}`);
 }
 
 // What Bastion reads of each answer: the client's types are not checks, and a 2xx of another
@@ -72,7 +91,7 @@ const A = {
   ),
 };
 
-/** The provider's answer, checked against what is read of it; failures are BankLinkProviderError. */
+/** The provider's answer, checked against what is read of it; failures are ProviderErrors. */
 async function call<T extends TSchema>(shape: ProviderAnswer<T>, work: () => Promise<{ data: unknown; status?: number }>): Promise<Static<T>> {
   let answer: { data: unknown; status?: number };
   try {
@@ -80,8 +99,8 @@ async function call<T extends TSchema>(shape: ProviderAnswer<T>, work: () => Pro
   } catch (error) {
     throw toProviderError(error);
   }
-  // The provider answered 2xx, wrongly: its status is kept, so the module says "refused" (502 BANK_LINK_PROVIDER_ERROR).
-  return shape.parse(answer.data, (detail) => new BankLinkProviderError(answer.status ?? 200, 'API_ERROR', 'UNEXPECTED_RESPONSE', detail));
+  // The provider answered 2xx, wrongly: a malformed answer (502), never a crash.
+  return shape.parse(answer.data, (detail) => new ProviderError('malformed_answer', detail, answer.status ?? 200));
 }
 
 const account = (a: Static<typeof Account>): BankAccount => ({
@@ -93,32 +112,27 @@ const account = (a: Static<typeof Account>): BankAccount => ({
   subtype: a.subtype ?? null,
 });
 
+/** The official client, loaded at the first call: it weighs about 55 MiB of memory, which a service that never links a bank account should not carry. */
+let plaidModule: Promise<typeof import('plaid')> | undefined;
+
 /**
- * The adapter: the provider's official Node client (`plaid`), its base path pointed at the
- * tenant's environment (the built-in sandbox by default). Credentials travel in the body.
+ * One tenant's client: the provider's official Node client (`plaid`), its base path pointed at
+ * the tenant's environment (the built-in sandbox by default). Credentials travel in the body.
  */
-export function createPlaidAdapter(): BankLinkPort {
-  const clients = new Map<string, PlaidApi>();
-  const client = async (endpoint: BankLinkEndpoint): Promise<PlaidApi> => {
-    let api = clients.get(endpoint.baseUrl);
-    if (!api) {
-      // Loaded at the first call: the official client weighs about 55 MiB of memory, which a
-      // service that never links a bank account should not carry.
-      const { Configuration, PlaidApi } = await import('plaid');
+export function createPlaidClient(endpoint: PlaidEndpoint) {
+  let api: Promise<PlaidApi> | undefined;
+  const client = (): Promise<PlaidApi> =>
+    (api ??= (plaidModule ??= import('plaid')).then(
       // The client follows no redirects: an answer from elsewhere is not the provider's.
-      api = new PlaidApi(new Configuration({ basePath: endpoint.baseUrl, baseOptions: { timeout: TIMEOUT_MS, maxRedirects: 0 } }));
-      if (clients.size > 100) clients.clear();
-      clients.set(endpoint.baseUrl, api);
-    }
-    return api;
-  };
-  const auth = (endpoint: BankLinkEndpoint) => ({ client_id: endpoint.clientId, secret: endpoint.secret });
+      ({ Configuration, PlaidApi }) => new PlaidApi(new Configuration({ basePath: endpoint.baseUrl, baseOptions: { timeout: TIMEOUT_MS, maxRedirects: 0 } })),
+    ));
+  const auth = { client_id: endpoint.clientId, secret: endpoint.secret };
 
   return {
-    async createLinkToken(endpoint, request) {
+    async createLinkToken(request: LinkTokenRequest & { webhook: string }): Promise<LinkToken> {
       const data = await call(A.linkToken, async () =>
-        (await client(endpoint)).linkTokenCreate({
-          ...auth(endpoint),
+        (await client()).linkTokenCreate({
+          ...auth,
           client_name: request.clientName,
           language: 'en',
           country_codes: ['US' as CountryCode],
@@ -131,13 +145,13 @@ export function createPlaidAdapter(): BankLinkPort {
       return { linkToken: data.link_token, expiration: data.expiration, hostedLinkUrl: data.hosted_link_url ?? null };
     },
 
-    async exchangePublicToken(endpoint, publicToken) {
-      const data = await call(A.exchange, async () => (await client(endpoint)).itemPublicTokenExchange({ ...auth(endpoint), public_token: publicToken }));
+    async exchangePublicToken(publicToken: string): Promise<{ accessToken: string; itemId: string }> {
+      const data = await call(A.exchange, async () => (await client()).itemPublicTokenExchange({ ...auth, public_token: publicToken }));
       return { accessToken: data.access_token, itemId: data.item_id };
     },
 
-    async getAccounts(endpoint, accessToken) {
-      const data = await call(A.accounts, async () => (await client(endpoint)).accountsGet({ ...auth(endpoint), access_token: accessToken }));
+    async getAccounts(accessToken: string): Promise<ItemAccounts> {
+      const data = await call(A.accounts, async () => (await client()).accountsGet({ ...auth, access_token: accessToken }));
       return {
         itemId: data.item.item_id,
         institutionId: data.item.institution_id ?? null,
@@ -147,36 +161,38 @@ export function createPlaidAdapter(): BankLinkPort {
       };
     },
 
-    async removeItem(endpoint, accessToken) {
-      await call(A.removed, async () => (await client(endpoint)).itemRemove({ ...auth(endpoint), access_token: accessToken }));
+    async removeItem(accessToken: string): Promise<void> {
+      await call(A.removed, async () => (await client()).itemRemove({ ...auth, access_token: accessToken }));
     },
 
-    async createOriginator(endpoint, companyName) {
-      const data = await call(A.originatorCreated, async () => (await client(endpoint)).transferOriginatorCreate({ ...auth(endpoint), company_name: companyName }));
+    async createOriginator(companyName: string): Promise<{ originatorClientId: string; companyName: string }> {
+      const data = await call(A.originatorCreated, async () => (await client()).transferOriginatorCreate({ ...auth, company_name: companyName }));
       return { originatorClientId: data.originator_client_id, companyName: data.company_name };
     },
 
-    async listOriginators(endpoint, page) {
-      const data = await call(A.originators, async () => (await client(endpoint)).transferOriginatorList({ ...auth(endpoint), count: page.count, offset: page.offset }));
+    async listOriginators(page: { count: number; offset: number }): Promise<OriginatorSummary[]> {
+      const data = await call(A.originators, async () => (await client()).transferOriginatorList({ ...auth, count: page.count, offset: page.offset }));
       return data.originators.map((o) => ({ clientId: o.client_id, diligenceStatus: o.transfer_diligence_status }));
     },
 
-    async getOriginator(endpoint, originatorClientId) {
-      const data = await call(A.originator, async () => (await client(endpoint)).transferOriginatorGet({ ...auth(endpoint), originator_client_id: originatorClientId }));
+    async getOriginator(originatorClientId: string): Promise<OriginatorDetail> {
+      const data = await call(A.originator, async () => (await client()).transferOriginatorGet({ ...auth, originator_client_id: originatorClientId }));
       const o = data.originator;
       return { clientId: o.client_id, diligenceStatus: o.transfer_diligence_status, companyName: o.company_name };
     },
 
-    async createQuestionnaire(endpoint, originatorClientId, redirectUri) {
+    async createQuestionnaire(originatorClientId: string, redirectUri: string): Promise<{ onboardingUrl: string }> {
       const data = await call(A.questionnaire, async () =>
-        (await client(endpoint)).transferQuestionnaireCreate({ ...auth(endpoint), originator_client_id: originatorClientId, redirect_uri: redirectUri }),
+        (await client()).transferQuestionnaireCreate({ ...auth, originator_client_id: originatorClientId, redirect_uri: redirectUri }),
       );
       return { onboardingUrl: data.onboarding_url };
     },
 
-    async getWebhookVerificationKey(endpoint, keyId) {
-      const data = await call(A.key, async () => (await client(endpoint)).webhookVerificationKeyGet({ ...auth(endpoint), key_id: keyId }));
+    async getWebhookVerificationKey(keyId: string): Promise<WebhookKey> {
+      const data = await call(A.key, async () => (await client()).webhookVerificationKeyGet({ ...auth, key_id: keyId }));
       return data.key;
     },
   };
 }
+
+export type PlaidClient = ReturnType<typeof createPlaidClient>;

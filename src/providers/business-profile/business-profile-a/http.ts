@@ -1,13 +1,8 @@
 import { Type } from 'typebox';
 import { providerAnswer } from '../../../platform/http/provider-answer.js';
-import {
-  BusinessProfileProviderError,
-  type BusinessProfileEndpoint,
-  type BusinessProfilePort,
-  type CreateBusinessRequest,
-  type ProviderBusiness,
-} from '../port.js';
-import { fromWireBusiness, parseEvent, toWireCreate, verifySignature } from './protocol.js';
+import { ProviderError } from '../../../platform/providers/errors.js';
+import type { CreateBusinessRequest, ProviderBusiness } from '../port.js';
+import { fromWireBusiness, toWireCreate } from './protocol.js';
 
 /** What Bastion needs of a business answer (the rest is read leniently by fromWireBusiness). */
 const BusinessAnswer = providerAnswer(
@@ -15,21 +10,28 @@ const BusinessAnswer = providerAnswer(
   Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), status: Type.String({ minLength: 1, maxLength: 50 }), updated_at: Type.String({ minLength: 1, maxLength: 64 }) }),
 );
 
+/** Where and as whom to call the provider for one tenant. */
+export interface BusinessProfileAEndpoint {
+  baseUrl: string;
+  apiKey: string;
+}
+
 export interface BusinessProfileAHttpOptions {
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
 
 /**
- * The business-profile-a adapter: speaks the provider's REST protocol (docs/providers.md) to
- * any base URL: the built-in sandbox by default, the real provider when a tenant is configured.
- * Bodies are never logged: they carry the TIN.
+ * One tenant's business-profile-a client: the provider's REST protocol (docs/providers.md) at
+ * any base URL, the built-in sandbox by default, the real provider when a tenant is configured.
+ * Failures are ProviderErrors (no answer: unreachable; its status otherwise; a 2xx of another
+ * shape: malformed_answer). Bodies are never logged: they carry the TIN.
  */
-export function createBusinessProfileAHttpAdapter(options: BusinessProfileAHttpOptions = {}): BusinessProfilePort {
+export function createBusinessProfileAClient(endpoint: BusinessProfileAEndpoint, options: BusinessProfileAHttpOptions = {}) {
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
 
-  async function call(endpoint: BusinessProfileEndpoint, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ProviderBusiness> {
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ProviderBusiness> {
     let response: Response;
     try {
       response = await doFetch(endpoint.baseUrl.replace(/\/+$/, '') + path, {
@@ -44,27 +46,23 @@ export function createBusinessProfileAHttpAdapter(options: BusinessProfileAHttpO
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new BusinessProfileProviderError('unreachable', `business-profile-a: ${(error as Error).name}`);
+      throw new ProviderError('unreachable', `business-profile-a: ${(error as Error).name}`);
     }
     const text = await response.text();
-    if (!response.ok) throw new BusinessProfileProviderError('rejected', `business-profile-a: HTTP ${response.status}`);
+    if (!response.ok) throw ProviderError.fromStatus(response.status, `business-profile-a: HTTP ${response.status}`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new BusinessProfileProviderError('rejected', 'business-profile-a: response is not JSON');
+      throw new ProviderError('malformed_answer', 'business-profile-a: response is not JSON', response.status);
     }
-    const business = fromWireBusiness(BusinessAnswer.parse(parsed, (detail) => new BusinessProfileProviderError('rejected', detail)));
-    if (!business) throw new BusinessProfileProviderError('rejected', 'business-profile-a: response is not a business');
+    const business = fromWireBusiness(BusinessAnswer.parse(parsed, (detail) => new ProviderError('malformed_answer', detail, response.status)));
+    if (!business) throw new ProviderError('malformed_answer', 'business-profile-a: response is not a business', response.status);
     return business;
   }
 
   return {
-    createBusiness: (endpoint, request: CreateBusinessRequest) => call(endpoint, 'POST', '/v1/businesses', toWireCreate(request)),
-    getBusiness: (endpoint, businessId) => call(endpoint, 'GET', `/v1/businesses/${encodeURIComponent(businessId)}`),
-    verifyWebhook(raw, signature, secret) {
-      if (!verifySignature(raw, signature, secret)) return undefined;
-      return parseEvent(raw);
-    },
+    createBusiness: (request: CreateBusinessRequest) => call('POST', '/v1/businesses', toWireCreate(request)),
+    getBusiness: (businessId: string) => call('GET', `/v1/businesses/${encodeURIComponent(businessId)}`),
   };
 }

@@ -17,7 +17,7 @@ export function signBody(raw: string | Buffer, secret: string): string {
   return createHmac('sha256', secret).update(raw).digest('hex');
 }
 
-export function verifySignature(raw: Buffer, signature: string | string[] | undefined, secret: string): boolean {
+export function verifySignature(raw: Buffer | string, signature: string | string[] | undefined, secret: string): boolean {
   if (typeof signature !== 'string' || signature.length > 200) return false;
   return safeEqual(signature.trim().toLowerCase(), signBody(raw, secret));
 }
@@ -114,10 +114,10 @@ export function fromWireBusiness(value: unknown): ProviderBusiness | undefined {
   };
 }
 
-export function parseEvent(raw: Buffer): ProviderEvent | 'malformed' {
+export function parseEvent(raw: Buffer | string): ProviderEvent | 'malformed' {
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch {
     return 'malformed';
   }
