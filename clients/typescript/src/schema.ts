@@ -5248,7 +5248,7 @@ export interface operations {
                      *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "type": "string",
                      *           "actorType": "user",
-                     *           "actorId": "string",
+                     *           "actorId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "subjectUserId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "objectType": "string",
                      *           "objectId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
@@ -5500,7 +5500,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "challengeToken": "string",
+                 *       "challengeToken": "c2FtcGxlLXRva2Vu",
                  *       "code": "123456"
                  *     }
                  */
@@ -5875,7 +5875,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "string"
+                 *       "token": "c2FtcGxlLXRva2Vu"
                  *     }
                  */
                 "application/json": {
@@ -6055,7 +6055,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "resetToken": "string",
+                     *       "resetToken": "c2FtcGxlLXRva2Vu",
                      *       "expiresIn": 1
                      *     }
                      */
@@ -6101,7 +6101,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "authorizationUrl": "string",
+                     *       "authorizationUrl": "https://app.example.com/return",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -6184,13 +6184,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "issuer": "string",
-                     *       "clientId": "string",
+                     *       "clientId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "clientSecret": "string",
                      *       "scopes": "string",
                      *       "redirectAllow": [
                      *         "string"
                      *       ],
-                     *       "callbackUrl": "string",
+                     *       "callbackUrl": "https://app.example.com/return",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -6430,7 +6430,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "string"
+                 *       "token": "c2FtcGxlLXRva2Vu"
                  *     }
                  */
                 "application/json": {
@@ -6582,7 +6582,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "clientId": "string",
+                 *       "clientId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *       "secret": "string",
                  *       "companyName": "string"
                  *     }
@@ -6686,9 +6686,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "clientId": "string",
+                 *       "clientId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *       "secret": "string",
-                 *       "redirectUri": "string"
+                 *       "redirectUri": "https://app.example.com/return"
                  *     }
                  */
                 "application/json": {
@@ -6713,8 +6713,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "originatorId": "string",
-                     *       "onboardingUrl": "string"
+                     *       "originatorId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "onboardingUrl": "https://app.example.com/return"
                      *     }
                      */
                     "application/json": {
@@ -6762,13 +6762,13 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "itemId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *           "institutionId": "string",
+                     *           "institutionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "institutionName": "string",
                      *           "status": "active",
                      *           "errorCode": "string",
                      *           "accounts": [
                      *             {
-                     *               "accountId": "string",
+                     *               "accountId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *               "name": "Example",
                      *               "mask": "string",
                      *               "type": "string",
@@ -6875,9 +6875,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "linkToken": "string",
+                     *       "linkToken": "c2FtcGxlLXRva2Vu",
                      *       "expiration": "2026-01-15T09:30:00.000Z",
-                     *       "linkUrl": "string"
+                     *       "linkUrl": "https://app.example.com/return"
                      *     }
                      */
                     "application/json": components["schemas"]["LinkToken"];
@@ -6905,7 +6905,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "publicToken": "string"
+                 *       "publicToken": "c2FtcGxlLXRva2Vu"
                  *     }
                  */
                 "application/json": {
@@ -6927,13 +6927,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "itemId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "institutionId": "string",
+                     *       "institutionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "institutionName": "string",
                      *       "status": "active",
                      *       "errorCode": "string",
                      *       "accounts": [
                      *         {
-                     *           "accountId": "string",
+                     *           "accountId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "name": "Example",
                      *           "mask": "string",
                      *           "type": "string",
@@ -6983,9 +6983,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "linkToken": "string",
+                     *       "linkToken": "c2FtcGxlLXRva2Vu",
                      *       "expiration": "2026-01-15T09:30:00.000Z",
-                     *       "linkUrl": "string"
+                     *       "linkUrl": "https://app.example.com/return"
                      *     }
                      */
                     "application/json": components["schemas"]["LinkToken"];
@@ -7206,8 +7206,8 @@ export interface operations {
                      *         "chain": "evm",
                      *         "network": "sepolia",
                      *         "chainId": 1,
-                     *         "address": "string",
-                     *         "vaultId": "string",
+                     *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *         "details": {},
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -7222,9 +7222,9 @@ export interface operations {
                      *         "status": "pending",
                      *         "symbol": "ETH",
                      *         "qty": "10.5",
-                     *         "destinationAddress": "string",
+                     *         "destinationAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *         "contract": "string",
-                     *         "hash": "string",
+                     *         "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *         "failureReason": "string",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -7286,9 +7286,9 @@ export interface operations {
                      *       "status": "pending",
                      *       "symbol": "ETH",
                      *       "qty": "10.5",
-                     *       "destinationAddress": "string",
+                     *       "destinationAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "contract": "string",
-                     *       "hash": "string",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "failureReason": "string",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -7330,7 +7330,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "destinationAddress": "string",
+                 *       "destinationAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *       "symbol": "ETH",
                  *       "qty": "10.5",
                  *       "contract": "string",
@@ -7370,9 +7370,9 @@ export interface operations {
                      *       "status": "pending",
                      *       "symbol": "ETH",
                      *       "qty": "10.5",
-                     *       "destinationAddress": "string",
+                     *       "destinationAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "contract": "string",
-                     *       "hash": "string",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "failureReason": "string",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -7504,9 +7504,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "signatureId": "string",
+                     *       "signatureId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "signature": {
                      *         "r": "string",
                      *         "s": "string",
@@ -7767,9 +7767,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "signatureId": "string",
+                     *       "signatureId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "signature": {
                      *         "r": "string",
                      *         "s": "string",
@@ -7933,10 +7933,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "transactionId": "string",
+                     *       "transactionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "address": "string",
-                     *       "txHash": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "txHash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "status": "pending"
                      *     }
                      */
@@ -8016,7 +8016,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "providerUserId": "string",
+                     *       "providerUserId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "username": "string",
                      *       "credential": {
                      *         "uuid": "string",
@@ -8075,7 +8075,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "token": "string"
+                     *       "token": "c2FtcGxlLXRva2Vu"
                      *     }
                      */
                     "application/json": {
@@ -8230,8 +8230,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -8302,8 +8302,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -8710,7 +8710,7 @@ export interface operations {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "business-profile-a",
-                     *       "providerBusinessId": "string",
+                     *       "providerBusinessId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "status": "submitting",
                      *       "tasks": [
                      *         {
@@ -8795,7 +8795,7 @@ export interface operations {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "business-profile-a",
-                     *       "providerBusinessId": "string",
+                     *       "providerBusinessId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "status": "submitting",
                      *       "tasks": [
                      *         {
@@ -9523,7 +9523,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *           "url": "string",
+                     *           "url": "https://app.example.com/return",
                      *           "description": "Example description",
                      *           "types": [
                      *             "string"
@@ -9564,7 +9564,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "string",
+                 *       "url": "https://app.example.com/return",
                  *       "types": [
                  *         "user.created"
                  *       ],
@@ -9596,7 +9596,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "url": "string",
+                     *       "url": "https://app.example.com/return",
                      *       "description": "Example description",
                      *       "types": [
                      *         "string"
@@ -9651,7 +9651,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "url": "string",
+                     *       "url": "https://app.example.com/return",
                      *       "description": "Example description",
                      *       "types": [
                      *         "string"
@@ -9732,7 +9732,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "string",
+                 *       "url": "https://app.example.com/return",
                  *       "types": [
                  *         "user.created"
                  *       ],
@@ -9766,7 +9766,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "url": "string",
+                     *       "url": "https://app.example.com/return",
                      *       "description": "Example description",
                      *       "types": [
                      *         "string"
@@ -10031,8 +10031,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -10095,8 +10095,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -10142,7 +10142,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "domain": "string",
-                     *       "uri": "string",
+                     *       "uri": "https://app.example.com/return",
                      *       "version": "1",
                      *       "chainId": 1,
                      *       "nonce": "string",
@@ -10209,7 +10209,7 @@ export interface operations {
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "name": "Example",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "wallets": [
                      *         {
                      *           "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
@@ -10218,8 +10218,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -10287,7 +10287,7 @@ export interface operations {
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "name": "Example",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "wallets": [
                      *         {
                      *           "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
@@ -10296,8 +10296,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -10358,7 +10358,7 @@ export interface operations {
                      *           "provider": "idv-a",
                      *           "flow": "string",
                      *           "status": "created",
-                     *           "sessionUrl": "string",
+                     *           "sessionUrl": "https://app.example.com/return",
                      *           "reason": "Document expired",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
@@ -10366,7 +10366,7 @@ export interface operations {
                      *           "country": "US",
                      *           "documentType": "string",
                      *           "level": "string",
-                     *           "walletAddress": "string",
+                     *           "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *           "walletChain": "string",
                      *           "walletVerified": true,
                      *           "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -10433,7 +10433,7 @@ export interface operations {
                      *       "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -10505,7 +10505,7 @@ export interface operations {
                      *       "provider": "idv-a",
                      *       "flow": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "reason": "Document expired",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
@@ -10513,7 +10513,7 @@ export interface operations {
                      *       "country": "US",
                      *       "documentType": "string",
                      *       "level": "string",
-                     *       "walletAddress": "string",
+                     *       "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "walletChain": "string",
                      *       "walletVerified": true,
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -10580,7 +10580,7 @@ export interface operations {
                      *       "provider": "idv-a",
                      *       "flow": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "reason": "Document expired",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
@@ -10588,7 +10588,7 @@ export interface operations {
                      *       "country": "US",
                      *       "documentType": "string",
                      *       "level": "string",
-                     *       "walletAddress": "string",
+                     *       "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "walletChain": "string",
                      *       "walletVerified": true,
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -10648,7 +10648,7 @@ export interface operations {
                      *           "provider": "idv-a",
                      *           "flow": "string",
                      *           "status": "created",
-                     *           "sessionUrl": "string",
+                     *           "sessionUrl": "https://app.example.com/return",
                      *           "reason": "Document expired",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
@@ -10656,7 +10656,7 @@ export interface operations {
                      *           "country": "US",
                      *           "documentType": "string",
                      *           "level": "string",
-                     *           "walletAddress": "string",
+                     *           "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *           "walletChain": "string",
                      *           "walletVerified": true,
                      *           "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -10781,7 +10781,7 @@ export interface operations {
                  *       "id": "string",
                  *       "action": "started",
                  *       "vendorData": "string",
-                 *       "attemptId": "string",
+                 *       "attemptId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *       "code": 1
                  *     }
                  */
@@ -10841,8 +10841,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "eventId": "string",
-                 *       "sessionId": "string",
+                 *       "eventId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "sessionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *       "reference": "string",
                  *       "status": "started",
                  *       "reason": "Document expired",
@@ -10857,7 +10857,7 @@ export interface operations {
                  *       },
                  *       "wallet": {
                  *         "chain": "evm",
-                 *         "address": "string",
+                 *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *         "signature": "string",
                  *         "publicKey": "string"
                  *       }
@@ -10948,7 +10948,7 @@ export interface operations {
                      *       "provider": "idv-a",
                      *       "flow": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "reason": "Document expired",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
@@ -10956,7 +10956,7 @@ export interface operations {
                      *       "country": "US",
                      *       "documentType": "string",
                      *       "level": "string",
-                     *       "walletAddress": "string",
+                     *       "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "walletChain": "string",
                      *       "walletVerified": true,
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -11020,7 +11020,7 @@ export interface operations {
                      *       "provider": "idv-a",
                      *       "flow": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "reason": "Document expired",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
@@ -11028,7 +11028,7 @@ export interface operations {
                      *       "country": "US",
                      *       "documentType": "string",
                      *       "level": "string",
-                     *       "walletAddress": "string",
+                     *       "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "walletChain": "string",
                      *       "walletVerified": true,
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -11244,7 +11244,7 @@ export interface operations {
                      *       "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -11294,7 +11294,7 @@ export interface operations {
                      *       "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -11326,7 +11326,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "address": "stringxxxxxxxxxxxxxxxxxxx",
+                 *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *       "chain": "evm",
                  *       "chainId": 1
                  *     }
@@ -11355,10 +11355,10 @@ export interface operations {
                      *       "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
                      *       "chain": "string",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "message": "Done",
                      *       "nonce": "string"
                      *     }
@@ -11442,7 +11442,7 @@ export interface operations {
                      *       "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -11499,7 +11499,7 @@ export interface operations {
                      *           "provider": "idv-a",
                      *           "flow": "string",
                      *           "status": "created",
-                     *           "sessionUrl": "string",
+                     *           "sessionUrl": "https://app.example.com/return",
                      *           "reason": "Document expired",
                      *           "firstName": "Ada",
                      *           "lastName": "Lovelace",
@@ -11507,7 +11507,7 @@ export interface operations {
                      *           "country": "US",
                      *           "documentType": "string",
                      *           "level": "string",
-                     *           "walletAddress": "string",
+                     *           "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *           "walletChain": "string",
                      *           "walletVerified": true,
                      *           "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -11569,7 +11569,7 @@ export interface operations {
                      *       "provider": "idv-a",
                      *       "flow": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "reason": "Document expired",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
@@ -11577,7 +11577,7 @@ export interface operations {
                      *       "country": "US",
                      *       "documentType": "string",
                      *       "level": "string",
-                     *       "walletAddress": "string",
+                     *       "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "walletChain": "string",
                      *       "walletVerified": true,
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -11642,7 +11642,7 @@ export interface operations {
                      *       "provider": "idv-a",
                      *       "flow": "string",
                      *       "status": "created",
-                     *       "sessionUrl": "string",
+                     *       "sessionUrl": "https://app.example.com/return",
                      *       "reason": "Document expired",
                      *       "firstName": "Ada",
                      *       "lastName": "Lovelace",
@@ -11650,7 +11650,7 @@ export interface operations {
                      *       "country": "US",
                      *       "documentType": "string",
                      *       "level": "string",
-                     *       "walletAddress": "string",
+                     *       "walletAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "walletChain": "string",
                      *       "walletVerified": true,
                      *       "expiresAt": "2026-01-15T09:30:00.000Z",
@@ -11708,18 +11708,18 @@ export interface operations {
                      *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "provider": "string",
-                     *           "idempotentId": "string",
+                     *           "idempotentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "amount": "10.5",
                      *           "assetType": "string",
-                     *           "sourceId": "string",
+                     *           "sourceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "sourceType": "string",
-                     *           "destinationId": "string",
+                     *           "destinationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "destinationType": "string",
                      *           "deductFeeFromAmountIfSameType": true,
                      *           "transferMemo": "string",
                      *           "status": "pending",
-                     *           "providerTransferId": "string",
-                     *           "hash": "string",
+                     *           "providerTransferId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *           "failureReason": "string",
                      *           "hasQuestionnaire": true,
                      *           "transferAmlQuestionnaire": {
@@ -11731,7 +11731,7 @@ export interface operations {
                      *             "institutionName": "string",
                      *             "institutionCountry": "string",
                      *             "originatorName": "string",
-                     *             "originatorStreetAddress": "string",
+                     *             "originatorStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *             "originatorCity": "string",
                      *             "originatorStateProvince": "string",
                      *             "originatorPostalCode": "string",
@@ -11740,7 +11740,7 @@ export interface operations {
                      *             "recipientLastName": "string",
                      *             "recipientFullName": "string",
                      *             "recipientCountry": "string",
-                     *             "recipientStreetAddress": "string",
+                     *             "recipientStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *             "recipientCity": "string",
                      *             "recipientStateProvince": "string",
                      *             "recipientPostalCode": "string"
@@ -11785,13 +11785,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "amount": "10.5",
-                 *       "assetType": "string",
+                 *       "assetType": "ETH",
                  *       "sourceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                 *       "sourceType": "string",
-                 *       "destinationId": "string",
-                 *       "destinationType": "string",
+                 *       "sourceType": "WALLET",
+                 *       "destinationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "destinationType": "ADDRESS",
                  *       "deductFeeFromAmountIfSameType": false,
-                 *       "idempotentId": "string",
+                 *       "idempotentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *       "transferMemo": "string",
                  *       "provider": "string",
                  *       "transferAmlQuestionnaire": {
@@ -11803,7 +11803,7 @@ export interface operations {
                  *         "institutionName": "string",
                  *         "institutionCountry": "string",
                  *         "originatorName": "string",
-                 *         "originatorStreetAddress": "string",
+                 *         "originatorStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *         "originatorCity": "string",
                  *         "originatorStateProvince": "string",
                  *         "originatorPostalCode": "string",
@@ -11812,7 +11812,7 @@ export interface operations {
                  *         "recipientLastName": "string",
                  *         "recipientFullName": "string",
                  *         "recipientCountry": "string",
-                 *         "recipientStreetAddress": "string",
+                 *         "recipientStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *         "recipientCity": "string",
                  *         "recipientStateProvince": "string",
                  *         "recipientPostalCode": "string"
@@ -11862,18 +11862,18 @@ export interface operations {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
-                     *       "idempotentId": "string",
+                     *       "idempotentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "amount": "10.5",
                      *       "assetType": "string",
-                     *       "sourceId": "string",
+                     *       "sourceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "sourceType": "string",
-                     *       "destinationId": "string",
+                     *       "destinationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "destinationType": "string",
                      *       "deductFeeFromAmountIfSameType": true,
                      *       "transferMemo": "string",
                      *       "status": "pending",
-                     *       "providerTransferId": "string",
-                     *       "hash": "string",
+                     *       "providerTransferId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "failureReason": "string",
                      *       "hasQuestionnaire": true,
                      *       "transferAmlQuestionnaire": {
@@ -11885,7 +11885,7 @@ export interface operations {
                      *         "institutionName": "string",
                      *         "institutionCountry": "string",
                      *         "originatorName": "string",
-                     *         "originatorStreetAddress": "string",
+                     *         "originatorStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *         "originatorCity": "string",
                      *         "originatorStateProvince": "string",
                      *         "originatorPostalCode": "string",
@@ -11894,7 +11894,7 @@ export interface operations {
                      *         "recipientLastName": "string",
                      *         "recipientFullName": "string",
                      *         "recipientCountry": "string",
-                     *         "recipientStreetAddress": "string",
+                     *         "recipientStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *         "recipientCity": "string",
                      *         "recipientStateProvince": "string",
                      *         "recipientPostalCode": "string"
@@ -11945,18 +11945,18 @@ export interface operations {
                      *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "provider": "string",
-                     *       "idempotentId": "string",
+                     *       "idempotentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "amount": "10.5",
                      *       "assetType": "string",
-                     *       "sourceId": "string",
+                     *       "sourceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "sourceType": "string",
-                     *       "destinationId": "string",
+                     *       "destinationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "destinationType": "string",
                      *       "deductFeeFromAmountIfSameType": true,
                      *       "transferMemo": "string",
                      *       "status": "pending",
-                     *       "providerTransferId": "string",
-                     *       "hash": "string",
+                     *       "providerTransferId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "failureReason": "string",
                      *       "hasQuestionnaire": true,
                      *       "transferAmlQuestionnaire": {
@@ -11968,7 +11968,7 @@ export interface operations {
                      *         "institutionName": "string",
                      *         "institutionCountry": "string",
                      *         "originatorName": "string",
-                     *         "originatorStreetAddress": "string",
+                     *         "originatorStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *         "originatorCity": "string",
                      *         "originatorStateProvince": "string",
                      *         "originatorPostalCode": "string",
@@ -11977,7 +11977,7 @@ export interface operations {
                      *         "recipientLastName": "string",
                      *         "recipientFullName": "string",
                      *         "recipientCountry": "string",
-                     *         "recipientStreetAddress": "string",
+                     *         "recipientStreetAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *         "recipientCity": "string",
                      *         "recipientStateProvince": "string",
                      *         "recipientPostalCode": "string"
@@ -12029,7 +12029,7 @@ export interface operations {
                      * @example {
                      *       "challenge": "string",
                      *       "message": "Done",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "issuedAt": "2026-01-15T09:30:00.000Z",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -12088,7 +12088,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "publicKey": "string",
                      *       "message": "Done",
                      *       "signature": "string"
@@ -12165,7 +12165,7 @@ export interface operations {
                      * @example {
                      *       "complete": true,
                      *       "txBlob": "string",
-                     *       "hash": "string",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "transaction": {},
                      *       "signaturesRequired": [
                      *         {
@@ -12255,7 +12255,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "submissionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *       "hash": "string",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "account": "string",
                      *       "transactionType": "string",
                      *       "sequence": 1,
@@ -12337,8 +12337,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -12412,7 +12412,7 @@ export interface operations {
                      * @example {
                      *       "challenge": "string",
                      *       "message": "Done",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "issuedAt": "2026-01-15T09:30:00.000Z",
                      *       "expiresAt": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -12476,8 +12476,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -12559,8 +12559,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -12667,8 +12667,8 @@ export interface operations {
                      *         "chain": "evm",
                      *         "network": "sepolia",
                      *         "chainId": 1,
-                     *         "address": "string",
-                     *         "vaultId": "string",
+                     *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *         "details": {},
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -12693,7 +12693,7 @@ export interface operations {
                      *       "transactions": [
                      *         {
                      *           "submissionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                     *           "hash": "string",
+                     *           "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *           "account": "string",
                      *           "transactionType": "string",
                      *           "sequence": 1,
@@ -12758,8 +12758,8 @@ export interface operations {
                      *         "chain": "evm",
                      *         "network": "sepolia",
                      *         "chainId": 1,
-                     *         "address": "string",
-                     *         "vaultId": "string",
+                     *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *         "details": {},
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -12771,8 +12771,8 @@ export interface operations {
                      *         "chain": "evm",
                      *         "network": "sepolia",
                      *         "chainId": 1,
-                     *         "address": "string",
-                     *         "vaultId": "string",
+                     *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *         "details": {},
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -12785,8 +12785,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -12800,8 +12800,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -12865,11 +12865,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "vaultId": "string",
-                     *       "address": "string",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "symbol": "ETH",
                      *       "qty": "10.5",
-                     *       "hash": "string",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "balance": "string"
                      *     }
                      */
@@ -12911,7 +12911,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "address": "string",
+                 *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *       "amount": "10.5"
                  *     }
                  */
@@ -12934,10 +12934,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "symbol": "ETH",
                      *       "amount": "10.5",
-                     *       "hash": "string",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                      *       "balance": "string"
                      *     }
                      */
@@ -13000,7 +13000,7 @@ export interface operations {
                      *           "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "chainType": "evm",
-                     *           "address": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *           "scheme": "string",
                      *           "signerKind": "string",
                      *           "documentSha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
@@ -13055,7 +13055,7 @@ export interface operations {
                      *       "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "chainType": "evm",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "scheme": "string",
                      *       "signerKind": "string",
                      *       "documentSha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
@@ -13116,7 +13116,7 @@ export interface operations {
                      *           "size": 0,
                      *           "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *           "source": "string",
-                     *           "contentUrl": "string",
+                     *           "contentUrl": "https://app.example.com/return",
                      *           "signatures": 0,
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -13155,7 +13155,7 @@ export interface operations {
                  *       "title": "Subscription agreement",
                  *       "metadata": {},
                  *       "contentBase64": "string",
-                 *       "url": "stringxx"
+                 *       "url": "https://app.example.com/return"
                  *     }
                  */
                 "application/json": {
@@ -13190,7 +13190,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "signatures": 0,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -13241,7 +13241,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "signatures": 0,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -13298,7 +13298,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "signatures": 0,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -13368,7 +13368,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "signatures": 0,
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -13458,7 +13458,7 @@ export interface operations {
                      *       "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "tenantId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "chainType": "evm",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "documentSha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "nonce": "string",
                      *       "issuedAt": "2026-01-15T09:30:00.000Z",
@@ -13573,7 +13573,7 @@ export interface operations {
                      *       "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "chainType": "evm",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "scheme": "string",
                      *       "signerKind": "string",
                      *       "documentSha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
@@ -13615,7 +13615,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "address": "stringxxxxxxxxxxxxxxxxxxx",
+                 *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f5",
                  *       "nonce": "string",
                  *       "signature": "0x02f86c",
                  *       "publicKey": "0330e7fc9d56bb25d6893ba3f317ae5bcf33b3291bd63db32654a313222f7fd020"
@@ -13646,7 +13646,7 @@ export interface operations {
                      *       "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "chainType": "evm",
-                     *       "address": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                      *       "scheme": "string",
                      *       "signerKind": "string",
                      *       "documentSha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
@@ -13713,7 +13713,7 @@ export interface operations {
                      *           "size": 0,
                      *           "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *           "source": "string",
-                     *           "contentUrl": "string",
+                     *           "contentUrl": "https://app.example.com/return",
                      *           "createdAt": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ]
@@ -13765,7 +13765,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "identity",
-                 *       "name": "Example",
+                 *       "name": "Required",
                  *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *       "file": ""
                  *     }
@@ -13811,7 +13811,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "createdAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -13861,7 +13861,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "createdAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -13930,7 +13930,7 @@ export interface operations {
                  *       "type": "identity",
                  *       "name": "Example",
                  *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-                 *       "url": "stringxx"
+                 *       "url": "https://app.example.com/return"
                  *     }
                  */
                 "application/json": {
@@ -13967,7 +13967,7 @@ export interface operations {
                      *       "size": 0,
                      *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                      *       "source": "string",
-                     *       "contentUrl": "string",
+                     *       "contentUrl": "https://app.example.com/return",
                      *       "createdAt": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -14424,8 +14424,8 @@ export interface operations {
                      *           "chain": "evm",
                      *           "network": "sepolia",
                      *           "chainId": 1,
-                     *           "address": "string",
-                     *           "vaultId": "string",
+                     *           "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *           "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *           "details": {},
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -14507,8 +14507,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -14563,8 +14563,8 @@ export interface operations {
                      *       "chain": "evm",
                      *       "network": "sepolia",
                      *       "chainId": 1,
-                     *       "address": "string",
-                     *       "vaultId": "string",
+                     *       "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *       "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                      *       "details": {},
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z"
@@ -14607,8 +14607,8 @@ export interface operations {
                  *       "type": "accreditation.decided",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "accreditationId": "string",
-                 *         "userId": "string",
+                 *         "accreditationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "decision": "string",
                  *         "reason": "Document expired",
                  *         "actor": {
@@ -14669,8 +14669,8 @@ export interface operations {
                  *       "type": "accreditation.submitted",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "accreditationId": "string",
-                 *         "userId": "string",
+                 *         "accreditationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "type": "string",
                  *         "actor": {
                  *           "type": "user",
@@ -14730,9 +14730,9 @@ export interface operations {
                  *       "type": "bank_link.item_linked",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "itemId": "string",
-                 *         "userId": "string",
-                 *         "institutionId": "string",
+                 *         "itemId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "institutionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "accounts": 1
                  *       }
                  *     }
@@ -14788,8 +14788,8 @@ export interface operations {
                  *       "type": "bank_link.item_removed",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "itemId": "string",
-                 *         "userId": "string"
+                 *         "itemId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *       }
                  *     }
                  */
@@ -14844,8 +14844,8 @@ export interface operations {
                  *       "type": "bank_link.item_updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "itemId": "string",
-                 *         "userId": "string",
+                 *         "itemId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "status": "pending",
                  *         "errorCode": "string",
                  *         "webhookCode": "string"
@@ -14903,7 +14903,7 @@ export interface operations {
                  *       "type": "bank_link.originator_updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "originatorId": "string",
+                 *         "originatorId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "diligenceStatus": "string"
                  *       }
                  *     }
@@ -14959,8 +14959,8 @@ export interface operations {
                  *       "type": "custody.vault_created",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "vaultId": "string",
-                 *         "userId": "string",
+                 *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "walletIds": [
                  *           "string"
@@ -15023,11 +15023,11 @@ export interface operations {
                  *       "type": "document.signed",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "signedDocumentId": "string",
-                 *         "documentId": "string",
-                 *         "userId": "string",
+                 *         "signedDocumentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "chainType": "string",
-                 *         "address": "string",
+                 *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *         "documentSha256": "string",
                  *         "scheme": "string"
                  *       }
@@ -15084,9 +15084,9 @@ export interface operations {
                  *       "type": "document.uploaded",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "documentId": "string",
+                 *         "documentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "kind": "user",
-                 *         "userId": "string",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "type": "string",
                  *         "sha256": "string",
                  *         "mediaType": "application/pdf",
@@ -15149,9 +15149,9 @@ export interface operations {
                  *       "type": "entity.business_profile_submitted",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "profileId": "string",
-                 *         "providerBusinessId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "profileId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "providerBusinessId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "status": "pending",
                  *         "actor": {
                  *           "type": "user",
@@ -15211,12 +15211,12 @@ export interface operations {
                  *       "type": "entity.business_profile_updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "profileId": "string",
-                 *         "providerBusinessId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "profileId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "providerBusinessId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "from": "string",
                  *         "status": "pending",
-                 *         "eventId": "string"
+                 *         "eventId": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
                  *       }
                  *     }
                  */
@@ -15271,8 +15271,8 @@ export interface operations {
                  *       "type": "entity.created",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "ownerUserId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "ownerUserId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "type": "string",
                  *         "actor": {
                  *           "type": "user",
@@ -15332,8 +15332,8 @@ export interface operations {
                  *       "type": "entity.member_added",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "userId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "permissions": [
                  *           "string"
                  *         ],
@@ -15396,8 +15396,8 @@ export interface operations {
                  *       "type": "entity.member_removed",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "userId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "permissions": [
                  *           "string"
                  *         ],
@@ -15460,8 +15460,8 @@ export interface operations {
                  *       "type": "entity.payment_method_added",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "methodId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "methodId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "kind": "string",
                  *         "changed": [
                  *           "string"
@@ -15525,8 +15525,8 @@ export interface operations {
                  *       "type": "entity.payment_method_updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "methodId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "methodId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "kind": "string",
                  *         "changed": [
                  *           "string"
@@ -15590,8 +15590,8 @@ export interface operations {
                  *       "type": "entity.permission_granted",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "userId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "permissions": [
                  *           "string"
                  *         ],
@@ -15654,8 +15654,8 @@ export interface operations {
                  *       "type": "entity.permission_revoked",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
-                 *         "userId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "permissions": [
                  *           "string"
                  *         ],
@@ -15718,7 +15718,7 @@ export interface operations {
                  *       "type": "entity.updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "entityId": "string",
+                 *         "entityId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "fields": [
                  *           "string"
                  *         ],
@@ -15780,8 +15780,8 @@ export interface operations {
                  *       "type": "kyc.abandoned",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -15844,8 +15844,8 @@ export interface operations {
                  *       "type": "kyc.approved",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -15908,8 +15908,8 @@ export interface operations {
                  *       "type": "kyc.created",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -15972,8 +15972,8 @@ export interface operations {
                  *       "type": "kyc.declined",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -16036,8 +16036,8 @@ export interface operations {
                  *       "type": "kyc.expired",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -16100,8 +16100,8 @@ export interface operations {
                  *       "type": "kyc.resubmission_requested",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -16164,8 +16164,8 @@ export interface operations {
                  *       "type": "kyc.review",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -16228,8 +16228,8 @@ export interface operations {
                  *       "type": "kyc.started",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -16292,8 +16292,8 @@ export interface operations {
                  *       "type": "kyc.submitted",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "provider": "string",
                  *         "from": "string",
                  *         "to": "string",
@@ -16356,8 +16356,8 @@ export interface operations {
                  *       "type": "kyc.updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "kycId": "string",
-                 *         "userId": "string",
+                 *         "kycId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "fields": [
                  *           "string"
                  *         ],
@@ -16421,10 +16421,10 @@ export interface operations {
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
                  *         "kind": "xrpl-submission",
-                 *         "submissionId": "string",
-                 *         "userId": "string",
+                 *         "submissionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "network": "sepolia",
-                 *         "hash": "string",
+                 *         "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                  *         "account": "string",
                  *         "transactionType": "string",
                  *         "sequence": 1,
@@ -16487,10 +16487,10 @@ export interface operations {
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
                  *         "kind": "xrpl-submission",
-                 *         "submissionId": "string",
-                 *         "userId": "string",
+                 *         "submissionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "network": "sepolia",
-                 *         "hash": "string",
+                 *         "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
                  *         "account": "string",
                  *         "transactionType": "string",
                  *         "sequence": 1,
@@ -16553,14 +16553,14 @@ export interface operations {
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
                  *         "kind": "custody-a.transaction",
-                 *         "transactionId": "string",
-                 *         "vaultId": "string",
-                 *         "walletId": "string",
+                 *         "transactionId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "type": "string",
                  *         "status": "pending",
                  *         "symbol": "ETH",
                  *         "qty": "10.5",
-                 *         "destinationAddress": "string",
+                 *         "destinationAddress": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
                  *         "actor": {
                  *           "type": "user",
                  *           "id": "string"
@@ -16619,7 +16619,7 @@ export interface operations {
                  *       "type": "user.created",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "userId": "string",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "email": "ada@example.com"
                  *       }
                  *     }
@@ -16675,7 +16675,7 @@ export interface operations {
                  *       "type": "user.email_verified",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "userId": "string",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "email": "ada@example.com"
                  *       }
                  *     }
@@ -16731,7 +16731,7 @@ export interface operations {
                  *       "type": "user.updated",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "userId": "string",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "fields": [
                  *           "string"
                  *         ]
@@ -16789,13 +16789,13 @@ export interface operations {
                  *       "type": "wallet.registered",
                  *       "timestamp": "2026-01-15T09:30:00.000Z",
                  *       "data": {
-                 *         "walletId": "string",
-                 *         "userId": "string",
+                 *         "walletId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "kind": "string",
                  *         "chain": "string",
                  *         "network": "sepolia",
-                 *         "address": "string",
-                 *         "vaultId": "string",
+                 *         "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                 *         "vaultId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
                  *         "actor": {
                  *           "type": "user",
                  *           "id": "string"

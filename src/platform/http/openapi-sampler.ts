@@ -98,10 +98,25 @@ function clamp(value: string, schema: Json): string {
   return out;
 }
 
+/** Plain strings whose names end like these take a telling value. */
+const NAME_ENDINGS: Array<[RegExp, string]> = [
+  [/Id$/, '3fa85f64-5717-4562-b3fc-2c963f66afa6'],
+  [/At$/, '2026-01-15T09:30:00.000Z'],
+  [/(Url|Uri|url|uri)$/, 'https://app.example.com/return'],
+  [/(^a|A)ddress$/, '0x5B38Da6a701c568545dCfcB03FcB875f56beddC4'],
+  [/(^h|H)ash$/, '0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658'],
+  [/(^t|T)oken$/, 'c2FtcGxlLXRva2Vu'],
+];
+
+/** A description that is one word (`ETH`, `WALLET`) is the value to send. */
+const ONE_WORD = /^[A-Za-z0-9_.-]{1,40}$/;
+
 function sampleString(schema: Json, name: string | undefined): string {
   if (typeof schema.format === 'string' && schema.format in FORMAT_EXAMPLES) return FORMAT_EXAMPLES[schema.format]!;
   if (typeof schema.pattern === 'string') return PATTERN_EXAMPLES[schema.pattern] ?? PATTERN_FALLBACK;
-  return clamp((name && NAMED_STRINGS[name]) ?? 'string', schema);
+  if (typeof schema.description === 'string' && ONE_WORD.test(schema.description)) return clamp(schema.description, schema);
+  const named = name === undefined ? undefined : (NAMED_STRINGS[name] ?? NAME_ENDINGS.find(([ending]) => ending.test(name))?.[1]);
+  return clamp(named ?? 'string', schema);
 }
 
 function sampleNumber(schema: Json, integer: boolean): number {
