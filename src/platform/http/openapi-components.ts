@@ -7,6 +7,7 @@
  * Every schema of the document structurally identical to it (same JSON) becomes a `$ref` to it.
  * A source that no longer exists fails the document's build, so a renamed route is noticed.
  */
+import { MAILED_CODE } from './openapi-sampler.js';
 
 /** One tag per module (and per group of provider callbacks), with what it covers. */
 export const TAGS: Array<{ name: string; description: string }> = [
@@ -116,7 +117,7 @@ export const CURATED_EXAMPLES: Record<string, { request?: unknown; response?: un
   'POST /auth/refresh': { request: { refreshToken: 'rt_4mJ0cXhU2q8fK1wZ9bLr7yTn' }, response: TOKEN_PAIR },
   'POST /auth/logout': { request: {}, response: { message: 'Logged out' } },
   'POST /auth/users/{userId}/token': { request: {}, response: TOKEN_PAIR },
-  'POST /auth/email/verify-otp': { request: { email: 'ada@example.com', code: '123456' }, response: { message: 'Email verified', emailVerified: true } },
+  'POST /auth/email/verify-otp': { request: { email: 'ada@example.com', code: MAILED_CODE }, response: { message: 'Email verified', emailVerified: true } },
   'POST /auth/forgot-password': { request: { email: 'ada@example.com' } },
   'POST /auth/2fa/verify': { response: TOKEN_PAIR },
   'GET /users/me': { response: PROFILE },

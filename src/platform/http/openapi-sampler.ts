@@ -55,6 +55,9 @@ const FORMAT_EXAMPLES: Record<string, string> = {
   binary: '',
 };
 
+/** A mailed one-time code (the `code` fields of verification and 2FA bodies). */
+export const MAILED_CODE = '123456';
+
 /** Plain strings named like these take a telling value (when no format, pattern or enum applies). */
 const NAMED_STRINGS: Record<string, string> = {
   email: 'ada@example.com',
@@ -77,7 +80,7 @@ const NAMED_STRINGS: Record<string, string> = {
   label: 'Operating account',
   title: 'Subscription agreement',
   message: 'Done',
-  code: '123456',
+  code: MAILED_CODE,
   status: 'pending',
   city: 'London',
   line1: '1 Example Street',
