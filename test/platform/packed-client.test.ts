@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { ONE_PASS_ONLY } from '../helpers/passes.js';
 
 /**
  * @bastion/client as its users get it: `npm pack` in clients/typescript (prepack builds it with
@@ -21,32 +22,33 @@ const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
 const clientDir = join(root, 'clients', 'typescript');
 
-let h: Harness;
-let installDir: string;
-let packedFiles: string[];
-let bastion: typeof import('../../clients/typescript/src/index.js');
+// It starts npm and tsc, and its subject (the package) does not depend on the database kind: the PGlite pass runs it.
+describe.skipIf(ONE_PASS_ONLY)('the packed @bastion/client', () => {
+  let h: Harness;
+  let installDir: string;
+  let packedFiles: string[];
+  let bastion: typeof import('../../clients/typescript/src/index.js');
 
-beforeAll(async () => {
-  h = await createHarness({ listen: true });
-  installDir = mkdtempSync(join(tmpdir(), 'bastion-client-'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', installDir], { cwd: clientDir, maxBuffer: 16 * 1024 * 1024 });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  packedFiles = packed!.files.map((f) => f.path).sort();
-  const target = join(installDir, 'node_modules', '@bastion', 'client');
-  mkdirSync(target, { recursive: true });
-  await run('tar', ['-xzf', join(installDir, packed!.filename), '-C', target, '--strip-components=1']);
-  for (const dependency of ['openapi-fetch', 'openapi-typescript-helpers']) {
-    symlinkSync(join(root, 'node_modules', dependency), join(installDir, 'node_modules', dependency), 'dir');
-  }
-  bastion = await import(pathToFileURL(join(target, 'dist', 'index.js')).href);
-}, 180_000);
+  beforeAll(async () => {
+    h = await createHarness({ listen: true });
+    installDir = mkdtempSync(join(tmpdir(), 'bastion-client-'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', installDir], { cwd: clientDir, maxBuffer: 16 * 1024 * 1024 });
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    packedFiles = packed!.files.map((f) => f.path).sort();
+    const target = join(installDir, 'node_modules', '@bastion', 'client');
+    mkdirSync(target, { recursive: true });
+    await run('tar', ['-xzf', join(installDir, packed!.filename), '-C', target, '--strip-components=1']);
+    for (const dependency of ['openapi-fetch', 'openapi-typescript-helpers']) {
+      symlinkSync(join(root, 'node_modules', dependency), join(installDir, 'node_modules', dependency), 'dir');
+    }
+    bastion = await import(pathToFileURL(join(target, 'dist', 'index.js')).href);
+  }, 180_000);
 
-afterAll(async () => {
-  await h.close();
-  rmSync(installDir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    await h.close();
+    rmSync(installDir, { recursive: true, force: true });
+  });
 
-describe('the packed @bastion/client', () => {
   it('holds the built code, its declarations and the README; not the sources', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts', 'dist/types.d.ts']),
