@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -56,11 +56,25 @@ describe.skipIf(ONE_PASS_ONLY)('the packed @bastion/client', () => {
     expect(packedFiles.filter((f) => f.startsWith('src/'))).toEqual([]);
   });
 
-  it('type-checks a consumer against the packed declarations (named types, typed headers)', async () => {
+  it('type-checks a consumer and the READMEs’ examples against the packed declarations (named types, typed headers)', async () => {
+    writeFileSync(join(installDir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     writeFileSync(
       join(installDir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noEmit: true }, files: ['consumer.ts'] }),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noEmit: true },
+        files: ['consumer.ts', 'readme-api.ts', 'readme-client.ts'],
+      }),
     );
+    // The ```ts examples of the README's API section and of the client's README, as an app would hold them.
+    const example = (file: string, section: RegExp, given: string) => {
+      const text = readFileSync(file, 'utf8');
+      const from = text.search(section);
+      const block = /```ts\n([\s\S]*?)```/.exec(text.slice(from));
+      if (from < 0 || !block) throw new Error(`${file}: no ts example after ${section}`);
+      return `${given}${block[1]!.replace(/^ {2}/gm, '')}\nexport {};\n`;
+    };
+    writeFileSync(join(installDir, 'readme-api.ts'), example(join(root, 'README.md'), /^## API$/m, 'declare const tenantId: string, apiKey: string, email: string, password: string;\n'));
+    writeFileSync(join(installDir, 'readme-client.ts'), example(join(clientDir, 'README.md'), /^## Use$/m, 'declare const process: { env: Record<string, string | undefined> };\n'));
     writeFileSync(
       join(installDir, 'consumer.ts'),
       [
