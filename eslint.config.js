@@ -112,7 +112,7 @@ function boundaries() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'drizzle/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'drizzle/**', 'clients/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,7 +8,7 @@ import { registerErrorHandlers } from './platform/http/error-handler.js';
 import { clientErrorHandler, frameworkErrors } from './platform/http/client-error.js';
 import { perPartValidators, registerInputChecks } from './platform/http/input.js';
 import { declarePlatformAnswers, recordUndeclaredAnswers, type UndeclaredAnswer } from './platform/http/declared-answers.js';
-import { openApiFixups } from './platform/http/openapi.js';
+import { swaggerOptions } from './platform/http/openapi.js';
 import { installGuards } from './platform/http/guards.js';
 import { installIdempotency } from './platform/idempotency/http.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
@@ -100,31 +100,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
   registerGlobalRateLimit(app, container.rateLimit.global);
   installRouteRateLimits(app, container.rateLimit.limiter);
 
-  await app.register(swagger, {
-    transformObject: openApiFixups,
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Bastion',
-        version: '0.1.0',
-        description: 'Multi-tenant identity, compliance and wallet service. Every tenant-scoped route requires x-tenant-id.',
-      },
-      components: {
-        securitySchemes: {
-          tenant: { type: 'apiKey', in: 'header', name: 'x-tenant-id', description: 'Tenant id; required on every tenant-scoped route' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "API key of the tenant (the tenant's back end)" },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token (15 minutes)' },
-          mailedToken: { type: 'http', scheme: 'bearer', description: 'The single-use token from a mail (never an access token)' },
-          webhookSignature: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'x-hmac-signature',
-            description: "Provider webhooks: HMAC-SHA256 of the raw body under the tenant's shared secret, hex (docs/providers.md)",
-          },
-        },
-      },
-    },
-  });
+  await app.register(swagger, swaggerOptions(container.config.publicBaseUrl));
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   // Outside tenancy: operations and documentation.

@@ -4,6 +4,7 @@ import { createWallet, registeredUser, signChallenge } from '../helpers/custody-
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 import { createVault, evmChain, fundEvm } from './helpers.js';
+import { openApiDocument } from '../helpers/openapi.js';
 
 let h: Harness;
 let userId: string;
@@ -97,7 +98,7 @@ describe('the travel-rule questionnaire', () => {
   });
 
   it('is declared field by field in OpenAPI, each vocabulary with its values', async () => {
-    const spec = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const spec = await openApiDocument(h);
     const body = spec.paths['/non-custodial-evm/transfers'].post.requestBody.content['application/json'].schema;
     const q = body.properties.transferAmlQuestionnaire;
     expect(q.type).toBe('object');

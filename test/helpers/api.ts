@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { paths } from '../types/api.js';
+import type { paths } from '../../clients/typescript/src/schema.js';
 
 const BASE = 'http://bastion.test';
 const NO_BODY = new Set([101, 204, 205, 304]);

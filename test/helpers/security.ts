@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Harness } from './harness.js';
 import { malformedRequests, type Operation } from './malformed.js';
+import { openApiDocument } from './openapi.js';
 
 export interface SecuredRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -129,7 +130,7 @@ export function routeCases(h: () => Harness, route: string, spec: RouteCaseSpec)
     }
 
     it('400 in the error shape for malformed input derived from the schema', async () => {
-      openapi ??= (await h().inject({ method: 'GET', url: '/openapi.json' })).json() as typeof openapi;
+      openapi ??= (await openApiDocument(h())) as typeof openapi;
       const operation = openapi!.paths[template]?.[method.toLowerCase()];
       expect(operation, `${route} is not in /openapi.json`).toBeDefined();
       const headers = await acceptedHeaders(h(), spec.accepts);

@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /**
- * test/types/api.d.ts, the types of the typed test client (test/helpers/api.ts), is generated
- * from the app's own /openapi.json. This fails when a route's schema changed and the file was
- * not regenerated: `npm run api:types` rewrites it.
+ * The typed client @bastion/client (clients/typescript) is generated from the app's own
+ * /openapi.json: src/schema.ts (openapi-typescript) and src/types.ts (one named type per
+ * component schema). The project's typed test client (test/helpers/api.ts) uses the same
+ * types. This fails when a route's schema changed and the files were not regenerated:
+ * `npm run client:generate` (or its alias `npm run api:types`) rewrites them.
  */
-const file = join(import.meta.dirname, '..', 'types', 'api.d.ts');
-const HEADER = '// Generated from /openapi.json by `npm run api:types` (test/platform/api-types.test.ts). Do not edit.\n';
+const dir = join(import.meta.dirname, '..', '..', 'clients', 'typescript', 'src');
+const HEADER = '// Generated from /openapi.json by `npm run client:generate` (test/platform/api-types.test.ts). Do not edit.\n';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,12 +20,24 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('typed test client', () => {
-  it('test/types/api.d.ts matches the app’s OpenAPI document', async () => {
+/** `export type User = components['schemas']['User'];` for every component schema. */
+function namedTypes(schemaNames: string[]): string {
+  const lines = schemaNames.map((name) => `export type ${name} = components['schemas']['${name}'];`);
+  return `${HEADER}import type { components } from './schema.js';\n\n${lines.join('\n')}\n`;
+}
+
+function check(file: string, generated: string): void {
+  const path = join(dir, file);
+  if (process.env.UPDATE_API_TYPES === '1') writeFileSync(path, generated);
+  expect(readFileSync(path, 'utf8') === generated, `clients/typescript/src/${file} is stale: run \`npm run client:generate\``).toBe(true);
+}
+
+describe('the typed client @bastion/client', () => {
+  it('clients/typescript/src/schema.ts and types.ts match the app’s OpenAPI document', async () => {
     const res = await h.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
-    const generated = HEADER + astToString(await openapiTS(res.json(), { alphabetize: true }));
-    if (process.env.UPDATE_API_TYPES === '1') writeFileSync(file, generated);
-    expect(readFileSync(file, 'utf8') === generated, 'test/types/api.d.ts is stale: run `npm run api:types`').toBe(true);
+    const document = res.json();
+    check('schema.ts', HEADER + astToString(await openapiTS(document, { alphabetize: true })));
+    check('types.ts', namedTypes(Object.keys(document.components.schemas).sort()));
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { openApiDocument } from '../helpers/openapi.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document is walked as plain JSON */
 
@@ -28,7 +29,7 @@ const HIDDEN: Array<{ method: string; path: string; form?: boolean }> = [
 beforeAll(async () => {
   // Raised limits: thousands of requests from one address must reach validation, not the limiter.
   h = await createHarness({ listen: true, rateLimit: { globalMax: 1_000_000, loginPerIp: 1_000_000 } });
-  const doc = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const doc = await openApiDocument(h);
   operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
   );

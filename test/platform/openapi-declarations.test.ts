@@ -3,10 +3,11 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document is walked as plain JSON */
 let h: Harness;
+let doc: any;
 let operations: Array<{ method: string; path: string; op: any }>;
 beforeAll(async () => {
   h = await createHarness();
-  const doc = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
+  doc = (await h.inject({ method: 'GET', url: '/openapi.json' })).json();
   operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
   );
@@ -14,6 +15,16 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** A `$ref` of the document followed (shared responses, named schemas); `allOf` parts merged. */
+function resolved(node: any): any {
+  if (node?.$ref) return resolved(node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key], doc));
+  if (Array.isArray(node?.allOf)) {
+    const parts = node.allOf.map(resolved);
+    return { ...node, properties: Object.assign({}, ...parts.map((part: any) => part.properties ?? {})) };
+  }
+  return node;
+}
 
 /** What every operation must declare, from what it is: the failures, one line each. */
 function missingDeclarations(method: string, path: string, op: any): string[] {
@@ -36,7 +47,7 @@ function missingDeclarations(method: string, path: string, op: any): string[] {
   if (security.some((alt) => 'webhookSignature' in alt)) need(401, 'signed');
   for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
     if (Number(status) < 400) continue;
-    const shape = response.content?.['application/json']?.schema;
+    const shape = resolved(resolved(response)?.content?.['application/json']?.schema);
     if (!shape || !['statusCode', 'error', 'message', 'code'].every((k) => k in (shape.properties ?? {}))) {
       problems.push(`${method} ${path} ${status} is not documented in the error shape`);
     }

@@ -70,7 +70,7 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.1.0');
     const result = await validate(structuredClone(doc));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'mailedToken', 'tenant', 'webhookSignature']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'eventSignature', 'mailedToken', 'tenant', 'webhookSignature']);
     const ops = Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>).flatMap(
       ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })),
     );
