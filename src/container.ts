@@ -2,7 +2,6 @@ import type { PlatformOptions } from './platform/module/platform.js';
 import { createPlatform } from './platform/module/platform.js';
 import type { BastionModule } from './platform/module/module.js';
 import type { OidcPort } from './providers/idp/oidc.js';
-import type { IdvPort } from './providers/idv/port.js';
 import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
@@ -20,13 +19,14 @@ import { createWalletsModule } from './modules/wallets/module.js';
 import { createXrplModule, type XrplModuleOptions } from './modules/xrpl/module.js';
 import { createChains, type ChainsOptions } from './chains/index.js';
 import { custodyA } from './providers/custody/custody-a/index.js';
+import { idvA } from './providers/idv/idv-a/index.js';
+import { idvB } from './providers/idv/idv-b/index.js';
 import { createCustodyASandbox } from './sandboxes/custody-a/plugin.js';
+import { createIdvSandbox } from './sandboxes/idv/plugin.js';
 
 export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
-  /** Replaces the identity-verification HTTP adapter. */
-  idv?: IdvPort;
   /** Replaces the OpenID Connect relying-party adapter. */
   oidc?: OidcPort;
   /** Documents module settings tests need (loopback imports, a short fetch deadline). */
@@ -55,7 +55,7 @@ export async function createContainer(options: ContainerOptions) {
     { tenants: tenants.services.tenants, users: users.services.users, audit: audit.services.audit },
     { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp, oidc: options.oidc },
   );
-  const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit }, { idv: options.idv });
+  const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit });
   const services = { ...users.services, ...audit.services };
   const wallets = createWalletsModule(platform, services);
   const xrpl = createXrplModule(platform, { ...services, wallets: wallets.services.wallets }, { finalTimeoutMs: options.xrpl?.finalTimeoutMs });
@@ -77,6 +77,16 @@ export async function createContainer(options: ContainerOptions) {
       db: platform.db, secrets: platform.secrets, clock: platform.clock, logger: platform.logger, background: platform.background, inFlight: platform.inFlight,
       publicBaseUrl: () => platform.publicBaseUrl(), chains: { evmChain, xrplLedger, xrplNetwork },
     }),
+    idv: createIdvSandbox({
+      // The sandbox's credential store: the secret of a tenant (its client id) whose provider is the sandbox.
+      lookupSecret: async (provider, clientId) => {
+        if (!platform.config.idvSandbox) return undefined;
+        const stored = await platform.providerSettings.find(clientId, 'idv', provider);
+        return stored && stored.baseUrl === null ? stored.secrets['webhook-secret'] : undefined;
+      },
+      publicBaseUrl: () => platform.publicBaseUrl(),
+      clock: platform.clock,
+    }),
   };
   const sandboxesModule: BastionModule<typeof sandboxes> = {
     name: 'sandboxes',
@@ -85,6 +95,8 @@ export async function createContainer(options: ContainerOptions) {
       open: async (app) => {
         if (!platform.config.sandboxes) return;
         await sandboxes.custodyA.routes(app);
+        // IDV_SANDBOX=off removes the identity-verification sandbox alone.
+        if (platform.config.idvSandbox) await sandboxes.idv.routes(app);
       },
     },
   };
@@ -92,6 +104,8 @@ export async function createContainer(options: ContainerOptions) {
   // The providers, one line each (docs/architecture.md, "Providers"): modules reach them through platform.providers.
   platform.providers.register([
     custodyA({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.custodyA }),
+    idvA({ sandbox: platform.config.idvSandbox ? sandboxes.idv : undefined }),
+    idvB({ sandbox: platform.config.idvSandbox ? sandboxes.idv : undefined }),
   ]);
 
   /** The modules in dependency order; the app registers their routes in this order. */
