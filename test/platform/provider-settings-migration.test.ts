@@ -10,7 +10,9 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { createSecretBox } from '../../src/platform/crypto/secrets.js';
 import { createProviderSettings } from '../../src/platform/provider-settings/settings.js';
 import { providerSettings } from '../../src/platform/provider-settings/table.js';
-import { createIdvConfigService } from '../../src/modules/kyc/idv-config.js';
+import { createProviders } from '../../src/platform/providers/service.js';
+import { idvA } from '../../src/providers/idv/idv-a/index.js';
+import { idvB } from '../../src/providers/idv/idv-b/index.js';
 import { createBusinessProfileConfig } from '../../src/modules/entities/bp-config.js';
 import { createBankLinkSettings } from '../../src/modules/bank-link/settings.js';
 import { createBankLinkRepo } from '../../src/modules/bank-link/repo.js';
@@ -57,7 +59,9 @@ describe('provider settings migration', () => {
     await runMigrations(database, { sandboxes: true });
     const clock = new ManualClock(new Date());
     const ps = createProviderSettings({ db: database.db, secrets, clock });
-    const idv = createIdvConfigService({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxEnabled: true });
+    // The idv providers declared as the container declares them (their former sealing context included).
+    createProviders({ db: database.db, clock, settings: ps, sandboxes: () => true, publicBaseUrl: () => 'http://bastion.test' }).register([idvA(), idvB()]);
+    const idv = (provider: 'idv-a' | 'idv-b') => ps.get(tenant, 'idv', provider);
     const bp = createBusinessProfileConfig({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxes: true });
     const bankLink = createBankLinkSettings({
       repo: createBankLinkRepo(database.db),
@@ -69,9 +73,9 @@ describe('provider settings migration', () => {
       provisionSandbox: async () => undefined,
     });
 
-    expect(await idv.endpoint(tenant, 'idv-a')).toEqual({ provider: 'idv-a', baseUrl: 'https://idv-a.example/api', clientId: 'acme', secret: 'idv-a-real-secret-0123456789' });
+    expect(await idv('idv-a')).toEqual({ baseUrl: 'https://idv-a.example/api', settings: { 'client-id': 'acme' }, secrets: { 'webhook-secret': 'idv-a-real-secret-0123456789' } });
     // A tenant on the sandbox keeps its secret: pending sessions' webhooks still verify.
-    expect(await idv.sandboxSecret('idv-b', tenant)).toBe('idv-b-sandbox-secret-0123456789');
+    expect(await idv('idv-b')).toMatchObject({ baseUrl: null, secrets: { 'webhook-secret': 'idv-b-sandbox-secret-0123456789' } });
     expect(await bp.endpoint(tenant)).toEqual({ baseUrl: 'https://bp.example', apiKey: 'sk_live_migrated_key' });
     expect(await bp.webhookSecret(tenant)).toBe('bp-webhook-secret-0123456789');
     const resolved = await bankLink.resolve(tenant);
@@ -89,7 +93,7 @@ describe('provider settings migration', () => {
       expect(row.secretsSealed).toMatch(/^v1\./);
     }
     expect(JSON.stringify(rows)).not.toMatch(/secret-0123|sk_live|prod-secret/);
-    expect((await idv.endpoint(tenant, 'idv-a')).secret).toBe('idv-a-real-secret-0123456789');
+    expect((await idv('idv-a')).secrets['webhook-secret']).toBe('idv-a-real-secret-0123456789');
     const tables = await run(`select table_name from information_schema.tables where table_name in ('idv_provider_configs', 'business_profile_configs')`, []);
     expect(tables.rows).toEqual([]);
   }, 300_000);
