@@ -369,7 +369,7 @@ export interface paths {
                         type: "income" | "net_worth" | "professional_certification" | "entity" | "knowledgeable_employee" | "other";
                         /**
                          * Format: uuid
-                         * @description Required with an API key or admin token; a plain user claims for themself
+                         * @description Required with an API key; an admin token defaults to the admin itself; a plain user claims for themself
                          */
                         userId?: string;
                     };
@@ -19557,7 +19557,7 @@ export interface paths {
         put?: never;
         /**
          * idv-a verification decision
-         * @description Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md).
+         * @description Signed by the provider over the raw body under the tenant's secret (docs/providers.md).
          */
         post: {
             parameters: {
@@ -19761,7 +19761,7 @@ export interface paths {
         put?: never;
         /**
          * idv-a session event (started, submitted)
-         * @description Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md).
+         * @description Signed by the provider over the raw body under the tenant's secret (docs/providers.md).
          */
         post: {
             parameters: {
@@ -19953,7 +19953,7 @@ export interface paths {
         put?: never;
         /**
          * idv-b verification result
-         * @description Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md). An unknown tenantId is a 401.
+         * @description Signed by the provider over the raw body under the tenant's secret (docs/providers.md). An unknown tenantId is a 401.
          */
         post: {
             parameters: {
