@@ -25,12 +25,6 @@ const BOUNDARY_EXCEPTIONS = {
     'src/modules/documents/module.ts',
     'src/modules/documents/service.ts',
     'src/modules/documents/signing-service.ts',
-    'src/modules/kyc/callback-routes.ts',
-    'src/modules/kyc/idv-b.ts',
-    'src/modules/kyc/idv-config.ts',
-    'src/modules/kyc/module.ts',
-    'src/modules/kyc/service.ts',
-    'src/modules/kyc/webhooks.ts',
     'src/modules/wallets/evm-eoas.ts',
     'src/modules/wallets/module.ts',
     'src/modules/xrpl/xrpl-common.ts',
@@ -40,7 +34,6 @@ const BOUNDARY_EXCEPTIONS = {
     'src/modules/xrpl/xrpl-submissions.ts',
   ],
   modulesToModules: [
-    'src/modules/accreditations/errors.ts',
     'src/modules/auth/errors.ts',
     'src/modules/auth/routes.ts',
     'src/modules/auth/schemas.ts',
@@ -52,7 +45,6 @@ const BOUNDARY_EXCEPTIONS = {
     'src/modules/entities/errors.ts',
     'src/modules/identity/errors.ts',
     'src/modules/identity/routes.ts',
-    'src/modules/kyc/errors.ts',
     'src/modules/wallets/errors.ts',
     // The XRPL module, carved out of wallets, still shares the wallet registry's repo, errors and schemas.
     'src/modules/xrpl/module.ts',

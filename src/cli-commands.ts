@@ -152,14 +152,18 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const webhookSecret = o['secret-file-content'] ?? readSecretFile('secret-file', need(o, 'secret-file'));
     if (webhookSecret.length < 16) throw new UsageError('the secret file must hold at least 16 characters');
     if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-    await providerInput(() => c.idvConfig.configure(tenantId, provider, { baseUrl, clientId: need(o, 'client-id'), webhookSecret }));
+    // The README's alias of `provider configure --kind idv --provider <name> --setting client-id=ID --secret webhook-secret=PATH`.
+    await providerInput(() =>
+      c.platform.providerSettings.configure(tenantId, 'idv', provider, { baseUrl, settings: { 'client-id': need(o, 'client-id') }, secrets: { 'webhook-secret': webhookSecret } }),
+    );
     return { tenantId, provider, baseUrl, configured: true };
   },
   'idv sandbox': async (c, o) => {
     const tenantId = need(o, 'tenant');
     const provider = idvProvider(o);
     if (!(await c.tenants.findTenant(tenantId))) throw new AppError(404, 'TENANT_NOT_FOUND', 'Tenant not found');
-    await c.idvConfig.configure(tenantId, provider, null);
+    // The README's alias of `provider sandbox --kind idv --provider <name>` (a fresh sandbox secret).
+    await providerInput(() => c.platform.providerSettings.useSandbox(tenantId, 'idv', provider));
     return { tenantId, provider, sandbox: true };
   },
   'idp set': async (c, o, lists) => {

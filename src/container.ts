@@ -2,7 +2,6 @@ import type { PlatformOptions } from './platform/module/platform.js';
 import { createPlatform } from './platform/module/platform.js';
 import type { BastionModule } from './platform/module/module.js';
 import type { OidcPort } from './providers/idp/oidc.js';
-import type { IdvPort } from './providers/idv/port.js';
 import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
@@ -26,12 +25,13 @@ import { createCustodyASandbox } from './sandboxes/custody-a/plugin.js';
 import { createBankLinkSandbox } from './sandboxes/plaid/plugin.js';
 import { businessProfileASandboxRoutes, SANDBOX_PREFIX as BUSINESS_PROFILE_A_SANDBOX } from './sandboxes/business-profile-a/plugin.js';
 import { createBusinessProfileASandbox } from './sandboxes/business-profile-a/service.js';
+import { idvA } from './providers/idv/idv-a/index.js';
+import { idvB } from './providers/idv/idv-b/index.js';
+import { createIdvSandbox } from './sandboxes/idv/plugin.js';
 
 export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
-  /** Replaces the identity-verification HTTP adapter. */
-  idv?: IdvPort;
   /** Replaces the OpenID Connect relying-party adapter. */
   oidc?: OidcPort;
   /** Documents module settings tests need (loopback imports, a short fetch deadline). */
@@ -60,7 +60,7 @@ export async function createContainer(options: ContainerOptions) {
     { tenants: tenants.services.tenants, users: users.services.users, audit: audit.services.audit },
     { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp, oidc: options.oidc },
   );
-  const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit }, { idv: options.idv });
+  const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit });
   const services = { ...users.services, ...audit.services };
   const wallets = createWalletsModule(platform, services);
   const xrpl = createXrplModule(platform, { ...services, wallets: wallets.services.wallets }, { finalTimeoutMs: options.xrpl?.finalTimeoutMs });
@@ -90,6 +90,16 @@ export async function createContainer(options: ContainerOptions) {
       createBusinessProfileASandbox({ db: platform.db, clock: platform.clock, ...businessProfileASandboxAccounts(platform.providerSettings, () => platform.publicBaseUrl()) }),
       { baseUrl: () => `${platform.publicBaseUrl()}${BUSINESS_PROFILE_A_SANDBOX}` },
     ),
+    idv: createIdvSandbox({
+      // The sandbox's credential store: the secret of a tenant (its client id) whose provider is the sandbox.
+      lookupSecret: async (provider, clientId) => {
+        if (!platform.config.idvSandbox) return undefined;
+        const stored = await platform.providerSettings.find(clientId, 'idv', provider);
+        return stored && stored.baseUrl === null ? stored.secrets['webhook-secret'] : undefined;
+      },
+      publicBaseUrl: () => platform.publicBaseUrl(),
+      clock: platform.clock,
+    }),
   };
   const sandboxesModule: BastionModule<typeof sandboxes> = {
     name: 'sandboxes',
@@ -100,6 +110,8 @@ export async function createContainer(options: ContainerOptions) {
         await sandboxes.custodyA.routes(app);
         await sandboxes.plaid.routes(app);
         await app.register(async (scope) => businessProfileASandboxRoutes(scope, sandboxes.businessProfileA));
+        // IDV_SANDBOX=off removes the identity-verification sandbox alone.
+        if (platform.config.idvSandbox) await sandboxes.idv.routes(app);
       },
     },
   };
@@ -109,6 +121,8 @@ export async function createContainer(options: ContainerOptions) {
     custodyA({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.custodyA }),
     plaid({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.plaid }),
     businessProfileA({ sandbox: sandboxes.businessProfileA }),
+    idvA({ sandbox: platform.config.idvSandbox ? sandboxes.idv : undefined }),
+    idvB({ sandbox: platform.config.idvSandbox ? sandboxes.idv : undefined }),
   ]);
 
   /** The modules in dependency order; the app registers their routes in this order. */

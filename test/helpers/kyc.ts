@@ -1,7 +1,33 @@
 import { expect } from 'vitest';
+import type { IdvEndpoint } from '../../src/providers/idv/http-client.js';
+import type { IdvProviderName } from '../../src/providers/idv/port.js';
 import { signBody } from '../../src/providers/idv/signature.js';
 import type { Harness, TestTenant } from './harness.js';
 import { readKyc } from './read.js';
+
+/** The tenant's stored idv webhook secret (undefined when it has no settings for the provider). */
+export async function idvSecret(h: Harness, tenantId: string, provider: 'idv-a' | 'idv-b' = 'idv-a'): Promise<string | undefined> {
+  return (await h.container.platform.providerSettings.find(tenantId, 'idv', provider))?.secrets['webhook-secret'];
+}
+
+/** Where and as whom the tenant's adapter calls the provider (the sandbox's credentials made on first use, as a session start makes them). */
+export async function idvEndpoint(h: Harness, tenantId: string, provider: IdvProviderName): Promise<IdvEndpoint> {
+  await h.container.platform.providers.port(tenantId, 'idv', provider);
+  const stored = await h.container.platform.providerSettings.get(tenantId, 'idv', provider);
+  return { provider, baseUrl: stored.baseUrl ?? h.container.sandboxes.idv.baseUrl(provider), clientId: stored.settings['client-id']!, secret: stored.secrets['webhook-secret']! };
+}
+
+/** Points a tenant at a real idv provider (as `provider configure --kind idv`), or back at the sandbox (null). */
+export async function configureIdv(
+  h: Harness,
+  tenantId: string,
+  provider: 'idv-a' | 'idv-b',
+  config: { baseUrl: string; clientId: string; webhookSecret: string } | null,
+): Promise<void> {
+  const settings = h.container.platform.providerSettings;
+  if (config === null) return settings.useSandbox(tenantId, 'idv', provider);
+  await settings.configure(tenantId, 'idv', provider, { baseUrl: config.baseUrl, settings: { 'client-id': config.clientId }, secrets: { 'webhook-secret': config.webhookSecret } });
+}
 
 /** A JSON call over real HTTP to the listening test server. */
 export async function http(
@@ -65,7 +91,7 @@ export async function sendWebhook(
 ) {
   const raw = options.raw ?? JSON.stringify(body);
   const secret =
-    options.secret ?? (await h.container.idvConfig.webhookSecret((options.tenant ?? h.tenant).tenantId, options.provider ?? 'idv-a'));
+    options.secret ?? (await idvSecret(h, (options.tenant ?? h.tenant).tenantId, options.provider ?? 'idv-a'));
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.signature !== null) headers['x-hmac-signature'] = options.signature ?? signBody(raw, secret ?? 'no-secret');
   return h.inject({ method: 'POST', url, headers, payload: raw });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { http, sendWebhook } from '../helpers/kyc.js';
+import { http, idvSecret, sendWebhook } from '../helpers/kyc.js';
 import { expectError } from '../helpers/security.js';
 import { readKyc } from '../helpers/read.js';
 
@@ -21,7 +21,7 @@ const result = (status: string) => ({ eventId: crypto.randomUUID(), sessionId, r
 
 describe('POST /kyc/callback/idv-b security', () => {
   it('401 for an unknown, malformed or missing tenantId, whatever the signature', async () => {
-    const secret = (await h.container.idvConfig.webhookSecret(h.tenant.tenantId, 'idv-b'))!;
+    const secret = (await idvSecret(h, h.tenant.tenantId, 'idv-b'))!;
     for (const query of [`?tenantId=${crypto.randomUUID()}`, "?tenantId=x'--", '']) {
       const res = await sendWebhook(h, `/kyc/callback/idv-b${query}`, result('approved'), { secret });
       expectError(res, 401, 'WEBHOOK_TENANT_UNKNOWN');
@@ -37,7 +37,7 @@ describe('POST /kyc/callback/idv-b security', () => {
     expectError(await sendWebhook(h, url, result('approved'), { provider: 'idv-b', signature: '00'.repeat(32) }), 401, 'WEBHOOK_SIGNATURE_INVALID');
     // Signed with the tenant's idv-a secret: not the idv-b one.
     await http(h, 'POST', '/kyc', h.bearerHeaders(await h.tokenFor(await h.createUser())), {});
-    const idvASecret = (await h.container.idvConfig.webhookSecret(h.tenant.tenantId, 'idv-a'))!;
+    const idvASecret = (await idvSecret(h, h.tenant.tenantId, 'idv-a'))!;
     expectError(await sendWebhook(h, url, result('approved'), { secret: idvASecret }), 401, 'WEBHOOK_SIGNATURE_INVALID');
     expect((await attempt()).status).toBe('created');
   });

@@ -21,11 +21,11 @@ describe('operator CLI: idv configure / idv sandbox', () => {
 
     const container = await createContainer({ config: loadConfig(env) });
     try {
-      expect(await container.idvConfig.endpoint(tenantId, 'idv-a')).toEqual({
-        provider: 'idv-a',
+      // The alias stores what `provider configure --kind idv --provider idv-a` stores.
+      expect(await container.platform.providerSettings.get(tenantId, 'idv', 'idv-a')).toEqual({
         baseUrl: 'https://idv-a.example/api',
-        clientId: 'acme',
-        secret: 'a-real-provider-shared-secret',
+        settings: { 'client-id': 'acme' },
+        secrets: { 'webhook-secret': 'a-real-provider-shared-secret' },
       });
     } finally {
       await container.close();
@@ -33,9 +33,10 @@ describe('operator CLI: idv configure / idv sandbox', () => {
     expect(await cli('idv', 'sandbox', '--tenant', tenantId, '--provider', 'idv-a')).toEqual({ tenantId, provider: 'idv-a', sandbox: true });
     const again = await createContainer({ config: loadConfig({ ...env, PUBLIC_BASE_URL: 'http://bastion.test' }) });
     try {
-      const endpoint = await again.idvConfig.endpoint(tenantId, 'idv-a');
-      expect(endpoint).toMatchObject({ baseUrl: 'http://bastion.test/sandbox/idv-a', clientId: tenantId });
-      expect(endpoint.secret).not.toBe('a-real-provider-shared-secret');
+      const stored = await again.platform.providerSettings.get(tenantId, 'idv', 'idv-a');
+      expect(stored).toMatchObject({ baseUrl: null, settings: { 'client-id': tenantId } });
+      expect(stored.secrets['webhook-secret']).toMatch(/.{16,}/);
+      expect(stored.secrets['webhook-secret']).not.toBe('a-real-provider-shared-secret');
     } finally {
       await again.close();
     }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
+import { configureIdv } from '../helpers/kyc.js';
 import { readUser, readKyc } from '../helpers/read.js';
 
 let h: Harness;
@@ -143,16 +144,17 @@ describe('validation', () => {
 });
 
 describe('provider failures', () => {
-  it('502 when the provider cannot be reached, and no record is left behind', async () => {
+  it('503 when the provider cannot be reached (one status per reason: try later), and no record is left behind', async () => {
     const t = await h.newTenant();
     const userId = await h.createUser(t);
-    await h.container.idvConfig.configure(t.tenantId, 'idv-a', {
+    await configureIdv(h, t.tenantId, 'idv-a', {
       baseUrl: `http://127.0.0.1:${await closedPort()}/api`,
       clientId: 'acme',
       webhookSecret: 'a-secret-of-enough-length',
     });
     const res = await h.inject({ method: 'POST', url: '/kyc', headers: h.bearerHeaders(await h.tokenFor(userId, t), t), payload: {} });
-    expectError(res, 502, 'KYC_PROVIDER_UNAVAILABLE');
+    expectError(res, 503, 'KYC_PROVIDER_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBe('5');
     expect((await h.inject({ method: 'GET', url: '/kyc/kycs', headers: h.keyHeaders(t) })).json().total).toBe(0);
     expect((await readUser(h, userId, t)).kycStatus).toBeNull();
   });
@@ -160,7 +162,7 @@ describe('provider failures', () => {
   it('502 when the provider refuses the request (the sandbox does not know this client)', async () => {
     const t = await h.newTenant();
     const userId = await h.createUser(t);
-    await h.container.idvConfig.configure(t.tenantId, 'idv-a', {
+    await configureIdv(h, t.tenantId, 'idv-a', {
       baseUrl: `${h.baseUrl}/sandbox/idv-a`,
       clientId: t.tenantId,
       webhookSecret: 'not-the-secret-the-sandbox-has',

@@ -8,7 +8,7 @@ let kycId: string;
 beforeAll(async () => {
   h = await createHarness();
   userId = await h.createUser();
-  kycId = (await h.container.kyc.initiate(h.tenant.tenantId, { userId, provider: 'manual' }, { type: 'system', id: null })).kycId;
+  kycId = (await h.container.kyc.initiate({ tenantId: h.tenant.tenantId, privileged: true, actor: { type: 'system', id: null } }, { userId, provider: 'manual' })).kycId;
 });
 afterAll(async () => h.close());
 
@@ -21,7 +21,7 @@ let foreignKyc: { tenant: TestTenant; kycId: string } | undefined;
 async function otherTenantsKyc(): Promise<string> {
   const tenant = await h.newTenant();
   const owner = await h.createUser(tenant);
-  const { kycId: id } = await h.container.kyc.initiate(tenant.tenantId, { userId: owner, provider: 'manual' }, { type: 'system', id: null });
+  const { kycId: id } = await h.container.kyc.initiate({ tenantId: tenant.tenantId, privileged: true, actor: { type: 'system', id: null } }, { userId: owner, provider: 'manual' });
   foreignKyc = { tenant, kycId: id };
   return id;
 }

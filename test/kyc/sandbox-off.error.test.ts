@@ -17,7 +17,8 @@ describe('IDV_SANDBOX=off', () => {
     expectError(await h.inject({ method: 'POST', url: '/kyc', headers, payload: {} }), 503, 'PROVIDER_NOT_CONFIGURED');
     expectError(await h.inject({ method: 'POST', url: '/kyc/idv-b/regular-challenge', headers }), 503, 'PROVIDER_NOT_CONFIGURED');
     expect((await h.inject({ method: 'GET', url: '/kyc/kycs', headers: h.keyHeaders() })).json().total).toBe(0);
-    expect(await h.container.idvConfig.sandboxSecret('idv-a', h.tenant.tenantId)).toBeUndefined();
+    // No sandbox credentials were made for the tenant.
+    expect(await h.container.platform.providerSettings.find(h.tenant.tenantId, 'idv', 'idv-a')).toBeUndefined();
     // Manual records for review still work.
     const manual = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual' } });
     expect(manual.statusCode).toBe(201);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdvAAdapter } from '../../src/providers/idv/idv-a/http.js';
 import { signBody } from '../../src/providers/idv/signature.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { decisionBody, eventBody, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
+import { decisionBody, eventBody, idvSecret, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
 import { outbox } from '../helpers/outbox.js';
 import { expectError } from '../helpers/security.js';
 import { readUser, readKyc } from '../helpers/read.js';
@@ -28,8 +27,8 @@ describe('forged webhooks: 401, and nothing changes', () => {
     const raw = JSON.stringify(body);
     const other = await h.newTenant();
     await startSession(h, await h.createUser(other), other); // gives the other tenant a secret
-    const otherSecret = (await h.container.idvConfig.webhookSecret(other.tenantId, 'idv-a'))!;
-    const right = signBody(raw, (await h.container.idvConfig.webhookSecret(tenantId, 'idv-a'))!);
+    const otherSecret = (await idvSecret(h, other.tenantId, 'idv-a'))!;
+    const right = signBody(raw, (await idvSecret(h, tenantId, 'idv-a'))!);
 
     expectError(await sendWebhook(h, '/kyc/callback/idv-a/decision', body, { signature: null }), 401, 'WEBHOOK_SIGNATURE_MISSING');
     expectError(await sendWebhook(h, '/kyc/callback/idv-a/decision', body, { signature: '' }), 401, 'WEBHOOK_SIGNATURE_MISSING');
@@ -45,7 +44,7 @@ describe('forged webhooks: 401, and nothing changes', () => {
     const detail = await attempt(kycId);
     expect(detail.status).toBe('created');
     expect(detail.history).toHaveLength(1);
-    expect(await h.container.kycWebhooks.authenticate(createIdvAAdapter(), tenantId, Buffer.from(raw), right)).toBe(tenantId);
+    expect(await h.container.kycWebhooks.authenticate('idv-a', tenantId, { rawBody: raw, headers: { 'x-hmac-signature': right } })).toBe(tenantId);
   });
 
   it('a tenant named in vendorData that is unknown or has no secret is 401', async () => {
@@ -63,7 +62,7 @@ describe('forged webhooks: 401, and nothing changes', () => {
     const { kycId, sessionId, tenantId } = await freshSession();
     const body = eventBody(tenantId, kycId, sessionId, 'started');
     const raw = JSON.stringify(body);
-    const sig = signBody(raw, (await h.container.idvConfig.webhookSecret(tenantId, 'idv-a'))!).toUpperCase();
+    const sig = signBody(raw, (await idvSecret(h, tenantId, 'idv-a'))!).toUpperCase();
     expect((await sendWebhook(h, '/kyc/callback/idv-a/event', body, { signature: sig })).statusCode).toBe(201);
   });
 });

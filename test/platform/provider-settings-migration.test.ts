@@ -10,10 +10,11 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { createSecretBox } from '../../src/platform/crypto/secrets.js';
 import { createProviderSettings } from '../../src/platform/provider-settings/settings.js';
 import { providerSettings } from '../../src/platform/provider-settings/table.js';
-import { createIdvConfigService } from '../../src/modules/kyc/idv-config.js';
 import { createProviders } from '../../src/platform/providers/service.js';
 import { plaid } from '../../src/providers/bank-link/plaid/index.js';
 import { businessProfileA } from '../../src/providers/business-profile/business-profile-a/index.js';
+import { idvA } from '../../src/providers/idv/idv-a/index.js';
+import { idvB } from '../../src/providers/idv/idv-b/index.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import { migrationsBefore } from '../helpers/migrations.js';
 
@@ -57,14 +58,14 @@ describe('provider settings migration', () => {
     await runMigrations(database, { sandboxes: true });
     const clock = new ManualClock(new Date());
     const ps = createProviderSettings({ db: database.db, secrets, clock });
-    const idv = createIdvConfigService({ providerSettings: ps, publicBaseUrl: () => 'http://bastion.test', sandboxEnabled: true });
-    // bank-link and business-profile are declared by their providers' definitions (src/providers/<kind>/<name>/index.ts).
+    // The providers declared as the container declares them (their former sealing contexts included).
     const providers = createProviders({ db: database.db, clock, settings: ps, sandboxes: () => true, publicBaseUrl: () => 'http://bastion.test' });
-    providers.register([plaid({ clock, publicBaseUrl: () => 'http://bastion.test' }), businessProfileA({})]);
+    providers.register([idvA(), idvB(), plaid({ clock, publicBaseUrl: () => 'http://bastion.test' }), businessProfileA({})]);
+    const idv = (provider: 'idv-a' | 'idv-b') => ps.get(tenant, 'idv', provider);
 
-    expect(await idv.endpoint(tenant, 'idv-a')).toEqual({ provider: 'idv-a', baseUrl: 'https://idv-a.example/api', clientId: 'acme', secret: 'idv-a-real-secret-0123456789' });
+    expect(await idv('idv-a')).toEqual({ baseUrl: 'https://idv-a.example/api', settings: { 'client-id': 'acme' }, secrets: { 'webhook-secret': 'idv-a-real-secret-0123456789' } });
     // A tenant on the sandbox keeps its secret: pending sessions' webhooks still verify.
-    expect(await idv.sandboxSecret('idv-b', tenant)).toBe('idv-b-sandbox-secret-0123456789');
+    expect(await idv('idv-b')).toMatchObject({ baseUrl: null, secrets: { 'webhook-secret': 'idv-b-sandbox-secret-0123456789' } });
     expect(await ps.get(tenant, 'business-profile', 'business-profile-a')).toMatchObject({
       baseUrl: 'https://bp.example',
       secrets: { 'api-key': 'sk_live_migrated_key', 'webhook-secret': 'bp-webhook-secret-0123456789' },
@@ -90,7 +91,7 @@ describe('provider settings migration', () => {
       expect(row.secretsSealed).toMatch(/^v1\./);
     }
     expect(JSON.stringify(rows)).not.toMatch(/secret-0123|sk_live|prod-secret/);
-    expect((await idv.endpoint(tenant, 'idv-a')).secret).toBe('idv-a-real-secret-0123456789');
+    expect((await idv('idv-a')).secrets['webhook-secret']).toBe('idv-a-real-secret-0123456789');
     const tables = await run(`select table_name from information_schema.tables where table_name in ('idv_provider_configs', 'business_profile_configs')`, []);
     expect(tables.rows).toEqual([]);
   }, 300_000);

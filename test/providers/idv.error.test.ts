@@ -1,21 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdvAdapters } from '../../src/providers/idv/adapters.js';
-import { IdvProviderError, type IdvEndpoint } from '../../src/providers/idv/port.js';
+import { ProviderError } from '../../src/platform/providers/errors.js';
+import type { IdvEndpoint } from '../../src/providers/idv/http-client.js';
+import { createIdvAAdapter } from '../../src/providers/idv/idv-a/http.js';
 import { signBody } from '../../src/providers/idv/signature.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { idvEndpoint } from '../helpers/kyc.js';
 
 let h: Harness;
 let endpoint: IdvEndpoint;
 let fake: Server;
 let fakeUrl: string;
 let fakeAnswer: { status: number; body: string } = { status: 200, body: '{}' };
-const adapter = createIdvAdapters({ timeoutMs: 2000 });
+const adapter = { 'idv-a': { createSession: (e: IdvEndpoint, request: ReturnType<typeof sessionRequest>) => createIdvAAdapter(e, h.tenant.tenantId, { timeoutMs: 2000 }).createSession(request) } };
 const DAY = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
   h = await createHarness({ listen: true });
-  endpoint = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a');
+  endpoint = await idvEndpoint(h, h.tenant.tenantId, 'idv-a');
   // A misbehaving provider on loopback, answering whatever the test sets.
   fake = createServer((req, res) => {
     req.resume();
@@ -29,34 +31,37 @@ afterAll(async () => {
   await h.close();
 });
 
-const sessionRequest = () => ({ tenantId: h.tenant.tenantId, kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/x`, flow: 'session' as const });
+const sessionRequest = () => ({ kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/x`, flow: 'session' as const });
 
-async function rejection(promise: Promise<unknown>): Promise<IdvProviderError> {
+async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(IdvProviderError);
-  return error as IdvProviderError;
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
 }
 
 describe('HTTP adapter errors', () => {
-  it('an HTTP error, a non-JSON answer or an answer without session are "rejected"', async () => {
+  it('an HTTP error is its reason (5xx unreachable, 4xx refused, 404 too); a non-JSON answer or an answer without session is malformed', async () => {
     const fakeEndpoint = { ...endpoint, baseUrl: fakeUrl };
-    for (const answer of [
-      { status: 500, body: '{"error":"boom"}' },
-      { status: 200, body: '<html>' },
-      { status: 200, body: '{"verification":{"id":"x"}}' },
-      { status: 200, body: '{"verification":{"id":"x","url":"javascript:alert(1)"}}' },
-    ]) {
+    for (const [answer, reason] of [
+      [{ status: 500, body: '{"error":"boom"}' }, 'unreachable'],
+      [{ status: 422, body: '{"error":"no"}' }, 'refused'],
+      [{ status: 404, body: '{}' }, 'refused'],
+      [{ status: 403, body: '{}' }, 'unauthorized'],
+      [{ status: 200, body: '<html>' }, 'malformed_answer'],
+      [{ status: 200, body: '{"verification":{"id":"x"}}' }, 'malformed_answer'],
+      [{ status: 200, body: '{"verification":{"id":"x","url":"javascript:alert(1)"}}' }, 'malformed_answer'],
+    ] as const) {
       fakeAnswer = answer;
-      expect((await rejection(adapter['idv-a'].createSession(fakeEndpoint, sessionRequest()))).kind).toBe('rejected');
+      expect((await rejection(adapter['idv-a'].createSession(fakeEndpoint, sessionRequest()))).reason).toBe(reason);
     }
   });
 
   it('a closed port is "unreachable"', async () => {
     const closed = { ...endpoint, baseUrl: 'http://127.0.0.1:9/api' };
-    expect((await rejection(adapter['idv-a'].createSession(closed, sessionRequest()))).kind).toBe('unreachable');
+    expect((await rejection(adapter['idv-a'].createSession(closed, sessionRequest()))).reason).toBe('unreachable');
   });
 });
 

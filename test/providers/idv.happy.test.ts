@@ -1,19 +1,20 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdvAdapters } from '../../src/providers/idv/adapters.js';
-import type { IdvEndpoint } from '../../src/providers/idv/port.js';
+import type { IdvEndpoint } from '../../src/providers/idv/http-client.js';
+import { createIdvAAdapter } from '../../src/providers/idv/idv-a/http.js';
+import { createIdvBAdapter } from '../../src/providers/idv/idv-b/http.js';
 import { providerSettings } from '../../src/platform/provider-settings/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { idvEndpoint } from '../helpers/kyc.js';
 
 /** The idv port's contract, run with the HTTP adapter against the built-in sandbox. */
 let h: Harness;
 let endpointA: IdvEndpoint;
 let endpointB: IdvEndpoint;
-const adapter = createIdvAdapters();
 beforeAll(async () => {
   h = await createHarness({ listen: true });
-  endpointA = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a');
-  endpointB = await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-b');
+  endpointA = await idvEndpoint(h, h.tenant.tenantId, 'idv-a');
+  endpointB = await idvEndpoint(h, h.tenant.tenantId, 'idv-b');
 });
 afterAll(async () => h.close());
 
@@ -23,7 +24,7 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
     expect(endpointA.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(endpointB.secret).not.toBe(endpointA.secret);
     // Stable across calls, and not stored in clear.
-    expect((await h.container.idvConfig.endpoint(h.tenant.tenantId, 'idv-a')).secret).toBe(endpointA.secret);
+    expect((await idvEndpoint(h, h.tenant.tenantId, 'idv-a')).secret).toBe(endpointA.secret);
     const rows = await h.database.db
       .select()
       .from(providerSettings)
@@ -35,8 +36,7 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
   });
 
   it('idv-a: creates a session whose URL opens the person-facing page', async () => {
-    const session = await adapter['idv-a'].createSession(endpointA, {
-      tenantId: h.tenant.tenantId,
+    const session = await createIdvAAdapter(endpointA, h.tenant.tenantId).createSession({
       kycId: crypto.randomUUID(),
       callbackBaseUrl: `${h.baseUrl}/nowhere`,
       flow: 'session',
@@ -53,8 +53,7 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
   });
 
   it('idv-b: creates web3 and regular sessions; the web3 page shows the message to sign', async () => {
-    const web3 = await adapter['idv-b'].createSession(endpointB, {
-      tenantId: h.tenant.tenantId,
+    const web3 = await createIdvBAdapter(endpointB, h.tenant.tenantId).createSession({
       kycId: crypto.randomUUID(),
       callbackBaseUrl: `${h.baseUrl}/nowhere`,
       flow: 'web3',
@@ -63,7 +62,7 @@ describe('idv port contract (HTTP adapter against the sandbox)', () => {
     const html = await (await fetch(web3.url)).text();
     expect(html).toContain('sign me &lt;please&gt;');
     expect(html).not.toContain('<please>');
-    const regular = await adapter['idv-b'].createSession(endpointB, { tenantId: h.tenant.tenantId, kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/nowhere`, flow: 'regular' });
+    const regular = await createIdvBAdapter(endpointB, h.tenant.tenantId).createSession({ kycId: crypto.randomUUID(), callbackBaseUrl: `${h.baseUrl}/nowhere`, flow: 'regular' });
     expect(regular.url).toBe(`${h.baseUrl}/sandbox/idv-b/s/${regular.sessionId}`);
   });
 

@@ -7,6 +7,7 @@ import { allowRedirects, APP_RETURN, configureBankLink } from '../helpers/bank-l
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 import { configureBusinessProfile } from '../entities/bp-helpers.js';
+import { configureIdv } from '../helpers/kyc.js';
 import { entityOf, TIN } from '../entities/fixtures.js';
 
 // A provider that answers 2xx with a body of another shape (JSON of the wrong shape, `null`,
@@ -115,7 +116,7 @@ describe('a provider answering 200 with junk', () => {
   it('idv-a and idv-b: starting a session answers 502 KYC_PROVIDER_ERROR', async () => {
     const t: TestTenant = await h.newTenant();
     for (const provider of ['idv-a', 'idv-b'] as const) {
-      await h.container.idvConfig.configure(t.tenantId, provider, { baseUrl: fakeUrl, clientId: 'client-1', webhookSecret: 'w'.repeat(32) });
+      await configureIdv(h, t.tenantId, provider, { baseUrl: fakeUrl, clientId: 'client-1', webhookSecret: 'w'.repeat(32) });
     }
     await eachJunk(async (kind) => {
       const headers = h.bearerHeaders(await h.tokenFor(await h.createUser(t), t), t);

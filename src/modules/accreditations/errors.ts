@@ -1,10 +1,7 @@
 import { AppError } from '../../platform/http/errors.js';
-import { UserErrors } from '../users/errors.js';
 
 export const AccreditationErrors = {
   notFound: () => new AppError(404, 'ACCREDITATION_NOT_FOUND', 'Accreditation not found'),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
   alreadyDecided: (status: string) => new AppError(409, 'ACCREDITATION_ALREADY_DECIDED', `The accreditation is already ${status}`),
   documentsUnknown: () =>
     new AppError(400, 'ACCREDITATION_DOCUMENT_UNKNOWN', "documentIds must name the user's own documents (POST /user-documents)"),

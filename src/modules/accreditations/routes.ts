@@ -24,7 +24,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await accreditations.submit(request.tenant.id, request.body, contextOf(request, Access.apiKeyOrUser), contextOf(request, Access.apiKeyOrUser).actor)),
+      reply.status(201).send(await accreditations.submit(contextOf(request, Access.apiKeyOrUser), request.body)),
   );
 
   r.get(
@@ -40,7 +40,7 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
     },
     async (request) => {
       const { userId, limit, offset } = request.query;
-      return accreditations.listForUser(request.tenant.id, userId, contextOf(request, Access.apiKeyOrUser), { limit, offset });
+      return accreditations.listForUser(contextOf(request, Access.apiKeyOrUser), userId, { limit, offset });
     },
   );
 

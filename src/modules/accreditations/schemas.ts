@@ -32,7 +32,7 @@ export const CreateAccreditationBody = Type.Object(
     type: literals(ACCREDITATION_TYPES),
     documentIds: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 20, uniqueItems: true, description: 'Supporting user documents' })),
     notes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-    userId: Type.Optional(Type.String({ format: 'uuid', description: 'Required with an API key or admin token; a plain user claims for themself' })),
+    userId: Type.Optional(Type.String({ format: 'uuid', description: 'Required with an API key; an admin token defaults to the admin itself; a plain user claims for themself' })),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
+import type { Viewer } from '../../platform/http/context.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { AuditService } from '../audit/service.js';
 import type { AuditEventRow } from '../audit/table.js';
@@ -13,10 +14,8 @@ import type { AccreditationsRepo } from './repo.js';
 import type { AccreditationDto, CreateAccreditationInput, DecisionInput } from './schemas.js';
 import type { AccreditationRow } from './table.js';
 
-export interface Viewer {
-  userId?: string;
-  privileged: boolean;
-}
+/** The call context an accreditation operation reads (the own-record rule, `users.actingFor`). */
+export type AccreditationCaller = Viewer & { tenantId: string; actor: Actor };
 
 export type IdentityChanged = (tenantId: string, userId: string, db: DbOrTx) => Promise<void>;
 
@@ -71,17 +70,10 @@ export function createAccreditationsService(deps: {
   }
 
   return {
-    async submit(tenantId: string, input: CreateAccreditationInput, viewer: Viewer, actor: Actor): Promise<AccreditationDto> {
-      let userId: string;
-      if (viewer.privileged) {
-        if (!input.userId) throw AccreditationErrors.userIdRequired();
-        userId = input.userId;
-      } else {
-        // A plain user claims for themself; naming another user is "not found".
-        if (input.userId !== undefined && input.userId !== viewer.userId) throw AccreditationErrors.userNotFound();
-        userId = viewer.userId!;
-      }
-      if (!(await users.findRow(tenantId, userId))) throw AccreditationErrors.userNotFound();
+    /** A plain user claims for themself (naming another user is 404); an API key or admin names the user (an admin defaults to itself). */
+    async submit(ctx: AccreditationCaller, input: CreateAccreditationInput): Promise<AccreditationDto> {
+      const { tenantId, actor } = ctx;
+      const userId = await users.actingFor(ctx, input.userId, AccreditationErrors.userIdRequired);
       // Another user's document and no document answer alike (no probing of ids).
       if (input.documentIds?.length && !(await documentsOwned(tenantId, userId, input.documentIds))) throw AccreditationErrors.documentsUnknown();
       const now = clock.now();
@@ -108,9 +100,9 @@ export function createAccreditationsService(deps: {
       });
     },
 
-    async listForUser(tenantId: string, userId: string, viewer: Viewer, page: PageParams): Promise<Page<AccreditationDto>> {
-      if (!viewer.privileged && viewer.userId !== userId) throw AccreditationErrors.userNotFound();
-      if (!(await users.findRow(tenantId, userId))) throw AccreditationErrors.userNotFound();
+    async listForUser(ctx: Viewer & { tenantId: string }, requested: string, page: PageParams): Promise<Page<AccreditationDto>> {
+      const { tenantId } = ctx;
+      const userId = await users.actingFor(ctx, requested, AccreditationErrors.userIdRequired);
       const result = await paginate(
         () => repo.countByUser(tenantId, userId),
         () => repo.listByUser(tenantId, userId, page),

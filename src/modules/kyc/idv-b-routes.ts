@@ -19,19 +19,19 @@ export function idvBRoutes(app: FastifyInstance, deps: { idvB: IdvBService }): v
         tags,
         summary: 'Start an idv-b wallet verification: answers the challenge the wallet signs and the session URL',
         body: Web3ChallengeBody,
-        response: { 201: Web3Challenge, ...errorResponses(403, 404, 502) },
+        response: { 201: Web3Challenge, ...errorResponses(403, 404, 502, 503) },
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await idvB.web3Challenge(request.tenant.id, contextOf(request, Access.user).userId, request.body, contextOf(request, Access.user).actor)),
+      reply.status(201).send(await idvB.web3Challenge(contextOf(request, Access.user), request.body)),
   );
 
   r.post(
     '/kyc/idv-b/regular-challenge',
     {
       config: { auth: Access.user },
-      schema: { tags, summary: 'Start an idv-b verification without a wallet', body: EmptyBody, response: { 201: SessionCreated, ...errorResponses(403, 404, 502) } },
+      schema: { tags, summary: 'Start an idv-b verification without a wallet', body: EmptyBody, response: { 201: SessionCreated, ...errorResponses(403, 404, 502, 503) } },
     },
-    async (request, reply) => reply.status(201).send(await idvB.regularChallenge(request.tenant.id, contextOf(request, Access.user).userId, contextOf(request, Access.user).actor)),
+    async (request, reply) => reply.status(201).send(await idvB.regularChallenge(contextOf(request, Access.user))),
   );
 }

@@ -3,15 +3,15 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import { isValidAddress, normalizeAddress, verifyWalletSignature, type Chain } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import type { IdvPort, IdvWebhook } from '../../providers/idv/port.js';
+import type { Providers } from '../../platform/providers/service.js';
+import type { IdvWebhook } from '../../providers/idv/port.js';
 import type { UsersService } from '../users/service.js';
 import { KycErrors } from './errors.js';
-import type { IdvConfigService } from './idv-config.js';
 import type { SessionCreatedDto, Web3ChallengeDto, Web3ChallengeInput } from './schemas.js';
-import { callProvider, sessionCreated } from './service.js';
+import { sessionCreated, type KycCaller } from './service.js';
 import { SESSION_TTL_MS } from './state.js';
 import type { KycRow } from './table.js';
-import type { Actor, KycTransitions } from './transitions.js';
+import type { KycTransitions } from './transitions.js';
 
 const STATEMENT = 'Link this wallet to your identity verification.';
 
@@ -70,20 +70,16 @@ export function createIdvBService(deps: {
   tx: RunInTx;
   clock: Clock;
   users: UsersService;
-  idv: IdvPort;
-  idvConfig: IdvConfigService;
+  providers: Providers;
   transitions: KycTransitions;
   publicBaseUrl: () => string;
 }) {
-  const { tx, clock, users, idv, idvConfig, transitions, publicBaseUrl } = deps;
+  const { tx, clock, users, providers, transitions, publicBaseUrl } = deps;
 
-  async function start(
-    tenantId: string,
-    userId: string,
-    actor: Actor,
-    wallet?: { chain: Chain; address: string; chainId: number },
-  ): Promise<{ row: KycRow; nonce?: string }> {
-    if (!(await users.findRow(tenantId, userId))) throw KycErrors.userNotFound();
+  /** Opens the session at idv-b for the calling user (who must exist), then records it. */
+  async function start(ctx: KycCaller, wallet?: { chain: Chain; address: string; chainId: number }): Promise<{ row: KycRow; nonce?: string }> {
+    const { tenantId, actor } = ctx;
+    const userId = await users.actingFor(ctx, undefined, KycErrors.userIdRequired);
     const kycId = newId();
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
@@ -95,16 +91,13 @@ export function createIdvBService(deps: {
       const message = walletChallenge({ ...wallet, address, publicBaseUrl: base, nonce, issuedAt: now, expiresAt });
       challenge = { chain: wallet.chain, address, message, nonce };
     }
-    const endpoint = await idvConfig.endpoint(tenantId, 'idv-b');
-    const session = await callProvider('idv-b', () =>
-      idv['idv-b'].createSession(endpoint, {
-        tenantId,
-        kycId,
-        callbackBaseUrl: base,
-        flow: challenge ? 'web3' : 'regular',
-        ...(challenge ? { wallet: { chain: challenge.chain, address: challenge.address, message: challenge.message } } : {}),
-      }),
-    );
+    const idv = await providers.port(tenantId, 'idv', 'idv-b');
+    const session = await idv.createSession({
+      kycId,
+      callbackBaseUrl: base,
+      flow: challenge ? 'web3' : 'regular',
+      ...(challenge ? { wallet: { chain: challenge.chain, address: challenge.address, message: challenge.message } } : {}),
+    });
     const row = await tx((db) =>
       transitions.create(
         db,
@@ -130,14 +123,14 @@ export function createIdvBService(deps: {
   }
 
   return {
-    async web3Challenge(tenantId: string, userId: string, input: Web3ChallengeInput, actor: Actor): Promise<Web3ChallengeDto> {
+    async web3Challenge(ctx: KycCaller, input: Web3ChallengeInput): Promise<Web3ChallengeDto> {
       if (!isValidAddress(input.chain, input.address)) throw KycErrors.invalidAddress(input.chain);
-      const { row, nonce } = await start(tenantId, userId, actor, { chain: input.chain, address: input.address, chainId: input.chainId ?? 1 });
+      const { row, nonce } = await start(ctx, { chain: input.chain, address: input.address, chainId: input.chainId ?? 1 });
       return { ...sessionCreated(row), chain: row.walletChain!, address: row.walletAddress!, message: row.challenge!, nonce: nonce! };
     },
 
-    async regularChallenge(tenantId: string, userId: string, actor: Actor): Promise<SessionCreatedDto> {
-      return sessionCreated((await start(tenantId, userId, actor)).row);
+    async regularChallenge(ctx: KycCaller): Promise<SessionCreatedDto> {
+      return sessionCreated((await start(ctx)).row);
     },
   };
 }

@@ -2,12 +2,7 @@ import { and, asc, count, desc, eq, inArray, lte, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
-import {
-  kycRecords,
-  kycWebhooks,
-  type KycRow,
-  type NewKycRow,
-} from './table.js';
+import { kycRecords, type KycRow, type NewKycRow } from './table.js';
 
 export interface KycFilters {
   userId?: string;
@@ -117,32 +112,6 @@ export function createKycRepo(db: DbOrTx) {
         .offset(page.offset);
     },
 
-
-    /** Records a webhook; false when one with the same raw body was already received (a replay). */
-    async insertWebhook(
-      tenantId: string,
-      row: { id: string; provider: string; kind: string; digest: string; kycId: string | null; outcome: string; receivedAt: Date; rawBody: string },
-      tx: DbOrTx = db,
-    ): Promise<boolean> {
-      const inserted = await tx
-        .insert(kycWebhooks)
-        .values({ ...row, tenantId })
-        .onConflictDoNothing({ target: [kycWebhooks.tenantId, kycWebhooks.provider, kycWebhooks.digest] })
-        .returning({ id: kycWebhooks.id });
-      return inserted.length > 0;
-    },
-
-    async setWebhookOutcome(tenantId: string, id: string, kycId: string | null, outcome: string, tx: DbOrTx = db): Promise<void> {
-      await tx
-        .update(kycWebhooks)
-        .set({ outcome, kycId })
-        .where(and(eq(kycWebhooks.tenantId, tenantId), eq(kycWebhooks.id, id)));
-    },
-
-    async countWebhooks(tenantId: string, tx: DbOrTx = db): Promise<number> {
-      const [row] = await tx.select({ n: count() }).from(kycWebhooks).where(eq(kycWebhooks.tenantId, tenantId));
-      return Number(row?.n ?? 0);
-    },
   };
 }
 

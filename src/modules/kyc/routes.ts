@@ -37,11 +37,11 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
           summary: 'Start an identity-verification session at idv-a for the calling user',
           description: 'Answers the kycId and the sessionUrl to send the person to. The body is optional.',
           body: CreateSessionBody,
-          response: { 201: SessionCreated, ...errorResponses(403, 404, 502) },
+          response: { 201: SessionCreated, ...errorResponses(403, 404, 502, 503) },
         },
       },
       async (request, reply) =>
-        reply.status(201).send(await kyc.createSession(request.tenant.id, contextOf(request, Access.user).userId, request.body ?? null, contextOf(request, Access.user).actor)),
+        reply.status(201).send(await kyc.createSession(contextOf(request, Access.user), request.body ?? null)),
     );
   }
 
@@ -58,7 +58,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
     },
     async (request) => {
       const { userId, limit, offset } = request.query;
-      return kyc.listForUser(request.tenant.id, userId, contextOf(request, Access.apiKeyOrUser), { limit, offset });
+      return kyc.listForUser(contextOf(request, Access.apiKeyOrUser), userId, { limit, offset });
     },
   );
 
@@ -96,10 +96,7 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         response: { 200: KycList, ...errorResponses(403, 404) },
       },
     },
-    async (request) => {
-      const { userId } = contextOf(request, Access.user);
-      return kyc.listForUser(request.tenant.id, userId, { userId, privileged: false }, request.query);
-    },
+    async (request) => kyc.listForUser({ ...contextOf(request, Access.user), privileged: false }, undefined, request.query),
   );
 
   r.get(
@@ -127,10 +124,10 @@ export function kycRoutes(app: FastifyInstance, deps: { kyc: KycService }): void
         tags,
         summary: 'Initiate a KYC registration for a user (idv-a session, or a manual record for review)',
         body: InitiateKycBody,
-        response: { 201: SessionCreated, ...errorResponses(403, 404, 502) },
+        response: { 201: SessionCreated, ...errorResponses(403, 404, 502, 503) },
       },
     },
-    async (request, reply) => reply.status(201).send(await kyc.initiate(request.tenant.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
+    async (request, reply) => reply.status(201).send(await kyc.initiate(contextOf(request, Access.apiKeyOrAdmin), request.body)),
   );
 
   r.patch(

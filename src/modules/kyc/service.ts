@@ -2,11 +2,12 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
+import type { Viewer } from '../../platform/http/context.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
-import { IdvProviderError, type IdvPort, type IdvProviderName, type IdvSession } from '../../providers/idv/port.js';
+import type { Providers } from '../../platform/providers/service.js';
+import { ownedBy } from '../users/acting-for.js';
 import type { UsersService } from '../users/service.js';
 import { KycErrors } from './errors.js';
-import type { IdvConfigService } from './idv-config.js';
 import type { KycFilters, KycRepo } from './repo.js';
 import type {
   CreateSessionInput,
@@ -18,18 +19,16 @@ import type {
 } from './schemas.js';
 import { SESSION_TTL_MS } from './state.js';
 
-const EXPIRY_BATCH = 100;
 import type { KycRow } from './table.js';
 import { actorFromAudit } from '../../platform/audit/actor.js';
 import type { AuditService } from '../audit/service.js';
 import type { AuditEventRow } from '../audit/table.js';
 import type { Actor, KycTransitions } from './transitions.js';
 
-/** Who is reading: a plain user sees only their own records; an API key or admin sees all. */
-export interface Viewer {
-  userId?: string;
-  privileged: boolean;
-}
+const EXPIRY_BATCH = 100;
+
+/** The call context a KYC operation reads: the tenant, who calls and may act for whom, and the actor recorded. */
+export type KycCaller = Viewer & { tenantId: string; actor: Actor };
 
 export function toKycDto(row: KycRow): KycAttemptDto {
   return {
@@ -74,40 +73,21 @@ export function sessionCreated(row: KycRow): SessionCreatedDto {
   return { kycId: row.id, provider: row.provider, status: row.status, sessionUrl: row.sessionUrl, expiresAt: row.expiresAt.toISOString() };
 }
 
-/** Calls a provider, turning its failures into 502s. */
-export async function callProvider<T>(provider: IdvProviderName, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof IdvProviderError) {
-      throw error.kind === 'unreachable' ? KycErrors.providerUnavailable(provider) : KycErrors.providerRejected(provider);
-    }
-    throw error;
-  }
-}
-
 export function createKycService(deps: {
   repo: KycRepo;
   tx: RunInTx;
   clock: Clock;
   users: UsersService;
-  idv: IdvPort;
-  idvConfig: IdvConfigService;
+  providers: Providers;
   transitions: KycTransitions;
   audit: AuditService;
   publicBaseUrl: () => string;
 }) {
-  const { repo, tx, clock, users, idv, idvConfig, transitions, audit, publicBaseUrl } = deps;
+  const { repo, tx, clock, users, providers, transitions, audit, publicBaseUrl } = deps;
 
-  async function requireUser(tenantId: string, userId: string): Promise<void> {
-    if (!(await users.findRow(tenantId, userId))) throw KycErrors.userNotFound();
-  }
-
-  /** The record as `viewer` may see it: another user's record (or another tenant's) is a 404. */
+  /** The record as `viewer` may see it: another user's record (or another tenant's) is a 404 (the own-record rule). */
   async function visible(tenantId: string, kycId: string, viewer: Viewer): Promise<KycRow> {
-    const row = await repo.findById(tenantId, kycId);
-    if (!row || (!viewer.privileged && row.userId !== viewer.userId)) throw KycErrors.notFound();
-    return freshen(tenantId, row);
+    return freshen(tenantId, ownedBy(viewer, await repo.findById(tenantId, kycId), KycErrors.notFound));
   }
 
   /** Applies a due expiry before a record is shown, so a reader never sees a stale session. */
@@ -142,26 +122,23 @@ export function createKycService(deps: {
     );
   }
 
+  /** A session at idv-a for `userId` (who must exist: the caller's own, or the one an API key or admin names). */
   async function startIdvASession(
     tenantId: string,
     userId: string,
     input: CreateSessionInput & { country?: string; level?: string },
     actor: Actor,
   ): Promise<SessionCreatedDto> {
-    await requireUser(tenantId, userId);
     const kycId = newId();
-    const endpoint = await idvConfig.endpoint(tenantId, 'idv-a');
     const person = input.firstName || input.lastName ? { firstName: input.firstName, lastName: input.lastName } : undefined;
-    const session: IdvSession = await callProvider('idv-a', () =>
-      idv['idv-a'].createSession(endpoint, {
-        tenantId,
-        kycId,
-        callbackBaseUrl: publicBaseUrl(),
-        flow: 'session',
-        ...(input.callbackUrl ? { returnUrl: input.callbackUrl } : {}),
-        ...(person ? { person } : {}),
-      }),
-    );
+    const idv = await providers.port(tenantId, 'idv', 'idv-a');
+    const session = await idv.createSession({
+      kycId,
+      callbackBaseUrl: publicBaseUrl(),
+      flow: 'session',
+      ...(input.callbackUrl ? { returnUrl: input.callbackUrl } : {}),
+      ...(person ? { person } : {}),
+    });
     const now = clock.now();
     const row = await tx((db) =>
       transitions.create(
@@ -208,15 +185,17 @@ export function createKycService(deps: {
 
   return {
     /** POST /kyc and /kyc/idv-a/session: a session at idv-a for the calling user. */
-    async createSession(tenantId: string, userId: string, input: CreateSessionInput | null, actor: Actor): Promise<SessionCreatedDto> {
-      return startIdvASession(tenantId, userId, input ?? {}, actor);
+    async createSession(ctx: KycCaller, input: CreateSessionInput | null): Promise<SessionCreatedDto> {
+      const userId = await users.actingFor(ctx, undefined, KycErrors.userIdRequired);
+      return startIdvASession(ctx.tenantId, userId, input ?? {}, ctx.actor);
     },
 
     /** POST /kyc/kyc: a registration for a user, at idv-a or as a manual record for review. */
-    async initiate(tenantId: string, input: InitiateKycInput, actor: Actor): Promise<SessionCreatedDto> {
-      const { userId, provider = 'idv-a', ...fields } = input;
+    async initiate(ctx: KycCaller, input: InitiateKycInput): Promise<SessionCreatedDto> {
+      const { userId: requested, provider = 'idv-a', ...fields } = input;
+      const { tenantId, actor } = ctx;
+      const userId = await users.actingFor(ctx, requested, KycErrors.userIdRequired);
       if (provider === 'idv-a') return startIdvASession(tenantId, userId, fields, actor);
-      await requireUser(tenantId, userId);
       const now = clock.now();
       const row = await tx((db) =>
         transitions.create(
@@ -247,11 +226,10 @@ export function createKycService(deps: {
       return { ...toKycDto(row), history: history.map(toHistory) };
     },
 
-    /** GET /kyc?userId=: a plain user may ask only for themself (another id is a 404). */
-    async listForUser(tenantId: string, userId: string, viewer: Viewer, page: PageParams): Promise<Page<KycAttemptDto>> {
-      if (!viewer.privileged && viewer.userId !== userId) throw KycErrors.userNotFound();
-      await requireUser(tenantId, userId);
-      return listPage(tenantId, { userId }, page);
+    /** GET /kyc?userId= and /kyc/attempts: a plain user may ask only for themself (another id is a 404). */
+    async listForUser(ctx: Viewer & { tenantId: string }, requested: string | undefined, page: PageParams): Promise<Page<KycAttemptDto>> {
+      const userId = await users.actingFor(ctx, requested, KycErrors.userIdRequired);
+      return listPage(ctx.tenantId, { userId }, page);
     },
 
     async listAll(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {

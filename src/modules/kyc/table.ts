@@ -52,35 +52,5 @@ export const kycRecords = pgTable(
 );
 
 
-/**
- * Inbound provider webhooks, keyed by the SHA-256 of their raw body: a replayed webhook hits
- * the unique key and changes nothing a second time.
- */
-export const kycWebhooks = pgTable(
-  'kyc_webhooks',
-  {
-    tenantId: uuid('tenant_id')
-      .notNull()
-      .references(() => tenants.id, { onDelete: 'cascade' }),
-    id: uuid('id').notNull(),
-    provider: text('provider').notNull(),
-    kind: text('kind').notNull(),
-    digest: text('digest').notNull(),
-    kycId: uuid('kyc_id'),
-    /** What the webhook did: 'applied', 'ignored: <why>'. */
-    outcome: text('outcome').notNull(),
-    /**
-     * The exact bytes received, base64, for audit: what was applied is the parsed body with
-     * text PostgreSQL cannot store (NUL, unpaired surrogates) cleaned.
-     */
-    rawBody: text('raw_body'),
-    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
-  },
-  (t) => [
-    primaryKey({ name: 'kyc_webhooks_pkey', columns: [t.tenantId, t.id] }),
-    uniqueIndex('kyc_webhooks_tenant_digest_unique').on(t.tenantId, t.provider, t.digest),
-  ],
-);
-
 export type KycRow = typeof kycRecords.$inferSelect;
 export type NewKycRow = typeof kycRecords.$inferInsert;

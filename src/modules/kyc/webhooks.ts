@@ -1,10 +1,9 @@
-import type { Clock } from '../../platform/clock.js';
-import { newId } from '../../platform/clock.js';
-import { sha256Hex } from '../../platform/crypto/hash.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import type { IdvAdapter, IdvWebhook } from '../../providers/idv/port.js';
+import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
+import type { InboundWebhook } from '../../platform/providers/define.js';
+import type { Providers } from '../../platform/providers/service.js';
+import type { IdvWebhook } from '../../providers/idv/port.js';
 import { KycErrors } from './errors.js';
-import type { IdvConfigService } from './idv-config.js';
 import type { KycRepo } from './repo.js';
 import type { WebhookAckDto } from './schemas.js';
 import { canTransition, type KycStatus } from './state.js';
@@ -20,20 +19,21 @@ type Decision = { to: KycStatus; reason: string | null; changes: Partial<NewKycR
 
 /**
  * Inbound provider webhooks, read by each provider's adapter into one shape. Each is
- * authenticated by the adapter's signature check under the tenant's secret (401 and no change
- * otherwise), stored by the digest of its body (a replay changes nothing) with its raw bytes,
- * and applied only when the transition is possible (a late event never undoes a decision; it
- * is acknowledged and ignored so the provider stops retrying).
+ * authenticated by the provider's own check under the tenant's secret (401 and no change
+ * otherwise), applied once per provider event id (the platform's inbound_webhooks, which also
+ * keeps the raw bytes: a retry changes nothing), and applied only when the transition is
+ * possible (a late event never undoes a decision; it is acknowledged and ignored so the
+ * provider stops retrying).
  */
 export function createKycWebhooks(deps: {
   repo: KycRepo;
   tx: RunInTx;
-  clock: Clock;
-  idvConfig: IdvConfigService;
+  providers: Providers;
+  providerSettings: Pick<ProviderSettings, 'stamp'>;
   transitions: KycTransitions;
   verifyWallet: (row: KycRow, wallet: NonNullable<IdvWebhook['wallet']>) => Promise<boolean>;
 }) {
-  const { repo, tx, clock, idvConfig, transitions, verifyWallet } = deps;
+  const { repo, tx, providers, providerSettings, transitions, verifyWallet } = deps;
 
   /** The rule the module adds to every provider: a wallet-style attempt is approved only with a valid signature of its challenge. */
   async function decide(row: KycRow, webhook: IdvWebhook): Promise<Decision> {
@@ -55,52 +55,52 @@ export function createKycWebhooks(deps: {
     };
   }
 
+  /** Applies a webhook in the common shape to the record it names (in one transaction). */
+  async function apply(tenantId: string, provider: string, read: IdvWebhook): Promise<WebhookAckDto> {
+    return tx(async (db) => {
+      const found = await repo.findById(tenantId, read.kycId, db);
+      if (!found || found.provider !== provider || found.providerSessionId !== read.sessionId) {
+        return { received: true, applied: false, outcome: 'ignored: unknown session' };
+      }
+      const row = await transitions.expireIfDue(db, tenantId, (await repo.findById(tenantId, found.id, db, true))!);
+      const decision = await decide(row, read);
+      let outcome: string;
+      let status = row.status;
+      if ('ignore' in decision) outcome = `ignored: ${decision.ignore}`;
+      else if (row.status === decision.to) outcome = `ignored: already ${row.status}`;
+      else if (!canTransition(row.status, decision.to)) outcome = `ignored: ${row.status} cannot move to ${decision.to}`;
+      else {
+        const actor = { type: 'provider' as const, id: provider };
+        status = (await transitions.move(db, tenantId, row, decision.to, actor, decision.reason, decision.changes)).status;
+        outcome = 'applied';
+      }
+      return { received: true, applied: outcome === 'applied', outcome, status };
+    });
+  }
+
   return {
     /**
-     * Checks the signature of a webhook; returns the tenant it belongs to. The tenant named by
-     * the webhook (in its body or query) only selects the secret: a forged one fails the check.
+     * Checks the signature of a webhook with the provider's own check; returns the tenant it
+     * belongs to. The tenant named by the webhook (in its body or query) only selects the
+     * secret: a forged one fails the check. A tenant that holds no settings for the provider
+     * (it never started a session there, or does not exist) is unknown.
      */
-    async authenticate(adapter: IdvAdapter, tenantId: string | undefined, raw: Buffer, signature: unknown): Promise<string> {
-      if (typeof signature !== 'string' || signature === '') throw KycErrors.signatureMissing();
-      const secret = tenantId ? await idvConfig.webhookSecret(tenantId, adapter.provider) : undefined;
-      if (!secret) throw KycErrors.webhookTenantUnknown();
-      if (!adapter.verifyWebhook(raw, signature, secret)) throw KycErrors.signatureInvalid();
-      return tenantId!;
+    async authenticate(provider: string, tenantId: string | undefined, request: Omit<InboundWebhook, 'tenantId'>): Promise<string> {
+      if (!tenantId || (await providerSettings.stamp(tenantId, 'idv', provider)).version === 0) throw KycErrors.webhookTenantUnknown();
+      await providers.verifyWebhook(tenantId, 'idv', { tenantId, ...request }, provider);
+      return tenantId;
     },
 
-    /** Applies an authenticated webhook of `adapter` to the record it names. */
-    async receive(adapter: IdvAdapter, read: IdvWebhook | { malformed: string }, input: { tenantId: string; raw: Buffer }): Promise<WebhookAckDto> {
+    /** Applies an authenticated delivery to the route `route` of `provider`, once per provider event id. */
+    async receive(provider: string, route: string, body: unknown, request: InboundWebhook): Promise<WebhookAckDto> {
+      const { tenantId } = request;
+      const read = (await providers.port(tenantId, 'idv', provider)).readWebhook(route, body);
       if ('malformed' in read) throw KycErrors.webhookMalformed(read.malformed);
-      const { tenantId, raw } = input;
-      const provider = adapter.provider;
-      return tx(async (db) => {
-        const webhookId = newId();
-        const fresh = await repo.insertWebhook(
-          tenantId,
-          { id: webhookId, provider, kind: read.kind, digest: sha256Hex(raw), kycId: null, outcome: 'received', receivedAt: clock.now(), rawBody: raw.toString('base64') },
-          db,
-        );
-        if (!fresh) return { received: true, applied: false, outcome: 'replay' };
-        const found = await repo.findById(tenantId, read.kycId, db);
-        if (!found || found.provider !== provider || found.providerSessionId !== read.sessionId) {
-          await repo.setWebhookOutcome(tenantId, webhookId, null, 'ignored: unknown session', db);
-          return { received: true, applied: false, outcome: 'ignored: unknown session' };
-        }
-        const row = await transitions.expireIfDue(db, tenantId, (await repo.findById(tenantId, found.id, db, true))!);
-        const decision = await decide(row, read);
-        let outcome: string;
-        let status = row.status;
-        if ('ignore' in decision) outcome = `ignored: ${decision.ignore}`;
-        else if (row.status === decision.to) outcome = `ignored: already ${row.status}`;
-        else if (!canTransition(row.status, decision.to)) outcome = `ignored: ${row.status} cannot move to ${decision.to}`;
-        else {
-          const actor = { type: 'provider' as const, id: provider };
-          status = (await transitions.move(db, tenantId, row, decision.to, actor, decision.reason, decision.changes)).status;
-          outcome = 'applied';
-        }
-        await repo.setWebhookOutcome(tenantId, webhookId, row.id, outcome, db);
-        return { received: true, applied: outcome === 'applied', outcome, status };
-      });
+      let ack: WebhookAckDto | undefined;
+      const once = await providers.once(tenantId, 'idv', body, request, async () => {
+        ack = await apply(tenantId, provider, read);
+      }, provider);
+      return once === 'duplicate' ? { received: true, applied: false, outcome: 'replay' } : ack!;
     },
   };
 }

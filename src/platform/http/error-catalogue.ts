@@ -137,8 +137,8 @@ export const ERROR_CATALOGUE = {
   // KYC and accreditations
   KYC_NOT_FOUND: { status: 404, meaning: 'The KYC record does not exist' },
   KYC_TRANSITION_INVALID: { status: 409, meaning: 'The KYC record cannot move from its status to the one asked' },
-  KYC_PROVIDER_UNAVAILABLE: { status: 502, meaning: 'The identity-verification provider cannot be reached' },
-  KYC_PROVIDER_ERROR: { status: 502, meaning: 'The identity-verification provider refused the request' },
+  KYC_PROVIDER_UNAVAILABLE: { status: 503, meaning: 'The identity-verification provider cannot be reached (Retry-After)' },
+  KYC_PROVIDER_ERROR: { status: 502, meaning: 'The identity-verification provider refused the request or the credential, or answered in the wrong shape' },
   ACCREDITATION_NOT_FOUND: { status: 404, meaning: 'The accreditation does not exist' },
   ACCREDITATION_ALREADY_DECIDED: { status: 409, meaning: 'The accreditation was approved or rejected already' },
   ACCREDITATION_DOCUMENT_UNKNOWN: { status: 400, meaning: "documentIds name documents that are not the user's" },

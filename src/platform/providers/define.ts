@@ -1,3 +1,4 @@
+import type { TSchema } from 'typebox';
 import type { ProviderErrorReason } from './errors.js';
 
 /**
@@ -35,6 +36,25 @@ export interface InboundWebhook {
   query?: Record<string, unknown>;
 }
 
+/**
+ * A webhook route the provider's protocol fixes (its path under Bastion's base URL, its body),
+ * for a provider whose deliveries name the tenant in the body or query rather than the path.
+ * The module that owns the kind serves the routes its providers declare; the tenant it reads
+ * only selects the credential the signature is checked with.
+ */
+export interface WebhookRoute {
+  /** The route's name, handed back to the port to read the delivery (e.g. 'decision'). */
+  name: string;
+  /** Path under Bastion's base URL, e.g. /kyc/callback/idv-a/decision. */
+  path: string;
+  summary: string;
+  body: TSchema;
+  /** A query schema when the tenant travels in the query. */
+  query?: TSchema;
+  /** The tenant the delivery names (lower case), from its body or query; undefined when it names none. */
+  tenantOf(body: unknown, query: unknown): string | undefined;
+}
+
 export interface ProviderDefinition<K extends ProviderKind = ProviderKind> {
   kind: K;
   name: string;
@@ -58,6 +78,8 @@ export interface ProviderDefinition<K extends ProviderKind = ProviderKind> {
     verify(request: InboundWebhook, provider: { port: ProviderPorts[K]; config: AdapterConfig }): boolean | Promise<boolean>;
     /** The delivery's event id; the same on every retry of one event. */
     id(payload: unknown, request: InboundWebhook): string;
+    /** Routes fixed by the provider's protocol (when the tenant is not in the path). */
+    routes?: readonly WebhookRoute[];
   };
   /** The built-in stand-in, used while the tenant points at no real provider and sandboxes are on. */
   sandbox?: {

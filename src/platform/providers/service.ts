@@ -11,6 +11,8 @@ const MAX_CACHED = 10_000;
 
 export const WebhookErrors = {
   signatureInvalid: () => new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'The webhook signature does not verify'),
+  /** For a definition's verify: the provider's signature header is absent or empty. */
+  signatureMissing: (header: string) => new AppError(401, 'WEBHOOK_SIGNATURE_MISSING', `The ${header} header is required`),
 };
 
 interface Entry {
@@ -137,7 +139,9 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       if (!definition.webhooks) throw new Error(`${kind} ${definition.name} declares no webhooks`);
       const eventId = definition.webhooks.id(payload, request);
       const row = { tenantId, kind, provider: definition.name, eventId };
-      const claimed = await db.insert(inboundWebhooks).values({ ...row, receivedAt: clock.now() }).onConflictDoNothing().returning({ eventId: inboundWebhooks.eventId });
+      // The exact bytes are kept (base64) for audit: what is applied may be cleaned text.
+      const rawBody = Buffer.from(request.rawBody, 'utf8').toString('base64');
+      const claimed = await db.insert(inboundWebhooks).values({ ...row, rawBody, receivedAt: clock.now() }).onConflictDoNothing().returning({ eventId: inboundWebhooks.eventId });
       if (claimed.length === 0) return 'duplicate';
       try {
         await apply();

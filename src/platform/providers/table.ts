@@ -15,6 +15,8 @@ export const inboundWebhooks = pgTable(
     kind: text('kind').notNull(),
     provider: text('provider').notNull(),
     eventId: text('event_id').notNull(),
+    /** The delivery's exact bytes, base64, for audit (what was applied may be cleaned text). */
+    rawBody: text('raw_body'),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.kind, t.provider, t.eventId] })],

@@ -13,11 +13,28 @@ export type { IdvSandboxOptions } from './context.js';
 const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
+ * The built-in identity-verification sandbox, built once by the container: its address for
+ * the providers' definitions, and its routes (mounted while the sandbox is on).
+ */
+export function createIdvSandbox(options: IdvSandboxOptions) {
+  return {
+    /** Where the stand-in for `provider` answers, under PUBLIC_BASE_URL. */
+    baseUrl: (provider: IdvProviderName) => `${options.publicBaseUrl()}/sandbox/${provider}`,
+    /** Registers the sandbox's routes (outside tenancy and OpenAPI), in their own scope. */
+    async routes(app: FastifyInstance): Promise<void> {
+      await app.register(idvSandbox, options);
+    },
+  };
+}
+
+export type IdvSandbox = ReturnType<typeof createIdvSandbox>;
+
+/**
  * A stand-in for the idv-a and idv-b providers, speaking their HTTP protocols
  * (docs/providers.md). Session URLs open a page where a person chooses the outcome; the
  * sandbox then sends the signed webhooks, as the provider would.
  */
-export async function idvSandbox(app: FastifyInstance, options: IdvSandboxOptions): Promise<void> {
+async function idvSandbox(app: FastifyInstance, options: IdvSandboxOptions): Promise<void> {
   const store = new SandboxStore();
   const doFetch = options.fetch ?? fetch;
   const config = { tenancy: false } as const;
