@@ -1,7 +1,6 @@
 import type { PlatformOptions } from './platform/module/platform.js';
 import { createPlatform } from './platform/module/platform.js';
 import type { BastionModule } from './platform/module/module.js';
-import type { OidcPort } from './providers/idp/oidc.js';
 import type { IdvPort } from './providers/idv/port.js';
 import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
@@ -21,14 +20,15 @@ import { createXrplModule, type XrplModuleOptions } from './modules/xrpl/module.
 import { createChains, type ChainsOptions } from './chains/index.js';
 import { custodyA } from './providers/custody/custody-a/index.js';
 import { createCustodyASandbox } from './sandboxes/custody-a/plugin.js';
+import { custodyB } from './providers/custody-b/custody-b/index.js';
+import { createCustodyBSandbox } from './sandboxes/custody-b/plugin.js';
+import { oidcIdp } from './providers/idp/oidc/index.js';
 
 export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
   /** Replaces the identity-verification HTTP adapter. */
   idv?: IdvPort;
-  /** Replaces the OpenID Connect relying-party adapter. */
-  oidc?: OidcPort;
   /** Documents module settings tests need (loopback imports, a short fetch deadline). */
   documents?: DocumentsOptions;
   /** XRPL tuning (tests: the stand-in closes ledgers fast, requests wait less for finality). */
@@ -53,7 +53,7 @@ export async function createContainer(options: ContainerOptions) {
   const auth = await createAuthModule(
     platform,
     { tenants: tenants.services.tenants, users: users.services.users, audit: audit.services.audit },
-    { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp, oidc: options.oidc },
+    { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp },
   );
   const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit }, { idv: options.idv });
   const services = { ...users.services, ...audit.services };
@@ -77,6 +77,10 @@ export async function createContainer(options: ContainerOptions) {
       db: platform.db, secrets: platform.secrets, clock: platform.clock, logger: platform.logger, background: platform.background, inFlight: platform.inFlight,
       publicBaseUrl: () => platform.publicBaseUrl(), chains: { evmChain, xrplLedger, xrplNetwork },
     }),
+    custodyB: createCustodyBSandbox({
+      db: platform.db, secrets: platform.secrets, clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain, xrplLedger, inFlight: platform.inFlight,
+      onSandbox: async (tenantId) => (await platform.providerSettings.stamp(tenantId, 'custody-b', 'custody-b')).sandbox,
+    }),
   };
   const sandboxesModule: BastionModule<typeof sandboxes> = {
     name: 'sandboxes',
@@ -85,6 +89,7 @@ export async function createContainer(options: ContainerOptions) {
       open: async (app) => {
         if (!platform.config.sandboxes) return;
         await sandboxes.custodyA.routes(app);
+        await sandboxes.custodyB.routes(app);
       },
     },
   };
@@ -92,6 +97,8 @@ export async function createContainer(options: ContainerOptions) {
   // The providers, one line each (docs/architecture.md, "Providers"): modules reach them through platform.providers.
   platform.providers.register([
     custodyA({ clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), sandbox: sandboxes.custodyA }),
+    custodyB({ clock: platform.clock, localChains: { evmChainId: platform.config.evm.chainId, xrplNetwork }, sandbox: sandboxes.custodyB }),
+    oidcIdp({ clock: platform.clock }),
   ]);
 
   /** The modules in dependency order; the app registers their routes in this order. */
@@ -111,7 +118,7 @@ export async function createContainer(options: ContainerOptions) {
     createCustodyModule(platform, { ...services, wallets: wallets.services.wallets, faucet: platform.config.sandboxes ? sandboxes.custodyA : undefined, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
-    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets }),
+    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, faucet: platform.config.sandboxes ? sandboxes.custodyB : undefined }),
     sandboxesModule,
   ];
 
