@@ -64,7 +64,7 @@ export function oidcIdp(deps: { clock: Clock }) {
       issuer: { required: false, description: 'The issuer identifier exactly as the provider signs it, when it differs from --base-url' },
       'client-id': { required: true, description: "Bastion's client id at the provider" },
       scopes: { required: false, description: `Space-separated; openid is always added (default "${DEFAULT_IDP_SCOPES}")` },
-      'redirect-allow': { required: true, description: 'At least one client URL a login may return to, space-separated (each admits itself and the paths below it)' },
+      'redirect-allow': { required: true, description: 'The client URLs a login may return to, at least one, space-separated (each admits itself and the paths below it)' },
     },
     secrets: { 'client-secret': { required: true, description: "Bastion's client secret at the provider" } },
     validate: ({ baseUrl, settings, secrets }) => {
