@@ -3956,21 +3956,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not found, or belongs to another tenant */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code?: string;
-                            error: string;
-                            message: string;
-                            statusCode: number;
-                        };
-                    };
-                };
                 /** @description The request was not received in time */
                 408: {
                     headers: {
@@ -4080,7 +4065,7 @@ export interface paths {
         };
         /**
          * Where the provider returns the browser; redirects to the client URL
-         * @description Redirects (303) to the redirectUrl given to GET /auth/idp with the token pair in the URL fragment (accessToken, refreshToken, tokenType, expiresIn, accessTokenExpiresAt, refreshTokenExpiresAt), or twoFactorRequired and challengeToken, or error and error_description. An unknown, altered, expired or used state is a 400.
+         * @description Redirects (303) to the redirectUrl given to GET /auth/idp with the token pair in the URL fragment (accessToken, refreshToken, tokenType, expiresIn, accessTokenExpiresAt, refreshTokenExpiresAt), or twoFactorRequired and challengeToken, or error and error_description. An unknown, altered, expired or used state is a 400; a tenant whose provider was removed meanwhile is 503 PROVIDER_NOT_CONFIGURED.
          */
         get: {
             parameters: {
@@ -4122,21 +4107,6 @@ export interface paths {
                 };
                 /** @description Missing or unknown x-tenant-id, or missing, invalid or expired credential */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code?: string;
-                            error: string;
-                            message: string;
-                            statusCode: number;
-                        };
-                    };
-                };
-                /** @description Not found, or belongs to another tenant */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4242,7 +4212,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's external identity provider settings (secret masked) */
+        /**
+         * The tenant's external identity provider settings (secret masked)
+         * @description A tenant without one is 503 PROVIDER_NOT_CONFIGURED (as every provider kind).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4304,21 +4277,6 @@ export interface paths {
                 };
                 /** @description Valid credential with insufficient role or permissions */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code?: string;
-                            error: string;
-                            message: string;
-                            statusCode: number;
-                        };
-                    };
-                };
-                /** @description Not found, or belongs to another tenant */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9263,6 +9221,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
                 /** @description Request body too large */
                 413: {
                     headers: {
@@ -9505,6 +9478,21 @@ export interface paths {
                 };
                 /** @description The request was not received in time */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9779,6 +9767,21 @@ export interface paths {
                 };
                 /** @description The request was not received in time */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10079,6 +10082,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
                 /** @description Request body too large */
                 413: {
                     headers: {
@@ -10322,6 +10340,21 @@ export interface paths {
                 };
                 /** @description The request was not received in time */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10829,6 +10862,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not found, or belongs to another tenant */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
                 /** @description The request was not received in time */
                 408: {
                     headers: {
@@ -11076,6 +11124,21 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
                 /** @description Too many requests */
                 429: {
                     headers: {
@@ -11251,6 +11314,21 @@ export interface paths {
                 };
                 /** @description Valid credential with insufficient role or permissions */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable machine-readable error code */
+                            code?: string;
+                            error: string;
+                            message: string;
+                            statusCode: number;
+                        };
+                    };
+                };
+                /** @description Not found, or belongs to another tenant */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
