@@ -9,12 +9,6 @@ const BOUNDARY_EXCEPTIONS = {
   platform: [],
   providers: [],
   modulesToProviders: [
-    'src/modules/auth/idp/config.ts',
-    'src/modules/auth/idp/service.ts',
-    'src/modules/auth/module.ts',
-    'src/modules/custody-b/errors.ts',
-    'src/modules/custody-b/module.ts',
-    'src/modules/custody-b/service.ts',
     'src/modules/custody/errors.ts',
     'src/modules/custody/module.ts',
     'src/modules/custody/provider.ts',

@@ -172,7 +172,8 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const clientSecret = secretFile ? (o['client-secret-file-content'] ?? readSecretFile('client-secret-file', secretFile)) : need(o, 'client-secret');
     const redirectAllow = lists.redirectAllow;
     if (redirectAllow.length === 0) throw new UsageError('--redirect-allow needs at least one URL');
-    const view = await c.idpConfig.set(tenantId, { issuer: need(o, 'issuer'), clientId: need(o, 'client-id'), clientSecret, scopes: o.scopes, redirectAllow });
+    // The alias of `provider configure --kind idp --provider oidc` (the README promises it).
+    const view = await providerInput(() => c.idpConfig.set(tenantId, { issuer: need(o, 'issuer'), clientId: need(o, 'client-id'), clientSecret, scopes: o.scopes, redirectAllow }));
     return { tenantId, ...view };
   },
   'idp show': async (c, o) => {
@@ -247,6 +248,13 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     const provider = need(o, 'provider');
     await providerInput(() => c.platform.providerSettings.useSandbox(tenantId, kind, provider));
     return { tenantId, ...(await c.platform.providerSettings.view(tenantId, kind, provider)) };
+  },
+  'provider remove': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const kind = need(o, 'kind');
+    const provider = need(o, 'provider');
+    const removed = await providerInput(() => c.platform.providerSettings.remove(tenantId, kind, provider));
+    return { tenantId, removed, ...(await c.platform.providerSettings.view(tenantId, kind, provider)) };
   },
   'provider show': async (c, o) => {
     const tenantId = await existingTenant(c, o);

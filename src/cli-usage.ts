@@ -28,10 +28,12 @@ export const USAGE = `Usage: bastion <command> [options]
           --redirect-allow URL... [--scopes "openid email profile"]
                                                     set the tenant's external OpenID provider; the
                                                     secret is stored encrypted; each allowed client
-                                                    URL admits its path and the paths below it
+                                                    URL admits its path and the paths below it (alias
+                                                    of provider configure --kind idp --provider oidc)
   idp show --tenant ID                              the provider settings (secret masked) and the
                                                     callback URL to register at the provider
-  idp remove --tenant ID                            remove the provider (IdP login answers 404)
+  idp remove --tenant ID                            remove the provider (IdP login answers 503
+                                                    PROVIDER_NOT_CONFIGURED; alias of provider remove)
 ${BUSINESS_PROFILE_USAGE}
   storage gc [--older-than HOURS] [--dry-run]       remove stored blobs older than HOURS (default
                                                     24, at least 1) that no module's rows reference;
@@ -54,6 +56,9 @@ ${BUSINESS_PROFILE_USAGE}
                                                     back to the built-in sandbox
   provider show --tenant ID --kind KIND --provider NAME
                                                     the settings (secrets named, never shown)
+  provider remove --tenant ID --kind KIND --provider NAME
+                                                    forget the settings: as a tenant never configured
+                                                    (the sandbox where there is one)
   bank-link configure --tenant ID --base-url URL --client-id ID --secret-file PATH [--environment sandbox|production]
                                                     point a tenant at a bank-link provider environment
                                                     (the secret is read from a file and stored sealed);

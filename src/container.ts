@@ -1,7 +1,6 @@
 import type { PlatformOptions } from './platform/module/platform.js';
 import { createPlatform } from './platform/module/platform.js';
 import type { BastionModule } from './platform/module/module.js';
-import type { OidcPort } from './providers/idp/oidc.js';
 import { createAccreditationsModule } from './modules/accreditations/module.js';
 import { createAuditModule } from './modules/audit/module.js';
 import { createAuthModule } from './modules/auth/module.js';
@@ -28,12 +27,13 @@ import { createBusinessProfileASandbox } from './sandboxes/business-profile-a/se
 import { idvA } from './providers/idv/idv-a/index.js';
 import { idvB } from './providers/idv/idv-b/index.js';
 import { createIdvSandbox } from './sandboxes/idv/plugin.js';
+import { custodyB } from './providers/custody-b/custody-b/index.js';
+import { createCustodyBSandbox } from './sandboxes/custody-b/plugin.js';
+import { oidcIdp } from './providers/idp/oidc/index.js';
 
 export interface ContainerOptions extends Omit<PlatformOptions, 'chains'> {
   /** Password hashing concurrency (tests of the bounded queue). */
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
-  /** Replaces the OpenID Connect relying-party adapter. */
-  oidc?: OidcPort;
   /** Documents module settings tests need (loopback imports, a short fetch deadline). */
   documents?: DocumentsOptions;
   /** XRPL tuning (tests: the stand-in closes ledgers fast, requests wait less for finality). */
@@ -58,7 +58,7 @@ export async function createContainer(options: ContainerOptions) {
   const auth = await createAuthModule(
     platform,
     { tenants: tenants.services.tenants, users: users.services.users, audit: audit.services.audit },
-    { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp, oidc: options.oidc },
+    { passwordPool: options.passwordPool, loginPerIp: options.rateLimit?.loginPerIp },
   );
   const kyc = createKycModule(platform, { users: users.services.users, audit: audit.services.audit });
   const services = { ...users.services, ...audit.services };
@@ -100,6 +100,10 @@ export async function createContainer(options: ContainerOptions) {
       publicBaseUrl: () => platform.publicBaseUrl(),
       clock: platform.clock,
     }),
+    custodyB: createCustodyBSandbox({
+      db: platform.db, secrets: platform.secrets, clock: platform.clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain, xrplLedger, inFlight: platform.inFlight,
+      onSandbox: async (tenantId) => (await platform.providerSettings.stamp(tenantId, 'custody-b', 'custody-b')).sandbox,
+    }),
   };
   const sandboxesModule: BastionModule<typeof sandboxes> = {
     name: 'sandboxes',
@@ -112,6 +116,7 @@ export async function createContainer(options: ContainerOptions) {
         await app.register(async (scope) => businessProfileASandboxRoutes(scope, sandboxes.businessProfileA));
         // IDV_SANDBOX=off removes the identity-verification sandbox alone.
         if (platform.config.idvSandbox) await sandboxes.idv.routes(app);
+        await sandboxes.custodyB.routes(app);
       },
     },
   };
@@ -123,6 +128,8 @@ export async function createContainer(options: ContainerOptions) {
     businessProfileA({ sandbox: sandboxes.businessProfileA }),
     idvA({ sandbox: platform.config.idvSandbox ? sandboxes.idv : undefined }),
     idvB({ sandbox: platform.config.idvSandbox ? sandboxes.idv : undefined }),
+    custodyB({ clock: platform.clock, localChains: { evmChainId: platform.config.evm.chainId, xrplNetwork }, sandbox: sandboxes.custodyB }),
+    oidcIdp({ clock: platform.clock }),
   ]);
 
   /** The modules in dependency order; the app registers their routes in this order. */
@@ -142,7 +149,7 @@ export async function createContainer(options: ContainerOptions) {
     createCustodyModule(platform, { ...services, wallets: wallets.services.wallets, faucet: platform.config.sandboxes ? sandboxes.custodyA : undefined, findTenant: (id) => tenants.services.tenants.findTenant(id) }),
     createEventsModule(platform, services),
     createBankLinkModule(platform, services),
-    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets }),
+    createCustodyBModule(platform, { ...services, wallets: wallets.services.wallets, faucet: platform.config.sandboxes ? sandboxes.custodyB : undefined }),
     sandboxesModule,
   ];
 

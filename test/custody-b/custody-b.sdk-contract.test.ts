@@ -12,7 +12,6 @@ import { AsymmetricKeySigner } from '@dfns/sdk-keysigner';
 import { hashMessage, parseEther, recoverAddress, serializeTransaction, toHex, verifyMessage, verifyTypedData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode, encode, verifySignature, Wallet, type Payment } from 'xrpl';
-import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
 import type { ChainsServices } from '../../src/chains/index.js';
 import { SANDBOX_PREFIX } from '../../src/sandboxes/custody-b/plugin.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -48,7 +47,7 @@ const services = <T>(name: string) => h.container.modules.find((m) => m.name ===
 
 describe('@dfns/sdk against the custody-b sandbox', () => {
   it('registers an end user, logs in, creates a wallet, signs and broadcasts', async () => {
-    const conn = await services<CustodyBServices>('custody-b').custodyBSandbox.connection(h.tenant.tenantId);
+    const conn = await h.container.sandboxes.custodyB.connection(h.tenant.tenantId);
     const service = new DfnsApiClient({
       baseUrl: providerUrl,
       authToken: conn.serviceToken,

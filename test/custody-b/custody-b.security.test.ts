@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWithKeyCredential } from '../../src/providers/custody-b/credentials.js';
-import { createCustodyBAdapter } from '../../src/providers/custody-b/http.js';
-import { CustodyBProviderError, type CustodyBConnection } from '../../src/providers/custody-b/port.js';
-import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
+import { signWithKeyCredential } from '../../src/providers/custody-b/custody-b/credentials.js';
+import { createCustodyBClient } from '../../src/providers/custody-b/custody-b/http.js';
+import type { CustodyBConnection } from '../../src/providers/custody-b/port.js';
+import { ProviderError } from '../../src/platform/providers/errors.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { routeCases } from '../helpers/security.js';
 import { createWallet, registeredUser, TYPED_DATA } from '../helpers/custody-b.js';
@@ -60,20 +60,20 @@ describe('custody-b across tenants', () => {
 });
 
 describe('the sandbox provider itself', () => {
-  const sandbox = () => (h.container.modules.find((m) => m.name === 'custody-b')!.services as CustodyBServices).custodyBSandbox;
-  const adapter = () => createCustodyBAdapter({ now: () => h.clock.now() });
+  const sandbox = () => h.container.sandboxes.custodyB;
+  const adapter = (conn: CustodyBConnection) => createCustodyBClient(conn, { now: () => h.clock.now() });
   const refused = async (work: Promise<unknown>, status: number) => {
     const error = await work.then(() => undefined, (e: unknown) => e);
-    expect(error).toBeInstanceOf(CustodyBProviderError);
-    expect((error as CustodyBProviderError).status).toBe(status);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).status).toBe(status);
   };
 
   it('checks the service token, and a user action token binds the exact body', async () => {
     const conn: CustodyBConnection = await sandbox().connection(h.tenant.tenantId);
-    await refused(adapter().delegatedLogin({ ...conn, serviceToken: 'svc_wrong' }, 'x@example.com'), 401);
+    await refused(adapter({ ...conn, serviceToken: 'svc_wrong' }).delegatedLogin('x@example.com'), 401);
     const alice = await registeredUser(h);
     const username = (await h.container.users.findRow(h.tenant.tenantId, alice.userId))!.email;
-    const { token } = await adapter().delegatedLogin(conn, username);
+    const { token } = await adapter(conn).delegatedLogin(username);
     // A user's token cannot call the service's endpoints.
     const asUser = await fetch(`${conn.baseUrl}/auth/registration/delegated`, {
       method: 'POST',
@@ -82,14 +82,14 @@ describe('the sandbox provider itself', () => {
     });
     expect(asUser.status).toBe(403);
     // A user action for {network: Ethereum} cannot create a wallet on another network.
-    const challenge = await adapter().userActionInit(conn, token, { method: 'POST', path: '/wallets', body: { network: 'Ethereum' } });
-    const { userAction } = await adapter().userActionSign(conn, token, { challengeIdentifier: challenge.challengeIdentifier, firstFactor: signWithKeyCredential(challenge.challenge, alice.cred.credId, alice.cred.privateKeyPem) });
-    await refused(adapter().createWallet(conn, token, userAction, { network: 'Polygon' }), 400);
+    const challenge = await adapter(conn).userActionInit(token, { method: 'POST', path: '/wallets', body: { network: 'Ethereum' } });
+    const { userAction } = await adapter(conn).userActionSign(token, { challengeIdentifier: challenge.challengeIdentifier, firstFactor: signWithKeyCredential(challenge.challenge, alice.cred.credId, alice.cred.privateKeyPem) });
+    await refused(adapter(conn).createWallet(token, userAction, { network: 'Polygon' }), 400);
     // ...and it was spent by the refused attempt.
-    await refused(adapter().createWallet(conn, token, userAction, { network: 'Ethereum' }), 401);
+    await refused(adapter(conn).createWallet(token, userAction, { network: 'Ethereum' }), 401);
     // The service's own key cannot answer the user's challenge.
-    const again = await adapter().userActionInit(conn, token, { method: 'POST', path: '/wallets', body: { network: 'Ethereum' } });
-    await refused(adapter().userActionSign(conn, token, { challengeIdentifier: again.challengeIdentifier, firstFactor: signWithKeyCredential(again.challenge, conn.serviceCredId, conn.servicePrivateKeyPem) }), 401);
+    const again = await adapter(conn).userActionInit(token, { method: 'POST', path: '/wallets', body: { network: 'Ethereum' } });
+    await refused(adapter(conn).userActionSign(token, { challengeIdentifier: again.challengeIdentifier, firstFactor: signWithKeyCredential(again.challenge, conn.serviceCredId, conn.servicePrivateKeyPem) }), 401);
   }, 60_000);
 
   it('refuses a replayed request nonce and an unknown application id', async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 import { keyAttestation, newKeyCredential, signChallenge } from '../helpers/custody-b.js';
@@ -13,12 +12,12 @@ afterAll(async () => h?.close());
 describe('custody-b configured per tenant (generic provider settings)', () => {
   it('a tenant pointed at a provider URL uses its app id, service token and key; a wrong app id is 502', async () => {
     const tenant = await h.newTenant();
-    const sandbox = (h.container.modules.find((m) => m.name === 'custody-b')!.services as CustodyBServices).custodyBSandbox;
+    const sandbox = h.container.sandboxes.custodyB;
     // The provider's dashboard would give these; here, an organisation opened at the sandbox.
     const conn = await sandbox.connection(tenant.tenantId);
     const settings = h.container.platform.providerSettings;
     const configure = (appId: string) =>
-      settings.configure(tenant.tenantId, 'custody', 'custody-b', {
+      settings.configure(tenant.tenantId, 'custody-b', 'custody-b', {
         baseUrl: conn.baseUrl,
         settings: { appId, serviceCredId: conn.serviceCredId, network: 'BaseSepolia' },
         secrets: { serviceToken: conn.serviceToken, servicePrivateKey: conn.servicePrivateKeyPem },

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { expect } from 'vitest';
-import { b64url, keyClientData, signWithKeyCredential } from '../../src/providers/custody-b/credentials.js';
+import { b64url, keyClientData, signWithKeyCredential } from '../../src/providers/custody-b/custody-b/credentials.js';
 import type { Harness } from './harness.js';
 
 /** A user's key credential (what a device or an SDK key signer holds). */

@@ -37,7 +37,7 @@ describe('operator CLI: idp set / show / remove', () => {
       expect(JSON.stringify(shown)).not.toContain('secret-from-a-file');
 
       const container = h.container;
-      expect((await container.idpConfig.settings(tenant)).client.clientSecret).toBe('secret-from-a-file');
+      expect((await container.platform.providerSettings.get(tenant, 'idp', 'oidc')).secrets['client-secret']).toBe('secret-from-a-file');
       // Bad settings are refused and change nothing.
       const base = { issuer: 'https://login.example.com', clientId: 'a', clientSecret: 'b', redirectAllow: ['https://app.example/cb'] };
       await expect(container.idpConfig.set(tenant, { ...base, issuer: 'http://login.example.com' })).rejects.toThrow(/issuer must use https/);
@@ -49,7 +49,7 @@ describe('operator CLI: idp set / show / remove', () => {
 
       await expect(run('idp set', { tenant, issuer: 'https://login.example.com', 'client-id': 'a', 'client-secret': 'b' })).rejects.toThrow(/--redirect-allow needs at least one URL/);
       expect(await run('idp remove', { tenant })).toEqual({ tenantId: tenant, removed: true });
-      await expect(run('idp show', { tenant })).rejects.toMatchObject({ code: 'IDP_NOT_CONFIGURED' });
+      await expect(run('idp show', { tenant })).rejects.toMatchObject({ reason: 'not_configured', kind: 'idp' });
     } finally {
       await h.close();
     }

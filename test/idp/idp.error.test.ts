@@ -62,21 +62,23 @@ describe('IdP login failures: each answers as described and creates no user and 
     expect(extra.statusCode).toBe(400);
   });
 
-  it('a tenant without a provider gets 404 from GET /auth/idp and GET /auth/idp/config', async () => {
+  it('a tenant without a provider gets 503 PROVIDER_NOT_CONFIGURED from GET /auth/idp and GET /auth/idp/config (one answer for every kind)', async () => {
     const other = await t.h.newTenant();
     const res = await t.h.inject({ method: 'GET', url: `/auth/idp?redirectUrl=${encodeURIComponent(CLIENT_URL)}`, headers: { 'x-tenant-id': other.tenantId } });
-    expect(res.statusCode).toBe(404);
-    expect(res.json().code).toBe('IDP_NOT_CONFIGURED');
+    expect(res.statusCode).toBe(503);
+    expect(res.json().code).toBe('PROVIDER_NOT_CONFIGURED');
     const config = await t.h.inject({ method: 'GET', url: '/auth/idp/config', headers: t.h.keyHeaders(other) });
-    expect(config.statusCode).toBe(404);
+    expect(config.statusCode).toBe(503);
+    expect(config.json().code).toBe('PROVIDER_NOT_CONFIGURED');
   });
 
-  it('an unreachable provider answers 502 and stores no state', async () => {
+  it('an unreachable provider answers 503 PROVIDER_UNAVAILABLE (retry later) and stores no state', async () => {
     const other = await t.h.newTenant();
     await t.h.container.idpConfig.set(other.tenantId, { issuer: 'http://127.0.0.1:1', clientId: 'x', clientSecret: 'y', redirectAllow: [CLIENT_URL] });
     const res = await t.h.inject({ method: 'GET', url: `/auth/idp?redirectUrl=${encodeURIComponent(CLIENT_URL)}`, headers: { 'x-tenant-id': other.tenantId } });
-    expect(res.statusCode).toBe(502);
-    expect(res.json().code).toBe('IDP_UNAVAILABLE');
+    expect(res.statusCode).toBe(503);
+    expect(res.json().code).toBe('PROVIDER_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBeDefined();
   });
 
   it('a replayed state is a 400 (single use)', async () => {

@@ -34,9 +34,11 @@ describe('IdP login isolation and secrecy', () => {
     await t.start();
     const db = t.h.database.db;
     const rows = (r: unknown) => (r as { rows: Array<Record<string, unknown>> }).rows;
-    const config = rows(await db.execute(sql.raw(`select * from idp_configs where tenant_id = '${t.h.tenant.tenantId}'`)))[0]!;
+    // The provider's settings are in provider_settings (kind idp), the secret sealed with the others.
+    const config = rows(await db.execute(sql.raw(`select * from provider_settings where tenant_id = '${t.h.tenant.tenantId}' and kind = 'idp'`)))[0]!;
     expect(JSON.stringify(config)).not.toContain(t.op.clientSecret);
-    expect(await t.h.container.secrets.decrypt(String(config.client_secret_sealed), `idp:${t.h.tenant.tenantId}`)).toBe(t.op.clientSecret);
+    const opened = JSON.parse(await t.h.container.secrets.decrypt(String(config.secrets_sealed), `provider:${t.h.tenant.tenantId}:idp:oidc`)) as Record<string, string>;
+    expect(opened['client-secret']).toBe(t.op.clientSecret);
     const state = rows(await db.execute(sql.raw(`select * from idp_login_states where tenant_id = '${t.h.tenant.tenantId}' limit 1`)))[0]!;
     expect(String(state.code_verifier_sealed)).not.toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(String(state.state_hash)).toMatch(/^[0-9a-f]{64}$/);

@@ -34,6 +34,10 @@ beforeAll(async () => {
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
   );
   const adminId = await h.createUser(undefined, undefined, 'admin');
+  // The IdP has no sandbox: without settings its routes are 503 PROVIDER_NOT_CONFIGURED before
+  // any input is read. With these (a provider never reached: no request below is allowed to
+  // return to its one client URL) the hostile input reaches the IdP routes' own rules.
+  await h.container.idpConfig.set(h.tenant.tenantId, { issuer: 'http://127.0.0.1:1', clientId: 'hostile', clientSecret: 'hostile-secret', redirectAllow: ['https://app.example/only'] });
   // A fresh session per operation: POST /auth/logout ends the one it is sent with.
   headersFor = async (op) => {
     const security: Array<Record<string, unknown>> = op.security ?? [];

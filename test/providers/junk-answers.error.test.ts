@@ -2,7 +2,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustodyBServices } from '../../src/modules/custody-b/module.js';
 import { allowRedirects, APP_RETURN, configureBankLink } from '../helpers/bank-link.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
@@ -100,9 +99,9 @@ describe('a provider answering 200 with junk', () => {
 
   it('custody-b: a registration challenge answers 502 CUSTODY_B_PROVIDER_UNAVAILABLE', async () => {
     const t = await h.newTenant();
-    const sandbox = (h.container.modules.find((m) => m.name === 'custody-b')!.services as CustodyBServices).custodyBSandbox;
+    const sandbox = h.container.sandboxes.custodyB;
     const conn = await sandbox.connection(t.tenantId);
-    await h.container.platform.providerSettings.configure(t.tenantId, 'custody', 'custody-b', {
+    await h.container.platform.providerSettings.configure(t.tenantId, 'custody-b', 'custody-b', {
       baseUrl: fakeUrl,
       settings: { appId: conn.appId, serviceCredId: conn.serviceCredId, network: 'BaseSepolia' },
       secrets: { serviceToken: conn.serviceToken, servicePrivateKey: conn.servicePrivateKeyPem },

@@ -1,5 +1,4 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createOidcClient, type OidcPort } from '../../providers/idp/oidc.js';
 import type { AuditService } from '../audit/service.js';
 import type { TenantsService } from '../tenants/service.js';
 import type { UserRow } from '../users/table.js';
@@ -30,8 +29,6 @@ export interface AuthModuleOptions {
   passwordPool?: { maxConcurrent?: number; maxQueue?: number };
   /** Logins per client address per minute (default 30). */
   loginPerIp?: number;
-  /** Replaces the OpenID Connect relying-party adapter. */
-  oidc?: OidcPort;
 }
 
 /**
@@ -90,15 +87,14 @@ export async function createAuthModule(
 
   const idpRepo = createIdpRepo(db);
   const idpCallbackUrl = () => `${publicBaseUrl()}/auth/idp/callback`;
-  const idpConfig = createIdpConfigService({ repo: idpRepo, secrets, clock, callbackUrl: idpCallbackUrl });
+  const idpConfig = createIdpConfigService({ providerSettings: platform.providerSettings, providers: platform.providers, callbackUrl: idpCallbackUrl });
   const idpLogin = createIdpLoginService({
     repo: idpRepo,
     authRepo,
     tx,
     clock,
     secrets,
-    config: idpConfig,
-    oidc: options.oidc ?? createOidcClient({ clock }),
+    providers: platform.providers,
     users,
     sessions,
     record,

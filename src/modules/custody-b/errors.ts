@@ -1,6 +1,5 @@
 import { AppError } from '../../platform/http/errors.js';
 import { ProviderError } from '../../platform/providers/errors.js';
-import { CustodyBProviderError } from '../../providers/custody-b/port.js';
 
 export const CustodyBErrors = {
   notRegistered: () => new AppError(404, 'CUSTODY_B_USER_NOT_REGISTERED', 'The caller has no custody-b account yet (GET /custody-b/users/challenge, then POST /custody-b/users)'),
@@ -18,28 +17,38 @@ export const CustodyBErrors = {
   unknownNetwork: (network: string) => new AppError(400, 'NETWORK_INVALID', `Network ${network} is not a network custody-b wallets are opened on here (EVM networks, XrpLedger, XrpLedgerTestnet)`),
   badTypedData: (detail: string) => new AppError(400, 'CUSTODY_B_TYPED_DATA_INVALID', `The EIP-712 typed data is not valid: ${detail}`),
   badTransaction: (chain: 'EVM' | 'XRPL', detail: string) => new AppError(400, 'TRANSACTION_INVALID', `The transaction is not an unsigned serialized ${chain} transaction of the wallet: ${detail}`),
-  /** One code and status for every kind (503 PROVIDER_NOT_CONFIGURED; src/platform/providers/errors.ts). */
-  notConfigured: () => ProviderError.notConfigured('custody', 'custody-b'),
-  providerRejected: (status: number, message: string) =>
-    status === 409
-      ? new AppError(409, 'CUSTODY_B_PROVIDER_CONFLICT', `The custody-b provider refused the request: ${message}`)
-      : new AppError(400, 'CUSTODY_B_PROVIDER_REJECTED', `The custody-b provider refused the request: ${message}`),
-  providerUnavailable: () => new AppError(502, 'CUSTODY_B_PROVIDER_UNAVAILABLE', 'The custody-b provider could not be reached or failed'),
+  providerConflict: (message: string) => new AppError(409, 'CUSTODY_B_PROVIDER_CONFLICT', `The custody-b provider refused the request as a conflict: ${message}`),
+  providerRejected: (message: string) => new AppError(400, 'CUSTODY_B_PROVIDER_REJECTED', `The custody-b provider refused the request: ${message}`),
+  /** The provider answered a signature without its encoded form. */
+  signatureIncomplete: () => new AppError(502, 'CUSTODY_B_PROVIDER_UNAVAILABLE', 'custody-b answered a signature without its encoded form'),
 };
 
-/** A provider failure as an answer: a refused credential is 401; its other 4xx are 400/409; the rest 502. */
-export function fromProviderError(error: unknown, stage: 'user' | 'service'): unknown {
-  if (!(error instanceof CustodyBProviderError)) return error;
-  // The service's own calls (its token, its key): a refusal is a misconfiguration, not the caller's fault.
-  if (error.status === 0 || error.status >= 500 || (stage === 'service' && error.status !== 409)) return CustodyBErrors.providerUnavailable();
-  if (error.status === 401 || error.status === 403) return CustodyBErrors.credentialRejected(error.providerMessage);
-  return CustodyBErrors.providerRejected(error.status, error.providerMessage);
+/**
+ * The provider's own conflict (409: the user exists there already, the wallet is being made)
+ * is the module's 409 on every call; every other failure is the provider error as it is
+ * (its reason's status, custody-b's codes in the definition).
+ */
+export async function conflictAs<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ProviderError && error.reason === 'refused' && error.status === 409) throw CustodyBErrors.providerConflict(error.message);
+    throw error;
+  }
 }
 
-export async function viaProvider<T>(work: () => Promise<T>, stage: 'user' | 'service' = 'user'): Promise<T> {
+/**
+ * A call made with the caller's own credential or content (a user action and what it
+ * authorizes): the provider refusing the credential's signature is the caller's 401, refusing
+ * the request (a transaction the ledger will not take) the caller's 400, its conflict 409.
+ * Unreachable, malformed answers and the rest pass through as provider errors.
+ */
+export async function callerRefusalsAs<T>(work: Promise<T>): Promise<T> {
   try {
-    return await work();
+    return await conflictAs(work);
   } catch (error) {
-    throw fromProviderError(error, stage);
+    if (error instanceof ProviderError && error.reason === 'unauthorized') throw CustodyBErrors.credentialRejected(error.message);
+    if (error instanceof ProviderError && error.reason === 'refused') throw CustodyBErrors.providerRejected(error.message);
+    throw error;
   }
 }

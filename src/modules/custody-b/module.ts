@@ -1,71 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { UserContext } from '../../platform/http/context.js';
 import type { BastionModule, Platform } from '../../platform/module/module.js';
-import { createCustodyBAdapter } from '../../providers/custody-b/http.js';
-import type { CustodyBPort } from '../../providers/custody-b/port.js';
-import { createCustodyBSandbox, type CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import { createCustodyBRepo } from './repo.js';
 import { custodyBRoutes } from './routes.js';
-import { createCustodyBService, CUSTODY_B, CUSTODY_KIND, type CustodyBService } from './service.js';
+import { createCustodyBService, type CustodyBService } from './service.js';
+
+/** The custody-b sandbox's faucet routes (src/sandboxes/custody-b), handed over while sandboxes are on. */
+export interface CustodyBFaucet {
+  faucetRoutes(scope: FastifyInstance, deps: { walletOf: (ctx: UserContext, address: string) => Promise<{ providerRef: string }> }): void;
+}
 
 export interface CustodyBServices {
   custodyB: CustodyBService;
-  /** The built-in provider (tests drive it with the provider's SDK). */
-  custodyBSandbox: CustodyBSandbox;
 }
 
 /**
  * Delegated custody through the custody-b provider (Dfns's protocol): the user registers a
  * credential with the provider, and every wallet creation and signature is a user action the
- * user's credential signs. The built-in sandbox is every tenant's provider until configured.
+ * user's credential signs. custody-b itself (and its sandbox, every tenant's provider until
+ * configured) is declared in src/providers/custody-b/custody-b/ and reached through
+ * `platform.providers`; while sandboxes are on the container also hands the sandbox's faucet,
+ * mounted in the tenant scope.
  */
 export function createCustodyBModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; port?: CustodyBPort },
+  deps: { users: UsersService; audit: AuditService; wallets: WalletsService; faucet?: CustodyBFaucet },
 ): BastionModule<CustodyBServices> {
-  const { config, db, clock, secrets, providerSettings } = platform;
-  platform.providerSettings.declare({
-    kind: CUSTODY_KIND,
-    provider: CUSTODY_B,
-    description: 'custody-b: delegated wallets (Dfns protocol); unset = the built-in sandbox',
-    settings: {
-      appId: { required: true, description: 'The application id (x-dfns-appid)' },
-      serviceCredId: { required: true, description: "The service account's key credential id" },
-      network: { required: false, description: 'Default network of new wallets (e.g. EthereumSepolia, XrpLedgerTestnet)' },
-    },
-    secrets: {
-      serviceToken: { required: true, description: "The service account's bearer token" },
-      servicePrivateKey: { required: true, description: "The service account's key credential (PKCS#8 PEM, P-256 or Ed25519)" },
-    },
-  });
-  const sandbox = createCustodyBSandbox({ db, secrets, clock, publicBaseUrl: () => platform.publicBaseUrl(), evmChain: platform.chains.evm, xrplLedger: platform.chains.xrpl, inFlight: platform.inFlight });
+  const { db, clock, secrets } = platform;
   const custodyB = createCustodyBService({
     repo: createCustodyBRepo(db),
     tx: platform.tx,
     clock,
     secrets,
-    port: deps.port ?? createCustodyBAdapter({ now: () => clock.now() }),
-    sandbox,
-    sandboxes: config.sandboxes,
-    providerSettings,
+    providers: platform.providers,
     users: deps.users,
     wallets: deps.wallets,
     audit: deps.audit,
-    localChainId: config.evm.chainId,
-    localXrplNetwork: platform.chains.xrplNetwork,
   });
 
   return {
     name: 'custody-b',
-    services: { custodyB, custodyBSandbox: sandbox },
+    services: { custodyB },
     routes: {
       tenant: (scope) => {
         custodyBRoutes(scope, { service: custodyB });
-        if (config.sandboxes) sandbox.faucetRoutes(scope, { walletOf: (caller, address) => custodyB.sandboxWallet(caller, address) });
-      },
-      open: async (app) => {
-        if (config.sandboxes) await sandbox.routes(app);
+        deps.faucet?.faucetRoutes(scope, { walletOf: (ctx, address) => custodyB.walletOf(ctx, address) });
       },
     },
   };

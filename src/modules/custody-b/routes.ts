@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, userCaller } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf, type UserContext } from '../../platform/http/context.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import { Wallet, WalletList } from '../wallets/schemas.js';
 import {
@@ -23,22 +23,21 @@ import {
   WalletChallengeQuery,
   WalletListQuery,
 } from './schemas.js';
-import type { Caller, CustodyBService } from './service.js';
+import type { CustodyBService } from './service.js';
 
-/** The caller acts as itself: a user's bearer token. */
-function callerOf(request: FastifyRequest): Caller {
-  return { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
-}
+/** The caller acts as itself: a user's bearer token (the one call context). */
+const callerOf = (request: FastifyRequest): UserContext => contextOf(request, Access.user);
 
 export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { service } = deps;
   const tags = ['Custody provider (custody-b)'];
-  const challengeErrors = errorResponses(400, 401, 403, 404, 502);
+  // A provider call may also answer the provider's 404, its conflict (409), 502 and 503 (not configured, unreachable).
+  const challengeErrors = errorResponses(400, 401, 403, 404, 409, 502, 503);
 
   r.get(
     '/custody-b/users/auth-token',
-    { config: { auth: Access.user }, schema: { tags, summary: "The provider's token for the caller (delegated login)", response: { 200: AuthToken, ...errorResponses(403, 404, 502) } } },
+    { config: { auth: Access.user }, schema: { tags, summary: "The provider's token for the caller (delegated login)", response: { 200: AuthToken, ...errorResponses(403, 404, 409, 502, 503) } } },
     async (request) => service.authToken(callerOf(request)),
   );
 
@@ -49,7 +48,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
       schema: {
         tags,
         summary: "Delegated registration: a challenge for the caller's new credential (a key credential or a passkey) to sign",
-        response: { 200: RegistrationChallenge, ...errorResponses(403, 409, 502) },
+        response: { 200: RegistrationChallenge, ...errorResponses(403, 404, 409, 502, 503) },
       },
     },
     async (request) => service.registrationChallenge(callerOf(request)),
@@ -63,7 +62,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
         tags,
         summary: 'Completes the registration with the new credential (its attestation over the challenge); a second registration is 409',
         body: RegisterBody,
-        response: { 201: CustodyBUser, ...errorResponses(400, 401, 403, 409, 502) },
+        response: { 201: CustodyBUser, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
       },
     },
     async (request, reply) => reply.status(201).send(await service.register(callerOf(request), request.body)),
@@ -77,7 +76,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
         tags,
         summary: 'A user-action challenge for creating a wallet on a network (bound to that request); one wallet per network (409)',
         querystring: WalletChallengeQuery,
-        response: { 200: ActionChallenge, ...errorResponses(400, 401, 403, 404, 409, 502) },
+        response: { 200: ActionChallenge, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
       },
     },
     async (request) => service.walletChallenge(callerOf(request), request.query.network),
@@ -91,7 +90,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
         tags,
         summary: 'Creates a wallet with the signed challenge; registered in the wallet registry as kind custody-b',
         body: CreateWalletBody,
-        response: { 201: Wallet, ...errorResponses(400, 401, 403, 404, 409, 502) },
+        response: { 201: Wallet, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
       },
     },
     async (request, reply) => reply.status(201).send(await service.createWallet(callerOf(request), request.body)),
@@ -127,7 +126,7 @@ export function custodyBRoutes(app: FastifyInstance, deps: { service: CustodyBSe
         summary: 'Signs the transaction with the signed challenge and broadcasts it; answers its hash (Idempotency-Key optional)',
         querystring: AddressQuery,
         body: RawTransactionCompleteBody,
-        response: { 201: BroadcastResult, ...errorResponses(400, 401, 403, 404, 409, 502) },
+        response: { 201: BroadcastResult, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
       },
     },
     async (request, reply) => reply.status(201).send(await service.rawTransactionComplete(callerOf(request), request.query.address, request.body)),

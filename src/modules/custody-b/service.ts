@@ -1,57 +1,37 @@
-import { auditActor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
 import { hashTypedData, parseTransaction, toHex, type Hex, type TypedDataDefinition } from 'viem';
 import { decode, isValidClassicAddress } from 'xrpl';
-import type { Actor } from '../../platform/audit/actor.js';
+import { auditActor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import { canonicalJson } from '../../platform/idempotency/key.js';
-import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
+import type { UserContext } from '../../platform/http/context.js';
 import { beforeEffects } from '../../platform/idempotency/before-effects.js';
-import { CUSTODY_B_PATHS as P, type CustodyBConnection, type CustodyBPort, type UserActionChallenge, type UserActionRequest } from '../../providers/custody-b/port.js';
-import { FaucetErrors } from '../../sandboxes/faucet.js';
-import type { CustodyBSandbox } from '../../sandboxes/custody-b/plugin.js';
+import type { Providers } from '../../platform/providers/service.js';
+import { CUSTODY_B_PATHS as P, type CustodyBClient, type UserActionChallenge, type UserActionRequest } from '../../providers/custody-b/port.js';
 import type { AuditService } from '../audit/service.js';
+import { ownedBy } from '../users/acting-for.js';
 import type { UsersService } from '../users/service.js';
-import type { WalletLocation, WalletsService } from '../wallets/service.js';
-import { CustodyBErrors, viaProvider } from './errors.js';
+import type { WalletsService } from '../wallets/service.js';
+import { callerRefusalsAs, conflictAs, CustodyBErrors } from './errors.js';
 import type { CustodyBRepo } from './repo.js';
 import type { RegisterInput, SignedChallengeInput, TypedDataInput } from './schemas.js';
 
-export const CUSTODY_KIND = 'custody';
+/** The kind and the provider of custody-b (src/providers/custody-b/custody-b/index.ts declares it). */
 export const CUSTODY_B = 'custody-b';
 const CHALLENGE_TTL_MS = 5 * 60_000;
 const REGISTRATION_TTL_MS = 15 * 60_000;
-const DEFAULT_NETWORK = 'EthereumSepolia';
-
-/** The provider's EVM networks and their chain ids (a configured provider's wallets live there). */
-export const NETWORK_CHAIN_IDS: Record<string, number> = {
-  Ethereum: 1,
-  EthereumSepolia: 11155111,
-  EthereumHolesky: 17000,
-  Polygon: 137,
-  PolygonAmoy: 80002,
-  Base: 8453,
-  BaseSepolia: 84532,
-  ArbitrumOne: 42161,
-  ArbitrumSepolia: 421614,
-  Optimism: 10,
-  OptimismSepolia: 11155420,
-};
-
-/** The provider's XRP Ledger networks and the XRPL network names wallets are registered under. */
-export const XRPL_NETWORK_NAMES: Record<string, string> = { XrpLedger: 'mainnet', XrpLedgerTestnet: 'testnet' };
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const bodyHash = (body: unknown) => sha256(canonicalJson(body));
 
-export interface Caller {
-  tenantId: string;
-  userId: string;
-  actor: Actor;
-}
+/**
+ * custody-b's wallets sign with the user's own credential: every caller, an admin too, acts
+ * for itself only (the own-record rule with no privilege; another user's wallet is 404).
+ */
+const self = (ctx: UserContext) => ({ userId: ctx.userId, privileged: false });
 
 export function createCustodyBService(deps: {
   repo: CustodyBRepo;
@@ -59,21 +39,17 @@ export function createCustodyBService(deps: {
   tx: RunInTx;
   clock: Clock;
   secrets: SecretBox;
-  port: CustodyBPort;
-  sandbox: CustodyBSandbox;
-  sandboxes: boolean;
-  providerSettings: ProviderSettings;
+  /** The platform's providers: the tenant's custody-b (configured, else its sandbox). */
+  providers: Pick<Providers, 'port'>;
   users: UsersService;
   wallets: WalletsService;
   audit: AuditService;
-  /** The chain id of the local/configured EVM chain: where sandbox wallets live. */
-  localChainId: number;
-  /** The network name of the service's XRPL ledger (`local` for the stand-in): where sandbox XRPL wallets live. */
-  localXrplNetwork: () => Promise<string>;
 }) {
-  const { repo, clock, secrets, port, sandbox, wallets } = deps;
+  const { repo, clock, secrets, wallets } = deps;
+  /** The tenant's custody-b: configured, else the sandbox while sandboxes are on, else 503 PROVIDER_NOT_CONFIGURED. */
+  const portOf = (tenantId: string): Promise<CustodyBClient> => deps.providers.port(tenantId, CUSTODY_B);
   /** An audit row for the caller's act at the provider (secret-free facts). */
-  const record = (caller: Caller, type: string, details: Record<string, unknown>) =>
+  const record = (caller: UserContext, type: string, details: Record<string, unknown>) =>
     deps.audit.record(undefined, caller.tenantId, {
       type,
       ...auditActor(caller.actor),
@@ -82,44 +58,30 @@ export function createCustodyBService(deps: {
     });
 
   /** One custody-b wallet per user and network: a second is 409. */
-  async function noWalletOn(caller: Caller, networkName: string): Promise<void> {
+  async function noWalletOn(caller: UserContext, networkName: string): Promise<void> {
     const page = await wallets.listByUser(caller.tenantId, caller.userId, { kind: 'custody-b' }, { limit: 100, offset: 0 });
     if (page.data.some((w) => w.details.network === networkName)) throw CustodyBErrors.walletExists(networkName);
   }
 
   const sealContext = (tenantId: string, userId: string) => `custody-b:${tenantId}:${userId}`;
 
-  /** The tenant's connection: configured provider, else the sandbox (when sandboxes are served). */
-  async function connect(tenantId: string): Promise<{ conn: CustodyBConnection; sandboxed: boolean; defaultNetwork: string }> {
-    const config = await deps.providerSettings.get(tenantId, CUSTODY_KIND, CUSTODY_B);
-    const defaultNetwork = config.settings.network ?? DEFAULT_NETWORK;
-    if (config.baseUrl === null) {
-      if (!deps.sandboxes) throw CustodyBErrors.notConfigured();
-      return { conn: await sandbox.connection(tenantId), sandboxed: true, defaultNetwork };
-    }
-    const { appId, serviceCredId } = config.settings;
-    const { serviceToken, servicePrivateKey } = config.secrets;
-    if (!appId || !serviceCredId || !serviceToken || !servicePrivateKey) throw CustodyBErrors.notConfigured();
-    return { conn: { baseUrl: config.baseUrl, appId, serviceCredId, serviceToken, servicePrivateKeyPem: servicePrivateKey }, sandboxed: false, defaultNetwork };
-  }
-
-  async function registered(caller: Caller) {
+  async function registered(caller: UserContext) {
     const row = await repo.findUser(caller.tenantId, caller.userId);
     if (row?.status !== 'registered') throw CustodyBErrors.notRegistered();
     return row;
   }
 
   /** The caller's provider token (delegated login by the service account). */
-  async function userToken(conn: CustodyBConnection, username: string): Promise<string> {
-    return (await viaProvider(() => port.delegatedLogin(conn, username), 'service')).token;
+  async function userToken(port: CustodyBClient, username: string): Promise<string> {
+    return (await conflictAs(port.delegatedLogin(username))).token;
   }
 
   /** Issues a user-action challenge for one provider request and keeps its binding. */
-  async function challengeFor(caller: Caller, purpose: string, request: UserActionRequest) {
+  async function challengeFor(caller: UserContext, purpose: string, request: UserActionRequest) {
     const user = await registered(caller);
-    const { conn } = await connect(caller.tenantId);
-    const token = await userToken(conn, user.username);
-    const challenge: UserActionChallenge = await viaProvider(() => port.userActionInit(conn, token, request));
+    const port = await portOf(caller.tenantId);
+    const token = await userToken(port, user.username);
+    const challenge: UserActionChallenge = await callerRefusalsAs(port.userActionInit(token, request));
     const expiresAt = new Date(clock.now().getTime() + CHALLENGE_TTL_MS);
     await repo.insertChallenge(caller.tenantId, {
       identifierHash: sha256(challenge.challengeIdentifier),
@@ -147,7 +109,7 @@ export function createCustodyBService(deps: {
    * unexpired, issued for this exact method, path and body), takes it, and exchanges the
    * signature for the provider's one-time user-action token.
    */
-  async function userAction(caller: Caller, request: UserActionRequest, signed: SignedChallengeInput) {
+  async function userAction(caller: UserContext, request: UserActionRequest, signed: SignedChallengeInput) {
     const { user, hash } = await beforeEffects(async () => {
       const user = await registered(caller);
       const hash = sha256(signed.challengeIdentifier);
@@ -159,21 +121,18 @@ export function createCustodyBService(deps: {
       return { user, hash };
     });
     if (!(await repo.consumeChallenge(caller.tenantId, hash, clock.now()))) throw CustodyBErrors.challengeUsed();
-    const { conn, sandboxed } = await connect(caller.tenantId);
-    const token = await userToken(conn, user.username);
-    const { userAction: action } = await viaProvider(() => port.userActionSign(conn, token, signed as Parameters<CustodyBPort['userActionSign']>[2]));
-    return { conn, token, action, sandboxed };
+    const port = await portOf(caller.tenantId);
+    const token = await userToken(port, user.username);
+    const { userAction: action } = await callerRefusalsAs(port.userActionSign(token, signed as Parameters<CustodyBClient['userActionSign']>[1]));
+    return { port, token, action };
   }
 
-  /** The caller's custody-b wallet with this address (EVM or XRPL, on the chain its network maps to). */
-  async function ownWallet(caller: Caller, address: string) {
-    const { sandboxed } = await connect(caller.tenantId);
-    const locations: WalletLocation[] = isValidClassicAddress(address)
-      ? (sandboxed ? [await deps.localXrplNetwork()] : [...new Set(Object.values(XRPL_NETWORK_NAMES))]).map((network) => ({ chain: 'xrpl', network }))
-      : (sandboxed ? [deps.localChainId] : [...new Set(Object.values(NETWORK_CHAIN_IDS))]).map((chainId) => ({ chain: 'evm', chainId }));
-    for (const location of locations) {
+  /** The caller's custody-b wallet with this address (EVM or XRPL, where the tenant's provider keeps them); another's is 404. */
+  async function ownWallet(caller: UserContext, address: string) {
+    const port = await portOf(caller.tenantId);
+    for (const location of await port.locations(isValidClassicAddress(address) ? 'xrpl' : 'evm')) {
       const row = await wallets.findByAddress(caller.tenantId, location, address);
-      if (row && row.kind === 'custody-b' && row.userId === caller.userId && row.providerRef) return row;
+      if (row?.kind === 'custody-b' && row.providerRef) return ownedBy(self(caller), row, CustodyBErrors.walletNotFound);
     }
     throw CustodyBErrors.walletNotFound();
   }
@@ -231,33 +190,33 @@ export function createCustodyBService(deps: {
     }
   }
 
-  async function network(tenantId: string, requested: string | undefined): Promise<string> {
-    const { defaultNetwork } = await connect(tenantId);
-    const name = requested ?? defaultNetwork;
-    if (NETWORK_CHAIN_IDS[name] === undefined && XRPL_NETWORK_NAMES[name] === undefined) throw CustodyBErrors.unknownNetwork(name);
-    return name;
+  /** The network asked for (else the provider's default) and where its wallets are registered; an unknown one is 400. */
+  async function network(tenantId: string, requested: string | undefined) {
+    const port = await portOf(tenantId);
+    const name = requested ?? port.defaultNetwork;
+    const location = await port.locationOf(name);
+    if (!location) throw CustodyBErrors.unknownNetwork(name);
+    return { name, location };
   }
 
   return {
-    /** The caller's custody-b wallet at the sandbox (the sandbox faucet's check); a configured provider is 409. */
-    async sandboxWallet(caller: Caller, address: string): Promise<{ providerRef: string }> {
-      if (!(await connect(caller.tenantId)).sandboxed) throw FaucetErrors.notSandbox('custody-b');
+    /** The caller's custody-b wallet by address (the sandbox faucet's lookup). */
+    async walletOf(caller: UserContext, address: string): Promise<{ providerRef: string }> {
       const row = await ownWallet(caller, address);
       return { providerRef: row.providerRef! };
     },
-    async authToken(caller: Caller) {
+    async authToken(caller: UserContext) {
       const user = await registered(caller);
-      const { conn } = await connect(caller.tenantId);
-      return { token: await userToken(conn, user.username) };
+      return { token: await userToken(await portOf(caller.tenantId), user.username) };
     },
 
-    async registrationChallenge(caller: Caller) {
+    async registrationChallenge(caller: UserContext) {
       const existing = await repo.findUser(caller.tenantId, caller.userId);
       if (existing?.status === 'registered') throw CustodyBErrors.alreadyRegistered();
       const profile = await deps.users.findRow(caller.tenantId, caller.userId);
       if (!profile) throw CustodyBErrors.notRegistered();
-      const { conn } = await connect(caller.tenantId);
-      const challenge = await viaProvider(() => port.delegatedRegistrationChallenge(conn, { email: profile.email, externalId: caller.userId }), 'service');
+      const port = await portOf(caller.tenantId);
+      const challenge = await conflictAs(port.delegatedRegistrationChallenge({ email: profile.email, externalId: caller.userId }));
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + REGISTRATION_TTL_MS);
       await repo.upsertPending(caller.tenantId, {
@@ -282,37 +241,33 @@ export function createCustodyBService(deps: {
       };
     },
 
-    async register(caller: Caller, input: RegisterInput) {
+    async register(caller: UserContext, input: RegisterInput) {
       const row = await repo.findUser(caller.tenantId, caller.userId);
       if (row?.status === 'registered') throw CustodyBErrors.alreadyRegistered();
       if (!row?.registrationTokenSealed || !row.registrationExpiresAt || row.registrationExpiresAt <= clock.now()) throw CustodyBErrors.registrationMissing();
       const temporaryToken = await secrets.decrypt(row.registrationTokenSealed, sealContext(caller.tenantId, caller.userId));
-      const { conn } = await connect(caller.tenantId);
-      const result = await viaProvider(() => port.register(conn, temporaryToken, input.firstFactorCredential));
+      const port = await portOf(caller.tenantId);
+      const result = await callerRefusalsAs(port.register(temporaryToken, input.firstFactorCredential));
       const at = clock.now();
       if (!(await repo.markRegistered(caller.tenantId, caller.userId, { providerUserId: result.user.id, credential: result.credential, at }))) throw CustodyBErrors.alreadyRegistered();
       await record(caller, 'custody_b.user_registered', { providerUserId: result.user.id, credentialKind: result.credential.kind, credentialUuid: result.credential.uuid });
       return { userId: caller.userId, providerUserId: result.user.id, username: row.username, credential: result.credential, registeredAt: at.toISOString() };
     },
 
-    async walletChallenge(caller: Caller, requested: string | undefined) {
-      const name = await network(caller.tenantId, requested);
+    async walletChallenge(caller: UserContext, requested: string | undefined) {
+      const { name } = await network(caller.tenantId, requested);
       await registered(caller);
       await noWalletOn(caller, name);
       return challengeFor(caller, 'wallet', walletRequest(name));
     },
 
-    async createWallet(caller: Caller, input: { network?: string; signedChallenge: SignedChallengeInput }) {
-      const name = await network(caller.tenantId, input.network);
+    async createWallet(caller: UserContext, input: { network?: string; signedChallenge: SignedChallengeInput }) {
+      const { name, location } = await network(caller.tenantId, input.network);
       const request = walletRequest(name);
       await registered(caller);
       await noWalletOn(caller, name);
-      const { conn, token, action, sandboxed } = await userAction(caller, request, input.signedChallenge);
-      const wallet = await viaProvider(() => port.createWallet(conn, token, action, { network: name }));
-      const xrplName = XRPL_NETWORK_NAMES[name];
-      let location: WalletLocation;
-      if (xrplName !== undefined) location = { chain: 'xrpl', network: sandboxed ? await deps.localXrplNetwork() : xrplName };
-      else location = { chain: 'evm', chainId: sandboxed ? deps.localChainId : NETWORK_CHAIN_IDS[name]! };
+      const { port, token, action } = await userAction(caller, request, input.signedChallenge);
+      const wallet = await callerRefusalsAs(port.createWallet(token, action, { network: name }));
       const { wallet: row } = await wallets.register(
         caller.tenantId,
         caller.userId,
@@ -322,25 +277,25 @@ export function createCustodyBService(deps: {
       return wallets.toDto(row);
     },
 
-    async listWallets(caller: Caller, page: { limit: number; offset: number }) {
+    async listWallets(caller: UserContext, page: { limit: number; offset: number }) {
       return wallets.listByUser(caller.tenantId, caller.userId, { kind: 'custody-b' }, page);
     },
 
-    async rawTransactionChallenge(caller: Caller, address: string, transaction: string) {
+    async rawTransactionChallenge(caller: UserContext, address: string, transaction: string) {
       const wallet = await ownWallet(caller, address);
       checkTransaction(wallet, transaction);
       return challengeFor(caller, 'raw-transaction', transactionRequest(wallet.providerRef!, transaction));
     },
 
-    async rawTransactionComplete(caller: Caller, address: string, input: { transaction: string; signedChallenge: SignedChallengeInput }) {
+    async rawTransactionComplete(caller: UserContext, address: string, input: { transaction: string; signedChallenge: SignedChallengeInput }) {
       // Nothing changes until the challenge is consumed: a refusal before gives an Idempotency-Key back.
       const { wallet, request } = await beforeEffects(async () => {
         const wallet = await ownWallet(caller, address);
         checkTransaction(wallet, input.transaction);
         return { wallet, request: transactionRequest(wallet.providerRef!, input.transaction) };
       });
-      const { conn, token, action } = await userAction(caller, request, input.signedChallenge);
-      const sent = await viaProvider(() => port.broadcastTransaction(conn, token, action, wallet.providerRef!, request.body as { kind: 'Transaction'; transaction: string }));
+      const { port, token, action } = await userAction(caller, request, input.signedChallenge);
+      const sent = await callerRefusalsAs(port.broadcastTransaction(token, action, wallet.providerRef!, request.body as { kind: 'Transaction'; transaction: string }));
       // As custody-a's transfers: a `transfer.submitted` event and audit row, in one transaction.
       const facts = { walletId: wallet.id, userId: caller.userId, address: wallet.address, network: wallet.network, transactionId: sent.id, txHash: sent.txHash ?? null, status: sent.status };
       await deps.tx(async (db) => {
@@ -350,32 +305,32 @@ export function createCustodyBService(deps: {
       return { transactionId: sent.id, walletId: wallet.id, address: wallet.address, txHash: sent.txHash ?? '', status: sent.status };
     },
 
-    async messageChallenge(caller: Caller, input: { address: string; message: string }) {
+    async messageChallenge(caller: UserContext, input: { address: string; message: string }) {
       const wallet = await ownWallet(caller, input.address);
       return challengeFor(caller, 'message', messageRequest(wallet.providerRef!, input.message));
     },
 
-    async signMessage(caller: Caller, input: { address: string; message: string; signedChallenge: SignedChallengeInput }) {
+    async signMessage(caller: UserContext, input: { address: string; message: string; signedChallenge: SignedChallengeInput }) {
       const wallet = await ownWallet(caller, input.address);
       return sign(caller, wallet, messageRequest(wallet.providerRef!, input.message), input.signedChallenge);
     },
 
-    async typedDataChallenge(caller: Caller, input: { address: string; typedData: TypedDataInput }) {
+    async typedDataChallenge(caller: UserContext, input: { address: string; typedData: TypedDataInput }) {
       const wallet = await ownWallet(caller, input.address);
       return challengeFor(caller, 'eip712', typedDataRequest(wallet.providerRef!, input.typedData));
     },
 
-    async signTypedData(caller: Caller, input: { address: string; typedData: TypedDataInput; signedChallenge: SignedChallengeInput }) {
+    async signTypedData(caller: UserContext, input: { address: string; typedData: TypedDataInput; signedChallenge: SignedChallengeInput }) {
       const wallet = await ownWallet(caller, input.address);
       return sign(caller, wallet, typedDataRequest(wallet.providerRef!, input.typedData), input.signedChallenge);
     },
   };
 
-  async function sign(caller: Caller, wallet: { id: string; address: string; providerRef: string | null }, request: UserActionRequest, signed: SignedChallengeInput) {
-    const { conn, token, action } = await userAction(caller, request, signed);
-    const result = await viaProvider(() => port.generateSignature(conn, token, action, wallet.providerRef!, request.body as Parameters<CustodyBPort['generateSignature']>[4]));
+  async function sign(caller: UserContext, wallet: { id: string; address: string; providerRef: string | null }, request: UserActionRequest, signed: SignedChallengeInput) {
+    const { port, token, action } = await userAction(caller, request, signed);
+    const result = await callerRefusalsAs(port.generateSignature(token, action, wallet.providerRef!, request.body as Parameters<CustodyBClient['generateSignature']>[3]));
     const s = result.signature;
-    if (!s?.encoded) throw CustodyBErrors.providerUnavailable();
+    if (!s?.encoded) throw CustodyBErrors.signatureIncomplete();
     await record(caller, 'custody_b.signature', { walletId: wallet.id, address: wallet.address, signatureId: result.id, kind: (request.body as { kind: string }).kind });
     return { signatureId: result.id, walletId: wallet.id, address: wallet.address, signature: { r: s.r, s: s.s, recid: s.recid ?? 0, encoded: s.encoded } };
   }

@@ -101,10 +101,8 @@ export const ERROR_CATALOGUE = {
   TWO_FACTOR_LOCKED: { status: 429, meaning: 'Too many wrong second-factor codes; locked for a while' },
   TWO_FACTOR_ALREADY_ENABLED: { status: 409, meaning: 'A second factor is enabled already' },
   TWO_FACTOR_NOT_ENABLED: { status: 409, meaning: 'Two-factor authentication is not enabled' },
-  IDP_NOT_CONFIGURED: { status: 404, meaning: 'The tenant has no external identity provider' },
   IDP_STATE_INVALID: { status: 400, meaning: 'The identity-provider login state is unknown, altered, expired, used or of another tenant' },
-  IDP_CONFIG_INVALID: { status: 400, meaning: 'An identity-provider configuration is not valid (operator CLI)' },
-  IDP_UNAVAILABLE: { status: 502, meaning: 'The external identity provider cannot be reached' },
+  IDP_UNAVAILABLE: { status: 502, meaning: 'The external identity provider answered its discovery with something that is not OpenID Connect' },
 
   // Sign-In with Ethereum (POST /evm-eoas)
   SIWE_MESSAGE_INVALID: { status: 400, meaning: 'The message is not a valid EIP-4361 message' },
@@ -210,7 +208,7 @@ export const ERROR_CATALOGUE = {
   CUSTODY_B_TYPED_DATA_INVALID: { status: 400, meaning: 'The EIP-712 typed data is not valid' },
   CUSTODY_B_PROVIDER_REJECTED: { status: 400, meaning: 'custody-b refused the request' },
   CUSTODY_B_PROVIDER_CONFLICT: { status: 409, meaning: 'custody-b refused the request as a conflict with its state' },
-  CUSTODY_B_PROVIDER_UNAVAILABLE: { status: 502, meaning: 'custody-b cannot be reached or failed' },
+  CUSTODY_B_PROVIDER_UNAVAILABLE: { status: 502, meaning: "custody-b refused the service's own credentials or request, or answered outside its protocol" },
 
   // Bank link
   BANK_LINK_PUBLIC_TOKEN_INVALID: { status: 400, meaning: 'The bank-link public token is expired, used or not valid' },

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secrets.js';
 import type { Db } from '../db/client.js';
@@ -30,7 +30,11 @@ export interface ProviderSpec {
    * row holds nothing.
    */
   sandbox?: { generate: (tenantId: string) => { settings: Record<string, string>; secrets: Record<string, string> } };
-  /** The context a secret was sealed under in the provider's former table (rows carried over by a migration). */
+  /**
+   * The context a secret was sealed under in the provider's former table (rows carried over by
+   * a migration). A carried-over entry named `*` holds all the secrets sealed together as JSON
+   * (a row moved from another kind or provider name).
+   */
   legacyContext?: (tenantId: string, secretName: string) => string;
   /** Called after the tenant's settings changed (configure or useSandbox), e.g. to forget state tied to the old provider. */
   changed?: (tenantId: string) => Promise<void>;
@@ -58,6 +62,12 @@ export interface ProviderSettings {
    * row is made first as `resolve` makes it. Names must be declared; the version is raised.
    */
   update(tenantId: string, kind: string, provider: string, settings: Record<string, string | null>): Promise<void>;
+  /**
+   * Forgets the tenant's settings: the provider is as for a tenant never configured (its
+   * sandbox, made afresh where it has credentials; not configured where it has none). False
+   * when there was nothing to forget.
+   */
+  remove(tenantId: string, kind: string, provider: string): Promise<boolean>;
   /** The tenant's settings with secrets opened; a tenant never configured uses the sandbox. */
   get(tenantId: string, kind: string, provider: string): Promise<ProviderConfig>;
   /** As get, but undefined when the tenant has no row (nothing is created; a tenant id that is not a UUID has none). */
@@ -75,7 +85,11 @@ export interface ProviderSettings {
   /** The tenant whose sandbox row holds a public setting of this value (a sandbox's own credential lookup). */
   findSandboxTenant(kind: string, provider: string, setting: string, value: string): Promise<string | undefined>;
   /** As get, without the secrets (only their names): what an operator may see. */
-  view(tenantId: string, kind: string, provider: string): Promise<{ kind: string; provider: string; sandbox: boolean; baseUrl: string | null; settings: Record<string, string>; secrets: string[] }>;
+  view(
+    tenantId: string,
+    kind: string,
+    provider: string,
+  ): Promise<{ kind: string; provider: string; sandbox: boolean; baseUrl: string | null; settings: Record<string, string>; secrets: string[]; updatedAt: string | null }>;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -108,7 +122,11 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
     if (row.legacySecrets) {
       const spec = specOf(kind, provider);
       if (!spec.legacyContext) throw new Error(`${kind} ${provider} has carried-over secrets but declares no legacyContext`);
-      for (const [name, sealed] of Object.entries(row.legacySecrets)) opened[name] = await secrets.decrypt(sealed, spec.legacyContext(tenantId, name));
+      for (const [name, sealed] of Object.entries(row.legacySecrets)) {
+        const value = await secrets.decrypt(sealed, spec.legacyContext(tenantId, name));
+        if (name === '*') Object.assign(opened, JSON.parse(value) as Record<string, string>);
+        else opened[name] = value;
+      }
       await db
         .update(providerSettings)
         .set({ secretsSealed: seal(tenantId, kind, provider, opened), legacySecrets: null })
@@ -189,6 +207,19 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
         await db.insert(providerSettings).values({ tenantId, kind, provider, baseUrl: null, settings: set, secretsSealed: null, legacySecrets: null, createdAt: now, updatedAt: now }).onConflictDoNothing();
       }
     },
+    async remove(tenantId, kind, provider) {
+      const spec = specOf(kind, provider);
+      // The row is emptied, not deleted: its version keeps rising, so no process's cached
+      // adapter (stamped with a version) can match a later row.
+      const held = or(isNotNull(providerSettings.baseUrl), isNotNull(providerSettings.secretsSealed), isNotNull(providerSettings.legacySecrets), sql`${providerSettings.settings} <> '{}'::jsonb`);
+      const removed = await db
+        .update(providerSettings)
+        .set({ baseUrl: null, settings: {}, secretsSealed: null, legacySecrets: null, updatedAt: clock.now(), version: sql`${providerSettings.version} + 1` })
+        .where(and(where(tenantId, kind, provider), held))
+        .returning({ kind: providerSettings.kind });
+      await spec.changed?.(tenantId);
+      return removed.length > 0;
+    },
     async get(tenantId, kind, provider) {
       const row = await read(tenantId, kind, provider);
       return row ? open(row) : { baseUrl: null, settings: {}, secrets: {} };
@@ -245,6 +276,7 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
         baseUrl: sandbox ? null : row.baseUrl,
         settings: row?.settings ?? {},
         secrets: hasSecrets ? Object.keys(spec.secrets) : [],
+        updatedAt: row ? row.updatedAt.toISOString() : null,
       };
     },
   };

@@ -1,8 +1,9 @@
 /**
  * The custody-b provider (delegated wallets-as-a-service, Dfns's protocol): what the custody-b
- * module asks of it. Every call names the connection (per tenant: base URL, application id,
- * service token and the service account's key credential); user calls carry the user's own
- * provider token, and every write carries a one-time user-action token.
+ * module asks of it. The port is bound to one tenant's connection (base URL, application id,
+ * service token and the service account's key credential; src/providers/custody-b/custody-b/
+ * declares the provider and builds it); user calls carry the user's own provider token, and
+ * every write carries a one-time user-action token.
  */
 
 /** A tenant's connection to the provider (the sandbox's, or a configured one). */
@@ -99,30 +100,61 @@ export type SignatureRequest =
   | { kind: 'Message'; message: string }
   | { kind: 'Eip712'; types: Record<string, { name: string; type: string }[]>; domain: Record<string, unknown>; message: Record<string, unknown> };
 
-export interface CustodyBPort {
+/** The provider's EVM networks and their chain ids (a configured provider's wallets live there). */
+export const NETWORK_CHAIN_IDS: Record<string, number> = {
+  Ethereum: 1,
+  EthereumSepolia: 11155111,
+  EthereumHolesky: 17000,
+  Polygon: 137,
+  PolygonAmoy: 80002,
+  Base: 8453,
+  BaseSepolia: 84532,
+  ArbitrumOne: 42161,
+  ArbitrumSepolia: 421614,
+  Optimism: 10,
+  OptimismSepolia: 11155420,
+};
+
+/** The provider's XRP Ledger networks and the XRPL network names wallets are registered under. */
+export const XRPL_NETWORK_NAMES: Record<string, string> = { XrpLedger: 'mainnet', XrpLedgerTestnet: 'testnet' };
+
+/** Where Bastion registers a wallet of the provider: an EVM chain, or an XRPL network. */
+export type CustodyBLocation = { chain: 'evm'; chainId: number } | { chain: 'xrpl'; network: string };
+
+/**
+ * The provider's protocol for one tenant (its connection bound in). User calls carry the
+ * user's own provider token; every write carries a one-time user-action token. Failures are
+ * `ProviderError`s (src/platform/providers/errors.ts) carrying the provider's status.
+ */
+export interface CustodyBProtocol {
   /** Service call (a service user action): a registration challenge for a new end user. */
-  delegatedRegistrationChallenge(conn: CustodyBConnection, input: { email: string; externalId: string }): Promise<RegistrationChallenge>;
+  delegatedRegistrationChallenge(input: { email: string; externalId: string }): Promise<RegistrationChallenge>;
   /** Completes registration with the user's new credential (temporary token of the challenge). */
-  register(conn: CustodyBConnection, temporaryAuthenticationToken: string, credential: CredentialAttestation): Promise<Registration>;
+  register(temporaryAuthenticationToken: string, credential: CredentialAttestation): Promise<Registration>;
   /** Service call (a service user action): the end user's provider token. */
-  delegatedLogin(conn: CustodyBConnection, username: string): Promise<{ token: string }>;
+  delegatedLogin(username: string): Promise<{ token: string }>;
   /** A challenge for the user's credential, bound to one request. */
-  userActionInit(conn: CustodyBConnection, userToken: string, request: UserActionRequest): Promise<UserActionChallenge>;
+  userActionInit(userToken: string, request: UserActionRequest): Promise<UserActionChallenge>;
   /** The signed challenge exchanged for a one-time user-action token. */
-  userActionSign(conn: CustodyBConnection, userToken: string, signed: SignedChallenge): Promise<{ userAction: string }>;
-  createWallet(conn: CustodyBConnection, userToken: string, userAction: string, body: { network: string; name?: string }): Promise<ProviderWallet>;
-  generateSignature(conn: CustodyBConnection, userToken: string, userAction: string, walletId: string, body: SignatureRequest): Promise<ProviderSignature>;
-  broadcastTransaction(conn: CustodyBConnection, userToken: string, userAction: string, walletId: string, body: { kind: 'Transaction'; transaction: string }): Promise<ProviderBroadcast>;
+  userActionSign(userToken: string, signed: SignedChallenge): Promise<{ userAction: string }>;
+  createWallet(userToken: string, userAction: string, body: { network: string; name?: string }): Promise<ProviderWallet>;
+  generateSignature(userToken: string, userAction: string, walletId: string, body: SignatureRequest): Promise<ProviderSignature>;
+  broadcastTransaction(userToken: string, userAction: string, walletId: string, body: { kind: 'Transaction'; transaction: string }): Promise<ProviderBroadcast>;
 }
 
-/** The provider's refusal: its HTTP status and the error's message. `status` 0: not reached. */
-export class CustodyBProviderError extends Error {
-  constructor(
-    readonly status: number,
-    readonly providerMessage: string,
-  ) {
-    super(`custody-b provider answered ${status}: ${providerMessage}`);
-    this.name = 'CustodyBProviderError';
+/** The custody-b port: the protocol, and where the tenant's provider keeps its wallets. */
+export interface CustodyBClient extends CustodyBProtocol {
+  /** The network of a new wallet when the caller names none (the `network` setting). */
+  readonly defaultNetwork: string;
+  /** Where the provider's wallets on `network` are registered; undefined for a network it opens no wallets on. */
+  locationOf(network: string): Promise<CustodyBLocation | undefined>;
+  /** Every location a wallet of this chain may be registered at (a wallet is looked up by address). */
+  locations(chain: 'evm' | 'xrpl'): Promise<CustodyBLocation[]>;
+}
+
+declare module '../../platform/providers/define.js' {
+  interface ProviderPorts {
+    'custody-b': CustodyBClient;
   }
 }
 

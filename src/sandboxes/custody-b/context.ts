@@ -31,6 +31,8 @@ export interface CustodyBSandboxOptions {
   xrplLedger: XrplLedgerPort;
   /** Broadcasts are durable: stored signed before they are sent, resumed by the platform's sweeper. */
   inFlight: Platform['inFlight'];
+  /** True while the tenant's custody-b is this sandbox (not a configured provider): the faucet pays only then. */
+  onSandbox: (tenantId: string) => Promise<boolean>;
 }
 
 export interface SandboxContext {

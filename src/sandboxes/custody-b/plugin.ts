@@ -1,12 +1,12 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
-import { actorOf } from '../../platform/audit/actor.js';
-import { Access, userCaller } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf, type UserContext } from '../../platform/http/context.js';
 import { AppError } from '../../platform/http/errors.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CustodyBFundBody, CustodyBFunded, FAUCET_TAGS, faucetAmount, fundEvm, fundXrpl, type Funded } from '../faucet.js';
+import { CustodyBFundBody, CustodyBFunded, FAUCET_TAGS, FaucetErrors, faucetAmount, fundEvm, fundXrpl, type Funded } from '../faucet.js';
 import { isXrplNetwork } from './xrpl.js';
 import type { CustodyBConnection } from '../../providers/custody-b/port.js';
 import { authEndpoints } from './auth-endpoints.js';
@@ -100,9 +100,10 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
      * POST /sandbox/custody-b/fund `{address, amount}` (registered in the tenant scope while
      * sandboxes are served; the wallet owner's bearer token): the sandbox's faucet for one of the
      * caller's custody-b wallets, `amount` ETH (at most 10) or XRP (at most 1000) by its chain.
-     * `walletOf` finds the caller's wallet by address (on a tenant left on the sandbox).
+     * A tenant pointed at a real custody-b is 409 FAUCET_NOT_SANDBOX; `walletOf` (the module's)
+     * finds the caller's wallet by address.
      */
-    faucetRoutes(app: FastifyInstance, deps: { walletOf: (caller: { tenantId: string; userId: string; actor: ReturnType<typeof actorOf> }, address: string) => Promise<{ providerRef: string }> }): void {
+    faucetRoutes(app: FastifyInstance, deps: { walletOf: (ctx: UserContext, address: string) => Promise<{ providerRef: string }> }): void {
       app.withTypeProvider<TypeBoxTypeProvider>().post(
         `${SANDBOX_PREFIX}/fund`,
         {
@@ -115,9 +116,10 @@ export function createCustodyBSandbox(options: CustodyBSandboxOptions) {
           },
         },
         async (request) => {
-          const caller = { tenantId: request.tenant.id, userId: userCaller(request).userId, actor: actorOf(request.principal) };
-          const wallet = await deps.walletOf(caller, request.body.address);
-          const funded = await fund(caller.tenantId, wallet.providerRef, (symbol) => faucetAmount(request.body.amount, symbol, 'body.amount'));
+          const ctx = contextOf(request, Access.user);
+          if (!(await options.onSandbox(ctx.tenantId))) throw FaucetErrors.notSandbox('custody-b');
+          const wallet = await deps.walletOf(ctx, request.body.address);
+          const funded = await fund(ctx.tenantId, wallet.providerRef, (symbol) => faucetAmount(request.body.amount, symbol, 'body.amount'));
           return { address: funded.address, symbol: funded.symbol, amount: funded.amount, hash: funded.hash, balance: funded.balance };
         },
       );

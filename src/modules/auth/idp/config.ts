@@ -1,10 +1,9 @@
-import type { Clock } from '../../../platform/clock.js';
-import type { SecretBox } from '../../../platform/crypto/secrets.js';
-import type { OidcClientSettings } from '../../../providers/idp/oidc.js';
-import { IdpErrors } from './errors.js';
-import { isLoopbackHost, normalizeAllowEntry } from '../../../platform/http/redirect-allow.js';
-import type { IdpRepo } from './repo.js';
-import type { IdpConfigRow } from './table.js';
+import type { ProviderSettings } from '../../../platform/provider-settings/settings.js';
+import type { Providers } from '../../../platform/providers/service.js';
+
+/** The IdP's kind and provider in provider_settings (src/providers/idp/oidc/index.ts declares it). */
+export const IDP_KIND = 'idp';
+export const IDP_PROVIDER = 'oidc';
 
 export interface IdpSettingsInput {
   issuer: string;
@@ -27,93 +26,51 @@ export interface IdpConfigView {
   updatedAt: string;
 }
 
-export interface IdpTenantSettings {
-  row: IdpConfigRow;
-  client: OidcClientSettings;
-}
-
-export const DEFAULT_IDP_SCOPES = 'openid email profile';
 const MASK = '********';
 
-function normalizeIssuer(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw IdpErrors.configInvalid('issuer must be an absolute URL');
+/**
+ * The `idp set|show|remove` commands and GET /auth/idp/config, kept because the README
+ * promises them: the same settings as `provider configure|show|remove --kind idp --provider
+ * oidc`, in provider_settings (the client secret sealed there). The definition checks them; a
+ * tenant with none is 503 PROVIDER_NOT_CONFIGURED, as every kind.
+ */
+export function createIdpConfigService(deps: { providerSettings: ProviderSettings; providers: Pick<Providers, 'port'>; callbackUrl: () => string }) {
+  const { providerSettings, providers, callbackUrl } = deps;
+
+  async function view(tenantId: string): Promise<IdpConfigView> {
+    const idp = await providers.port(tenantId, IDP_KIND);
+    const { updatedAt } = await providerSettings.view(tenantId, IDP_KIND, IDP_PROVIDER);
+    return {
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: MASK,
+      scopes: idp.scopes,
+      redirectAllow: [...idp.redirectAllow],
+      callbackUrl: callbackUrl(),
+      updatedAt: updatedAt ?? new Date(0).toISOString(),
+    };
   }
-  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-  if (!secure) throw IdpErrors.configInvalid('issuer must use https (http is for loopback hosts only)');
-  if (url.search || url.hash || url.username || url.password) throw IdpErrors.configInvalid('issuer must not carry a query, fragment or credentials');
-  // The issuer identifier is compared exactly with the `iss` the provider signs: keep it as given.
-  return raw;
-}
-
-function normalizeScopes(raw: string | undefined): string {
-  const scopes = (raw ?? DEFAULT_IDP_SCOPES).split(/[\s,]+/).filter(Boolean);
-  if (scopes.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw IdpErrors.configInvalid('scopes hold an invalid character');
-  return [...new Set(['openid', ...scopes])].join(' ');
-}
-
-/** Per-tenant settings of the external OpenID provider; the client secret is sealed at rest. */
-export function createIdpConfigService(deps: { repo: IdpRepo; secrets: SecretBox; clock: Clock; callbackUrl: () => string }) {
-  const { repo, secrets, clock, callbackUrl } = deps;
-  const context = (tenantId: string) => `idp:${tenantId}`;
-
-  const view = (row: IdpConfigRow): IdpConfigView => ({
-    issuer: row.issuer,
-    clientId: row.clientId,
-    clientSecret: MASK,
-    scopes: row.scopes,
-    redirectAllow: row.redirectAllow,
-    callbackUrl: callbackUrl(),
-    updatedAt: row.updatedAt.toISOString(),
-  });
 
   return {
+    /** Sets the tenant's provider (checked by its definition; ProviderSettingsError when refused). */
     async set(tenantId: string, input: IdpSettingsInput): Promise<IdpConfigView> {
-      const issuer = normalizeIssuer(input.issuer.trim());
-      const clientId = input.clientId.trim();
-      if (!clientId || clientId.length > 512) throw IdpErrors.configInvalid('client id must hold 1 to 512 characters');
-      if (!input.clientSecret || input.clientSecret.length > 4096) throw IdpErrors.configInvalid('client secret must hold 1 to 4096 characters');
-      if (input.redirectAllow.length === 0) throw IdpErrors.configInvalid('at least one allowed redirect URL is required');
-      const redirectAllow = input.redirectAllow.map((raw) => {
-        const result = normalizeAllowEntry(raw.trim());
-        if ('problem' in result) throw IdpErrors.configInvalid(result.problem);
-        return result.entry;
+      const issuer = input.issuer.trim();
+      await providerSettings.configure(tenantId, IDP_KIND, IDP_PROVIDER, {
+        baseUrl: issuer,
+        // The issuer identifier is compared exactly with the `iss` the provider signs: kept as given.
+        settings: {
+          issuer,
+          'client-id': input.clientId.trim(),
+          ...(input.scopes !== undefined ? { scopes: input.scopes } : {}),
+          'redirect-allow': input.redirectAllow.map((url) => url.trim()).join(' '),
+        },
+        secrets: { 'client-secret': input.clientSecret },
       });
-      const now = clock.now();
-      const row: IdpConfigRow = {
-        tenantId,
-        issuer,
-        clientId,
-        clientSecretSealed: secrets.encrypt(input.clientSecret, context(tenantId)),
-        scopes: normalizeScopes(input.scopes),
-        redirectAllow: [...new Set(redirectAllow)],
-        createdAt: now,
-        updatedAt: now,
-      };
-      await repo.upsertConfig(row);
-      return view((await repo.findConfig(tenantId)) ?? row);
+      return view(tenantId);
     },
-
-    async view(tenantId: string): Promise<IdpConfigView> {
-      const row = await repo.findConfig(tenantId);
-      if (!row) throw IdpErrors.notConfigured();
-      return view(row);
-    },
-
-    async remove(tenantId: string): Promise<boolean> {
-      return repo.deleteConfig(tenantId);
-    },
-
-    /** The tenant's settings with the secret opened, for talking to the provider. */
-    async settings(tenantId: string): Promise<IdpTenantSettings> {
-      const row = await repo.findConfig(tenantId);
-      if (!row) throw IdpErrors.notConfigured();
-      const clientSecret = await secrets.decrypt(row.clientSecretSealed, context(tenantId));
-      return { row, client: { issuer: row.issuer, clientId: row.clientId, clientSecret } };
-    },
+    view,
+    /** Forgets the tenant's provider; false when it had none. */
+    remove: (tenantId: string): Promise<boolean> => providerSettings.remove(tenantId, IDP_KIND, IDP_PROVIDER),
   };
 }
 

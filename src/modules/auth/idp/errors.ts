@@ -1,7 +1,6 @@
 import { AppError } from '../../../platform/http/errors.js';
 
 export const IdpErrors = {
-  notConfigured: () => new AppError(404, 'IDP_NOT_CONFIGURED', 'No external identity provider is configured for this tenant'),
   redirectNotAllowed: () =>
     new AppError(400, 'REDIRECT_URL_NOT_ALLOWED', "query.redirectUrl is not on the tenant's allow-list of client URLs"),
   stateInvalid: (why: 'unknown' | 'expired' | 'used' | 'tenant') =>
@@ -15,7 +14,6 @@ export const IdpErrors = {
         tenant: 'The state belongs to another tenant',
       }[why],
     ),
-  configInvalid: (message: string) => new AppError(400, 'IDP_CONFIG_INVALID', message),
 };
 
 /**

@@ -1,24 +1,9 @@
 import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { DbOrTx } from '../../../platform/db/client.js';
-import { idpConfigs, idpLoginStates, userIdentities, type IdpConfigRow, type IdpLoginStateRow, type UserIdentityRow } from './table.js';
+import { idpLoginStates, userIdentities, type IdpLoginStateRow, type UserIdentityRow } from './table.js';
 
 export function createIdpRepo(db: DbOrTx) {
   return {
-    async findConfig(tenantId: string, tx: DbOrTx = db): Promise<IdpConfigRow | undefined> {
-      const [row] = await tx.select().from(idpConfigs).where(eq(idpConfigs.tenantId, tenantId)).limit(1);
-      return row;
-    },
-
-    async upsertConfig(row: IdpConfigRow, tx: DbOrTx = db): Promise<void> {
-      const { tenantId: _tenantId, createdAt: _createdAt, ...changes } = row;
-      await tx.insert(idpConfigs).values(row).onConflictDoUpdate({ target: idpConfigs.tenantId, set: changes });
-    },
-
-    async deleteConfig(tenantId: string, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await tx.delete(idpConfigs).where(eq(idpConfigs.tenantId, tenantId)).returning({ tenantId: idpConfigs.tenantId });
-      return rows.length > 0;
-    },
-
     async insertState(row: typeof idpLoginStates.$inferInsert, tx: DbOrTx = db): Promise<void> {
       await tx.insert(idpLoginStates).values(row);
     },

@@ -57,7 +57,7 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
         summary: "Start a login at the tenant's external OpenID provider",
         description: 'Answers the authorization URL (PKCE S256, nonce, single-use state valid 10 minutes). redirectUrl must match the allow-list.',
         querystring: StartQuery,
-        response: { 200: StartResponse, ...errorResponses(404, 429, 502) },
+        response: { 200: StartResponse, ...errorResponses(429, 502, 503) },
       },
     },
     async (request) => {
@@ -77,9 +77,10 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
         description:
           'Redirects (303) to the redirectUrl given to GET /auth/idp with the token pair in the URL fragment ' +
           '(accessToken, refreshToken, tokenType, expiresIn, accessTokenExpiresAt, refreshTokenExpiresAt), or ' +
-          'twoFactorRequired and challengeToken, or error and error_description. An unknown, altered, expired or used state is a 400.',
+          'twoFactorRequired and challengeToken, or error and error_description. An unknown, altered, expired or used state is a 400; ' +
+          'a tenant whose provider was removed meanwhile is 503 PROVIDER_NOT_CONFIGURED.',
         querystring: CallbackQuery,
-        response: { 303: Type.Null({ description: 'Redirect to the client URL; the outcome is in the fragment' }), ...errorResponses(404, 429) },
+        response: { 303: Type.Null({ description: 'Redirect to the client URL; the outcome is in the fragment' }), ...errorResponses(429, 503) },
       },
     },
     async (request, reply) => {
@@ -99,7 +100,12 @@ export function idpRoutes(app: FastifyInstance, deps: { login: IdpLoginService; 
     '/auth/idp/config',
     {
       config: { auth: Access.apiKeyOrAdmin },
-      schema: { tags, summary: "The tenant's external identity provider settings (secret masked)", response: { 200: ConfigView, ...errorResponses(403, 404) } },
+      schema: {
+        tags,
+        summary: "The tenant's external identity provider settings (secret masked)",
+        description: 'A tenant without one is 503 PROVIDER_NOT_CONFIGURED (as every provider kind).',
+        response: { 200: ConfigView, ...errorResponses(403, 503) },
+      },
     },
     async (request) => config.view(request.tenant.id),
   );

@@ -7,13 +7,15 @@ import { randomToken, sha256Hex } from '../../../platform/crypto/hash.js';
 import type { SecretBox } from '../../../platform/crypto/secrets.js';
 import { AppError } from '../../../platform/http/errors.js';
 import type { TenantContext } from '../../../platform/http/guards.js';
-import { OidcError, type OidcIdentity, type OidcPort } from '../../../providers/idp/oidc.js';
+import { ProviderError } from '../../../platform/providers/errors.js';
+import type { Providers } from '../../../platform/providers/service.js';
+import { OidcError, type IdpClient, type OidcIdentity } from '../../../providers/idp/port.js';
 import { isValidEmail, type UsersService } from '../../users/service.js';
 import type { UserRow } from '../../users/table.js';
 import type { AuthRepo } from '../repo.js';
 import type { SecondFactorStarter } from '../service.js';
 import type { SecurityEventSink, SessionMeta, SessionService } from '../sessions.js';
-import type { IdpConfigService, IdpTenantSettings } from './config.js';
+import { IDP_KIND } from './config.js';
 import { IdpErrors, IdpLoginError } from './errors.js';
 import { matchRedirect } from '../../../platform/http/redirect-allow.js';
 import type { IdpRepo } from './repo.js';
@@ -61,8 +63,8 @@ export function createIdpLoginService(deps: {
   tx: RunInTx;
   clock: Clock;
   secrets: SecretBox;
-  config: IdpConfigService;
-  oidc: OidcPort;
+  /** The platform's providers: the tenant's IdP (503 PROVIDER_NOT_CONFIGURED without one). */
+  providers: Pick<Providers, 'port'>;
   users: UsersService;
   sessions: SessionService;
   record: SecurityEventSink;
@@ -70,7 +72,8 @@ export function createIdpLoginService(deps: {
   callbackUrl: () => string;
   logger: Logger;
 }) {
-  const { repo, authRepo, tx, clock, secrets, config, oidc, users, sessions, record, callbackUrl, logger } = deps;
+  const { repo, authRepo, tx, clock, secrets, users, sessions, record, callbackUrl, logger } = deps;
+  const idpOf = (tenantId: string): Promise<IdpClient> => deps.providers.port(tenantId, IDP_KIND);
   const verifierContext = (row: Pick<IdpLoginStateRow, 'tenantId' | 'id'>) => `idp-state:${row.tenantId}:${row.id}`;
 
   /** Finds the state row and marks it used, or says why it cannot be used. */
@@ -136,27 +139,30 @@ export function createIdpLoginService(deps: {
     }
   }
 
-  async function completeLogin(row: IdpLoginStateRow, settings: IdpTenantSettings, input: IdpCallbackInput): Promise<Record<string, string>> {
+  async function completeLogin(row: IdpLoginStateRow, idp: IdpClient, input: IdpCallbackInput): Promise<Record<string, string>> {
     // The provider changed since the request: the code was issued by another issuer.
-    if (settings.row.issuer !== row.issuer) throw new IdpLoginError('invalid_id_token', 'The identity provider of the tenant changed during the login');
+    if (idp.issuer !== row.issuer) throw new IdpLoginError('invalid_id_token', 'The identity provider of the tenant changed during the login');
     const currentUrl = new URL(callbackUrl());
     currentUrl.search = input.rawQuery;
     let identity: OidcIdentity;
     try {
-      identity = await oidc.complete(settings.client, {
+      identity = await idp.complete({
         currentUrl,
         state: input.state,
         nonce: row.nonce,
         codeVerifier: await secrets.decrypt(row.codeVerifierSealed, verifierContext(row)),
       });
     } catch (error) {
+      if (error instanceof ProviderError && error.reason !== 'not_configured') {
+        logger.warn({ tenantId: row.tenantId, reason: error.reason, detail: error.message }, 'idp login failed at the provider');
+        throw new IdpLoginError('temporarily_unavailable', 'The identity provider cannot be reached; retry later');
+      }
       if (!(error instanceof OidcError)) throw error;
       logger.warn({ tenantId: row.tenantId, failure: error.failure, reason: error.message }, 'idp login failed at the provider');
       if (error.failure === 'provider_error') {
         const code = error.providerError && PROVIDER_ERROR_RE.test(error.providerError) ? error.providerError : 'server_error';
         throw new IdpLoginError(code, 'The identity provider did not authorize the login');
       }
-      if (error.failure === 'idp_unavailable') throw new IdpLoginError('temporarily_unavailable', 'The identity provider cannot be reached; retry later');
       if (error.failure === 'token_exchange_failed') throw new IdpLoginError('token_exchange_failed', 'The identity provider refused the authorization code');
       throw new IdpLoginError('invalid_id_token', 'The identity provider returned an ID token that failed validation');
     }
@@ -183,27 +189,26 @@ export function createIdpLoginService(deps: {
   return {
     /** Issues the authorization request: a URL of the provider carrying PKCE, nonce and state. */
     async start(tenant: TenantContext, redirectUrl: string): Promise<IdpStart> {
-      const settings = await config.settings(tenant.id);
-      const target = matchRedirect(redirectUrl, settings.row.redirectAllow);
+      const idp = await idpOf(tenant.id);
+      const target = matchRedirect(redirectUrl, idp.redirectAllow);
       if (!target) throw IdpErrors.redirectNotAllowed();
-      const pkce = await oidc.newPkce();
-      const nonce = oidc.newNonce();
+      const pkce = await idp.newPkce();
+      const nonce = idp.newNonce();
       const state = randomToken(32);
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + IDP_STATE_TTL_MS);
-      // Built before anything is stored: an unreachable provider leaves no row behind.
-      const authorizationUrl = await oidc
-        .authorizationUrl(settings.client, { redirectUri: callbackUrl(), scope: settings.row.scopes, state, nonce, codeChallenge: pkce.challenge })
-        .catch((error: unknown) => {
-          logger.warn({ tenantId: tenant.id, reason: error instanceof Error ? error.message : String(error) }, 'idp discovery failed');
-          throw new AppError(502, 'IDP_UNAVAILABLE', 'The identity provider cannot be reached; retry later');
-        });
+      // Built before anything is stored: an unreachable provider leaves no row behind (its
+      // ProviderError answers: 503 unreachable, 502 IDP_UNAVAILABLE for a discovery of another shape).
+      const authorizationUrl = await idp.authorizationUrl({ redirectUri: callbackUrl(), state, nonce, codeChallenge: pkce.challenge }).catch((error: unknown) => {
+        logger.warn({ tenantId: tenant.id, reason: error instanceof Error ? error.message : String(error) }, 'idp discovery failed');
+        throw error;
+      });
       const id = newId();
       await repo.insertState({
         id,
         tenantId: tenant.id,
         stateHash: sha256Hex(state),
-        issuer: settings.row.issuer,
+        issuer: idp.issuer,
         redirectUrl: target,
         nonce,
         codeVerifierSealed: secrets.encrypt(pkce.verifier, verifierContext({ tenantId: tenant.id, id })),
@@ -221,11 +226,11 @@ export function createIdpLoginService(deps: {
      */
     async callback(input: IdpCallbackInput): Promise<IdpCallbackResult> {
       const row = await consumeState(input.state, input.tenantHeader);
-      const settings = await config.settings(row.tenantId);
+      const idp = await idpOf(row.tenantId);
       // The allow-list may have shrunk since the request: never send tokens to a URL no longer trusted.
-      if (!matchRedirect(row.redirectUrl, settings.row.redirectAllow)) throw IdpErrors.redirectNotAllowed();
+      if (!matchRedirect(row.redirectUrl, idp.redirectAllow)) throw IdpErrors.redirectNotAllowed();
       try {
-        return { location: fragmentUrl(row.redirectUrl, await completeLogin(row, settings, input)) };
+        return { location: fragmentUrl(row.redirectUrl, await completeLogin(row, idp, input)) };
       } catch (error) {
         if (!(error instanceof IdpLoginError)) throw error;
         await record(undefined, row.tenantId, { type: 'login.failed', actor: { type: 'anonymous' }, details: { method: 'idp', reason: error.error } });

@@ -1,23 +1,7 @@
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from '../../../platform/tenancy/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-
-/** A tenant's external OpenID provider: one per tenant. The client secret is sealed by the SecretBox. */
-export const idpConfigs = pgTable('idp_configs', {
-  tenantId: uuid('tenant_id')
-    .primaryKey()
-    .references(() => tenants.id, { onDelete: 'cascade' }),
-  issuer: text('issuer').notNull(),
-  clientId: text('client_id').notNull(),
-  clientSecretSealed: text('client_secret_sealed').notNull(),
-  /** Space-separated; always holds `openid`. */
-  scopes: text('scopes').notNull(),
-  /** Client URLs a login may return to (scheme, host, port and path prefix), normalized. */
-  redirectAllow: jsonb('redirect_allow').$type<string[]>().notNull(),
-  createdAt: ts('created_at').notNull(),
-  updatedAt: ts('updated_at').notNull(),
-});
 
 /**
  * One authorization request in flight. The browser carries only the random `state`; its
@@ -64,6 +48,5 @@ export const userIdentities = pgTable(
   ],
 );
 
-export type IdpConfigRow = typeof idpConfigs.$inferSelect;
 export type IdpLoginStateRow = typeof idpLoginStates.$inferSelect;
 export type UserIdentityRow = typeof userIdentities.$inferSelect;

@@ -1,5 +1,5 @@
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
-import type { CredentialAssertion } from './port.js';
+import type { CredentialAssertion } from '../port.js';
 
 /** Base64url without padding (the provider's encoding of client data and signatures). */
 export const b64url = (data: Buffer | string): string => Buffer.from(data).toString('base64url');

@@ -1,22 +1,22 @@
 import { Type, type TSchema } from 'typebox';
-import { providerAnswer, type ProviderAnswer } from '../../platform/http/provider-answer.js';
+import { providerAnswer, type ProviderAnswer } from '../../../platform/http/provider-answer.js';
+import { ProviderError } from '../../../platform/providers/errors.js';
 import { signWithKeyCredential, requestNonce } from './credentials.js';
 import {
   APP_ID_HEADER,
   CUSTODY_B_PATHS as P,
-  CustodyBProviderError,
   NONCE_HEADER,
   USER_ACTION_HEADER,
   type CustodyBConnection,
-  type CustodyBPort,
+  type CustodyBProtocol,
   type UserActionChallenge,
   type UserActionRequest,
-} from './port.js';
+} from '../port.js';
 
 const TIMEOUT_MS = 15_000;
 
 // What Bastion reads of custody-b's answers (docs/providers.md): checked before use, so an
-// answer of another shape is a provider error (502 CUSTODY_B_PROVIDER_UNAVAILABLE), never a crash.
+// answer of another shape is a provider error (malformed answer, 502), never a crash.
 const Str = Type.String({ minLength: 1, maxLength: 5000 });
 const Arr = Type.Array(Type.Unknown());
 const Obj = Type.Object({});
@@ -70,24 +70,18 @@ function urlOf(baseUrl: string, path: string): string {
 }
 
 /**
- * The custody-b adapter: the provider's HTTP API (docs/providers.md) with the application id,
- * a bearer token (the service's, or the user's delegated one), a request nonce on every call,
- * and the user-action token on writes. The service's own user actions (delegated registration
- * and login) are signed here with the service account's key credential.
+ * The custody-b adapter for one connection: the provider's HTTP API (docs/providers.md) with
+ * the application id, a bearer token (the service's, or the user's delegated one), a request
+ * nonce on every call, and the user-action token on writes. The service's own user actions
+ * (delegated registration and login) are signed here with the service account's key
+ * credential. A network failure or 5xx is `ProviderError` unreachable; a 4xx is unauthorized,
+ * not found or refused with the provider's status; a 2xx of another shape is a malformed answer.
  */
-export function createCustodyBAdapter(options: { fetch?: typeof fetch; now?: () => Date } = {}): CustodyBPort {
+export function createCustodyBClient(conn: CustodyBConnection, options: { fetch?: typeof fetch; now?: () => Date } = {}): CustodyBProtocol {
   const doFetch = options.fetch ?? fetch;
   const now = options.now ?? (() => new Date());
 
-  async function call<T>(
-    shape: ProviderAnswer<TSchema>,
-    conn: CustodyBConnection,
-    method: string,
-    path: string,
-    token: string,
-    body?: unknown,
-    userAction?: string,
-  ): Promise<T> {
+  async function call<T>(shape: ProviderAnswer<TSchema>, method: string, path: string, token: string, body?: unknown, userAction?: string): Promise<T> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       [APP_ID_HEADER]: conn.appId,
@@ -105,56 +99,56 @@ export function createCustodyBAdapter(options: { fetch?: typeof fetch; now?: () 
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (error) {
-      throw new CustodyBProviderError(0, error instanceof Error ? error.message : 'unreachable');
+      throw new ProviderError('unreachable', `custody-b unreachable: ${error instanceof Error ? error.message : 'no answer'}`);
     }
     const text = await res.text();
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : {};
     } catch {
-      throw new CustodyBProviderError(res.status >= 400 ? res.status : 502, 'the provider answered something that is not JSON');
+      if (!res.ok) throw ProviderError.fromStatus(res.status, `custody-b answered ${res.status}: ${res.statusText}`);
+      throw new ProviderError('malformed_answer', 'custody-b answered something that is not JSON', res.status);
     }
     if (!res.ok) {
-      const p = parsed as { error?: { message?: unknown }; message?: unknown };
+      const p = (parsed ?? {}) as { error?: { message?: unknown }; message?: unknown };
       const message = typeof p.error?.message === 'string' ? p.error.message : typeof p.message === 'string' ? p.message : res.statusText;
-      throw new CustodyBProviderError(res.status, message);
+      throw ProviderError.fromStatus(res.status, `custody-b answered ${res.status}: ${message}`);
     }
-    return shape.parse(parsed, (detail) => new CustodyBProviderError(502, detail)) as T;
+    return shape.parse(parsed, (detail) => new ProviderError('malformed_answer', detail, res.status)) as T;
   }
 
   /** A user action of the service account itself: challenge, its own signature, token. */
-  async function serviceAction<T>(shape: ProviderAnswer<TSchema>, conn: CustodyBConnection, request: UserActionRequest): Promise<T> {
+  async function serviceAction<T>(shape: ProviderAnswer<TSchema>, request: UserActionRequest): Promise<T> {
     const payload = JSON.stringify(request.body);
-    const challenge = await call<UserActionChallenge>(A.actionChallenge, conn, 'POST', P.actionInit, conn.serviceToken, {
+    const challenge = await call<UserActionChallenge>(A.actionChallenge, 'POST', P.actionInit, conn.serviceToken, {
       userActionHttpMethod: request.method,
       userActionHttpPath: request.path,
       userActionPayload: payload,
       userActionServerKind: 'Api',
     });
     const firstFactor = signWithKeyCredential(challenge.challenge, conn.serviceCredId, conn.servicePrivateKeyPem);
-    const { userAction } = await call<{ userAction: string }>(A.userAction, conn, 'POST', P.action, conn.serviceToken, {
+    const { userAction } = await call<{ userAction: string }>(A.userAction, 'POST', P.action, conn.serviceToken, {
       challengeIdentifier: challenge.challengeIdentifier,
       firstFactor,
     });
-    return call<T>(shape, conn, request.method, request.path, conn.serviceToken, request.body, userAction);
+    return call<T>(shape, request.method, request.path, conn.serviceToken, request.body, userAction);
   }
 
   return {
-    delegatedRegistrationChallenge: (conn, input) =>
-      serviceAction(A.registrationChallenge, conn, { method: 'POST', path: P.delegatedRegistration, body: { email: input.email, kind: 'EndUser', externalId: input.externalId } }),
-    register: (conn, temporaryAuthenticationToken, credential) =>
-      call(A.registration, conn, 'POST', P.registration, temporaryAuthenticationToken, { firstFactorCredential: credential }),
-    delegatedLogin: (conn, username) => serviceAction(A.login, conn, { method: 'POST', path: P.delegatedLogin, body: { username } }),
-    userActionInit: (conn, userToken, request) =>
-      call(A.actionChallenge, conn, 'POST', P.actionInit, userToken, {
+    delegatedRegistrationChallenge: (input) =>
+      serviceAction(A.registrationChallenge, { method: 'POST', path: P.delegatedRegistration, body: { email: input.email, kind: 'EndUser', externalId: input.externalId } }),
+    register: (temporaryAuthenticationToken, credential) => call(A.registration, 'POST', P.registration, temporaryAuthenticationToken, { firstFactorCredential: credential }),
+    delegatedLogin: (username) => serviceAction(A.login, { method: 'POST', path: P.delegatedLogin, body: { username } }),
+    userActionInit: (userToken, request) =>
+      call(A.actionChallenge, 'POST', P.actionInit, userToken, {
         userActionHttpMethod: request.method,
         userActionHttpPath: request.path,
         userActionPayload: JSON.stringify(request.body),
         userActionServerKind: 'Api',
       }),
-    userActionSign: (conn, userToken, signed) => call(A.userAction, conn, 'POST', P.action, userToken, signed),
-    createWallet: (conn, userToken, userAction, body) => call(A.wallet, conn, 'POST', P.wallets, userToken, body, userAction),
-    generateSignature: (conn, userToken, userAction, walletId, body) => call(A.signature, conn, 'POST', P.signatures(walletId), userToken, body, userAction),
-    broadcastTransaction: (conn, userToken, userAction, walletId, body) => call(A.broadcast, conn, 'POST', P.transactions(walletId), userToken, body, userAction),
+    userActionSign: (userToken, signed) => call(A.userAction, 'POST', P.action, userToken, signed),
+    createWallet: (userToken, userAction, body) => call(A.wallet, 'POST', P.wallets, userToken, body, userAction),
+    generateSignature: (userToken, userAction, walletId, body) => call(A.signature, 'POST', P.signatures(walletId), userToken, body, userAction),
+    broadcastTransaction: (userToken, userAction, walletId, body) => call(A.broadcast, 'POST', P.transactions(walletId), userToken, body, userAction),
   };
 }

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
-import { systemClock, type Clock } from '../../platform/clock.js';
+import { systemClock, type Clock } from '../../../platform/clock.js';
 import * as oidc from 'openid-client';
-import { isLoopbackHost } from '../../platform/http/hosts.js';
+import { isLoopbackHost } from '../../../platform/http/hosts.js';
+import { ProviderError } from '../../../platform/providers/errors.js';
+import { OidcError, type AuthorizationRequest, type CallbackChecks, type OidcIdentity } from '../port.js';
 
 /** How Bastion is registered at a tenant's OpenID provider. */
 export interface OidcClientSettings {
@@ -10,61 +11,12 @@ export interface OidcClientSettings {
   clientSecret: string;
 }
 
-/** What the provider asserted about the person, from the validated ID token (and UserInfo). */
-export interface OidcIdentity {
-  issuer: string;
-  subject: string;
-  email?: string;
-  /** True only when the provider asserted `email_verified: true` for this email. */
-  emailVerified: boolean;
-  name?: string;
-}
-
-export type OidcFailure =
-  /** The provider answered the authorization request with an error (access_denied...). */
-  | 'provider_error'
-  /** The token endpoint refused the code (expired, replayed, wrong PKCE verifier...). */
-  | 'token_exchange_failed'
-  /** The response or its ID token failed validation (nonce, issuer, audience, expiry, signature). */
-  | 'invalid_id_token'
-  /** The provider could not be reached or answered nonsense. */
-  | 'idp_unavailable';
-
-export class OidcError extends Error {
-  constructor(
-    readonly failure: OidcFailure,
-    message: string,
-    /** The provider's own error code, for provider_error. */
-    readonly providerError?: string,
-  ) {
-    super(message);
-    this.name = 'OidcError';
-  }
-}
-
-export interface AuthorizationRequest {
-  redirectUri: string;
-  scope: string;
-  state: string;
-  nonce: string;
-  codeChallenge: string;
-}
-
-export interface CallbackChecks {
-  /** The callback URL with the query the provider sent. */
-  currentUrl: URL;
-  state: string;
-  nonce: string;
-  codeVerifier: string;
-}
-
-/** The relying-party side of OpenID Connect, as Bastion uses it. */
-export interface OidcPort {
+/** The relying-party side of OpenID Connect for one client registration. */
+export interface OidcRelyingParty {
   newPkce(): Promise<{ verifier: string; challenge: string }>;
   newNonce(): string;
-  authorizationUrl(settings: OidcClientSettings, request: AuthorizationRequest): Promise<string>;
-  /** Validates the authorization response, exchanges the code and validates the ID token. */
-  complete(settings: OidcClientSettings, checks: CallbackChecks): Promise<OidcIdentity>;
+  authorizationUrl(request: AuthorizationRequest & { scope: string }): Promise<string>;
+  complete(checks: CallbackChecks): Promise<OidcIdentity>;
 }
 
 const DISCOVERY_TTL_MS = 60 * 60_000;
@@ -75,29 +27,29 @@ function claimString(value: unknown): string | undefined {
 }
 
 /**
- * The adapter over `openid-client` (a certified relying-party library): discovery, PKCE S256,
- * nonce, the authorization-code grant, and ID-token validation including its signature
- * against the provider's JWKS. Discovery documents are cached per client for an hour.
- * Plain http is accepted only for loopback issuers (development and tests).
+ * The adapter over `openid-client` (a certified relying-party library) for one client
+ * registration: discovery, PKCE S256, nonce, the authorization-code grant, and ID-token
+ * validation including its signature against the provider's JWKS. The discovery document is
+ * kept for an hour (the adapter itself lives as long as the tenant's settings version). Plain
+ * http is accepted only for loopback issuers (development and tests). A provider that cannot
+ * be reached (network, timeout, 5xx) is `ProviderError` unreachable; one that answers outside
+ * the protocol (discovery of another shape) a malformed answer; the provider's own refusals of
+ * this login are `OidcError`s.
  */
-export function createOidcClient(options: { clock?: Clock } = {}): OidcPort {
+export function createOidcRelyingParty(settings: OidcClientSettings, options: { clock?: Clock } = {}): OidcRelyingParty {
   const clock = options.clock ?? systemClock;
-  const configs = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
+  let discovered: { at: number; config: Promise<oidc.Configuration> } | undefined;
 
-  function configFor(settings: OidcClientSettings): Promise<oidc.Configuration> {
-    const key = createHash('sha256').update(JSON.stringify([settings.issuer, settings.clientId, settings.clientSecret])).digest('hex');
-    const cached = configs.get(key);
-    if (cached && clock.now().getTime() - cached.at < DISCOVERY_TTL_MS) return cached.config;
+  function configFor(): Promise<oidc.Configuration> {
+    if (discovered && clock.now().getTime() - discovered.at < DISCOVERY_TTL_MS) return discovered.config;
     const issuer = new URL(settings.issuer);
     const execute = [oidc.enableNonRepudiationChecks];
     if (issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname)) execute.push(oidc.allowInsecureRequests);
-    const config = oidc
-      .discovery(issuer, settings.clientId, settings.clientSecret, undefined, { execute, timeout: TIMEOUT_SECONDS })
-      .catch((error: unknown) => {
-        configs.delete(key);
-        throw new OidcError('idp_unavailable', `OpenID discovery of ${settings.issuer} failed: ${describe(error)}`);
-      });
-    configs.set(key, { at: clock.now().getTime(), config });
+    const config = oidc.discovery(issuer, settings.clientId, settings.clientSecret, undefined, { execute, timeout: TIMEOUT_SECONDS }).catch((error: unknown) => {
+      discovered = undefined;
+      throw providerFailure(`OpenID discovery of ${settings.issuer} failed`, error);
+    });
+    discovered = { at: clock.now().getTime(), config };
     return config;
   }
 
@@ -109,8 +61,8 @@ export function createOidcClient(options: { clock?: Clock } = {}): OidcPort {
 
     newNonce: () => oidc.randomNonce(),
 
-    async authorizationUrl(settings, request) {
-      const config = await configFor(settings);
+    async authorizationUrl(request) {
+      const config = await configFor();
       return oidc
         .buildAuthorizationUrl(config, {
           redirect_uri: request.redirectUri,
@@ -124,8 +76,8 @@ export function createOidcClient(options: { clock?: Clock } = {}): OidcPort {
         .toString();
     },
 
-    async complete(settings, checks) {
-      const config = await configFor(settings);
+    async complete(checks) {
+      const config = await configFor();
       let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
       try {
         tokens = await oidc.authorizationCodeGrant(config, checks.currentUrl, {
@@ -182,8 +134,26 @@ const VALIDATION_CODES = new Set([
   'OAUTH_KEY_SELECTION_FAILED',
 ]);
 
-function classify(error: unknown): OidcError {
-  if (error instanceof OidcError) return error;
+/** A network failure, a timeout or a 5xx: the provider cannot be used now. */
+function unreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    if (current instanceof TypeError && /fetch failed/i.test(current.message)) return true;
+    const name = (current as { name?: unknown }).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return true;
+    const status = (current as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 500) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function providerFailure(what: string, error: unknown): ProviderError {
+  return new ProviderError(unreachable(error) ? 'unreachable' : 'malformed_answer', `${what}: ${describe(error)}`);
+}
+
+function classify(error: unknown): OidcError | ProviderError {
+  if (error instanceof OidcError || error instanceof ProviderError) return error;
   if (error instanceof oidc.AuthorizationResponseError) {
     return new OidcError('provider_error', `the provider answered ${error.error}`, error.error);
   }
@@ -194,5 +164,5 @@ function classify(error: unknown): OidcError {
   if (typeof code === 'string' && (VALIDATION_CODES.has(code) || code.startsWith('ERR_JW'))) {
     return new OidcError('invalid_id_token', `the provider's response failed validation (${code}): ${describe(error)}`);
   }
-  return new OidcError('idp_unavailable', `the provider could not be used: ${describe(error)}`);
+  return providerFailure('the provider could not be used', error);
 }
