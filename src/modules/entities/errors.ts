@@ -1,12 +1,11 @@
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 import { ProviderError } from '../../platform/providers/errors.js';
-import { UserErrors } from '../users/errors.js';
 
 export const EntityErrors = {
   notFound: () => new AppError(404, 'ENTITY_NOT_FOUND', 'Entity not found'),
   forbidden: (permission: string) => new AppError(403, 'ENTITY_PERMISSION_REQUIRED', `This needs the entity permission "${permission}"`),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
+  /** One code for every module (src/platform/http/errors.ts). */
+  userNotFound: CommonErrors.userNotFound,
   memberNotFound: () => new AppError(404, 'ENTITY_MEMBER_NOT_FOUND', 'The user is not a member of the entity'),
   alreadyMember: () => new AppError(409, 'ENTITY_MEMBER_EXISTS', 'The user is already a member of the entity'),
   lastOwner: () => new AppError(409, 'ENTITY_LAST_OWNER', 'The last owner of an entity cannot be removed or lose owner'),

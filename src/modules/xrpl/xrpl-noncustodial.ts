@@ -3,11 +3,9 @@ import { sign as signBytes } from 'ripple-keypairs';
 import { multisign, validate, Wallet, type SubmittableTransaction } from 'xrpl';
 import { verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
-import { inspectSignedBlob } from '../../providers/xrpl-ledger/signatures.js';
+import { inspectSignedBlob, XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import type { UsersService } from '../users/service.js';
-import { WalletErrors } from '../wallets/errors.js';
-import type { WalletDto } from '../wallets/schemas.js';
+import { WalletErrors, type WalletDto } from '../wallets/module.js';
 import { toWalletDto, type WalletsService } from '../wallets/service.js';
 import type { WalletKind, WalletRow } from '../wallets/table.js';
 import { accountState, checkAddress, type AccountStateDto } from './xrpl-common.js';
@@ -15,7 +13,6 @@ import type { CallContext } from '../../platform/http/context.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
-import type { WalletsRepo } from '../wallets/repo.js';
 import { toSubmissionDto, type SubmissionDto, type XrplSubmissions } from './xrpl-submissions.js';
 
 /** AccountSet flags the update route changes (asf values). */
@@ -105,7 +102,6 @@ export function createXrplNonCustodial(deps: {
   tx: RunInTx;
   users: UsersService;
   wallets: WalletsService;
-  walletsRepo: WalletsRepo;
   repo: XrplRepo;
   ledger: XrplLedgerPort;
   network: () => Promise<string>;
@@ -113,7 +109,7 @@ export function createXrplNonCustodial(deps: {
   submissions: XrplSubmissions;
   testSigning: boolean;
 }) {
-  const { tx, users, wallets, walletsRepo, repo, ledger, challenges, submissions } = deps;
+  const { tx, users, wallets, repo, ledger, challenges, submissions } = deps;
   const network = () => onLedger(deps.network);
   const live = async (address: string) => onLedger(() => ledger.accountInfo(address));
 
@@ -141,7 +137,7 @@ export function createXrplNonCustodial(deps: {
     const result = await tx(async (db) => {
       // One wallet of the kind per user, even when two requests race (the lock serializes them).
       await repo.lockAccount(net, `${tenantId}:${userId}:${kind}`, db);
-      const [existing] = await walletsRepo.listByUser(tenantId, userId, { kind, chain: 'xrpl' }, { limit: 1, offset: 0 }, db);
+      const existing = await wallets.firstOfUser(tenantId, userId, { kind, chain: 'xrpl' }, db);
       if (existing) return { row: undefined, dto: toWalletDto(existing) };
       const generated = Wallet.generate();
       const registered = await wallets.register(
