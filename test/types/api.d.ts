@@ -12172,8 +12172,8 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid credential with insufficient role or permissions */
-                403: {
+                /** @description Not found, or belongs to another tenant */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12361,21 +12361,6 @@ export interface paths {
                 };
                 /** @description Missing or unknown x-tenant-id, or missing, invalid or expired credential */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code?: string;
-                            error: string;
-                            message: string;
-                            statusCode: number;
-                        };
-                    };
-                };
-                /** @description Valid credential with insufficient role or permissions */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };

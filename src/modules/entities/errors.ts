@@ -11,7 +11,6 @@ export const EntityErrors = {
   lastOwner: () => new AppError(409, 'ENTITY_LAST_OWNER', 'The last owner of an entity cannot be removed or lose owner'),
   leiTaken: () => new AppError(409, 'ENTITY_LEI_TAKEN', 'Another entity of the tenant has this LEI'),
   userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'body.userId is required with an API key or admin token'),
-  selfOnly: () => new AppError(403, 'ENTITY_SELF_ONLY', 'A user acts only for themself: userId must be their own'),
   leiInvalid: () => new AppError(400, 'ENTITY_LEI_INVALID', 'body.lei is not a valid ISO 17442 LEI (checksum mismatch)'),
   countryInvalid: (field: string) => new AppError(400, 'ENTITY_COUNTRY_INVALID', `${field} is not an ISO 3166-1 alpha-2 country code`),
   metadataTooLarge: (max: number) => new AppError(400, 'ENTITY_METADATA_TOO_LARGE', `metadata must serialize to at most ${max} bytes and nest at most 5 levels`),
