@@ -1,4 +1,5 @@
 import { auditActor } from '../../platform/audit/actor.js';
+import type { AuditType } from '../../platform/audit/types.js';
 import { createHash } from 'node:crypto';
 import { hashTypedData, parseTransaction, toHex, type Hex, type TypedDataDefinition } from 'viem';
 import { decode, isValidClassicAddress } from 'xrpl';
@@ -73,7 +74,7 @@ export function createCustodyBService(deps: {
 }) {
   const { repo, clock, secrets, port, sandbox, wallets } = deps;
   /** An audit row for the caller's act at the provider (secret-free facts). */
-  const record = (caller: Caller, type: string, details: Record<string, unknown>) =>
+  const record = (caller: Caller, type: AuditType, details: Record<string, unknown>) =>
     deps.audit.record(undefined, caller.tenantId, {
       type,
       ...auditActor(caller.actor),

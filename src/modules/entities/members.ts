@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent, type EventType } from '../../platform/events/outbox.js';
+import type { AuditType } from '../../platform/audit/types.js';
 import type { CallContext } from '../../platform/http/context.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
@@ -45,7 +46,7 @@ export function createMembersService(deps: {
   async function change(
     db: Tx,
     ctx: CallContext,
-    type: EventType,
+    type: EventType & AuditType,
     entityId: string,
     targetUserId: string,
     details: Record<string, unknown>,

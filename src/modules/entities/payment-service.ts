@@ -4,6 +4,7 @@ import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent, type EventType } from '../../platform/events/outbox.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
+import type { AuditType } from '../../platform/audit/types.js';
 import type { CallContext } from '../../platform/http/context.js';
 import type { AuditService } from '../audit/service.js';
 import { auditActor, type EntityAccessService } from './access.js';
@@ -60,7 +61,7 @@ export function createPaymentMethodsService(deps: {
     };
   }
 
-  async function record(db: Parameters<Parameters<RunInTx>[0]>[0], ctx: CallContext, type: EventType, row: PaymentMethodRow, changed: string[]) {
+  async function record(db: Parameters<Parameters<RunInTx>[0]>[0], ctx: CallContext, type: EventType & AuditType, row: PaymentMethodRow, changed: string[]) {
     const { tenantId, actor } = ctx;
     const details = { entityId: row.entityId, methodId: row.id, kind: row.kind, changed };
     await audit.record(db, tenantId, { type, ...auditActor(actor), details });

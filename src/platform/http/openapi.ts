@@ -5,8 +5,10 @@
  *   missing body as an empty object (input.ts);
  * - the error codes of the catalogue (error-catalogue.ts): the whole list with status and meaning
  *   at the top (`x-error-codes`), and on each error answer of each operation the codes of that
- *   status (`x-error-codes`, the `code` field of the body).
+ *   status (`x-error-codes`, the `code` field of the body);
+ * - the audit event types (src/platform/audit/types.ts) with their meaning (`x-audit-types`).
  */
+import { AUDIT_TYPES } from '../audit/types.js';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
 
 type Json = Record<string, unknown>;
@@ -44,5 +46,7 @@ export function openApiFixups(document: { openapiObject: object } | { swaggerObj
     }
   }
   doc['x-error-codes'] = HTTP_CODES.map(([code, { status, meaning }]) => ({ code, status, meaning }));
+  // The audit event types GET /audit-events answers (src/platform/audit/types.ts), with their meaning.
+  doc['x-audit-types'] = Object.entries(AUDIT_TYPES).map(([type, meaning]) => ({ type, meaning }));
   return doc;
 }
