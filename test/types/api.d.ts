@@ -905,7 +905,7 @@ export interface paths {
                                 objectId: string | null;
                                 objectType: string | null;
                                 subjectUserId: string | null;
-                                /** @description What happened, e.g. login.succeeded, login.failed, refresh.reused, password.changed */
+                                /** @description What happened: one of the audit types listed at the top of this document (x-audit-types), e.g. login.succeeded */
                                 type: string;
                                 userAgent: string | null;
                             }[];
