@@ -7,6 +7,7 @@ import { createAuthModule } from './modules/auth/module.js';
 import { createBankLinkModule } from './modules/bank-link/module.js';
 import { createCustodyModule } from './modules/custody/module.js';
 import { createCustodyBModule } from './modules/custody-b/module.js';
+import { createStorage } from './providers/storage/select.js';
 import { createDocumentsModule, type DocumentsOptions } from './modules/documents/module.js';
 import { createEntitiesModule } from './modules/entities/module.js';
 import { createEventsModule } from './modules/events/module.js';
@@ -64,7 +65,7 @@ export async function createContainer(options: ContainerOptions) {
   const services = { ...users.services, ...audit.services };
   const wallets = createWalletsModule(platform, services);
   const xrpl = createXrplModule(platform, { ...services, wallets: wallets.services.wallets }, { finalTimeoutMs: options.xrpl?.finalTimeoutMs });
-  const documents = createDocumentsModule(platform, services, options.documents);
+  const documents = createDocumentsModule(platform, { ...services, store: options.documents?.store ?? createStorage(options.config) }, options.documents);
   const accreditations = createAccreditationsModule(platform, {
     users: users.services.users,
     audit: audit.services.audit,

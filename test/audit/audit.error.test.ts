@@ -36,11 +36,12 @@ describe('GET /audit-events errors', () => {
 
 describe('audit.record refuses malformed events (a bug in the caller)', () => {
   it.each([
-    ['an unstructured type', { type: 'LoginSucceeded', actorType: 'user' as const }],
-    ['a type without a dot', { type: 'login', actorType: 'user' as const }],
-    ['an unknown actor type', { type: 'login.succeeded', actorType: 'robot' as never }],
-    ['a subject that is not a user id', { type: 'login.succeeded', actorType: 'user' as const, subjectUserId: 'alice' }],
-    ['details over 4 KiB', { type: 'login.succeeded', actorType: 'user' as const, details: { blob: 'x'.repeat(5_000) } }],
+    ['an unstructured type', { type: 'LoginSucceeded' as never, actorType: 'user' as const }],
+    ['a type without a dot', { type: 'login' as never, actorType: 'user' as const }],
+    ['a well-formed type not in the list (src/platform/audit/types.ts)', { type: 'made.up' as never, actorType: 'user' as const }],
+    ['an unknown actor type', { type: 'login.succeeded' as const, actorType: 'robot' as never }],
+    ['a subject that is not a user id', { type: 'login.succeeded' as const, actorType: 'user' as const, subjectUserId: 'alice' }],
+    ['details over 4 KiB', { type: 'login.succeeded' as const, actorType: 'user' as const, details: { blob: 'x'.repeat(5_000) } }],
   ])('%s', async (_name, event) => {
     await expect(h.container.audit.record(undefined, h.tenant.tenantId, event)).rejects.toBeInstanceOf(AuditEventError);
   });

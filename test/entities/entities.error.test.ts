@@ -59,21 +59,21 @@ describe('POST /entities errors', () => {
     expect(res.statusCode).toBe(201);
   });
 
-  it('API key without userId 400; unknown user 404; a user naming someone else 403', async () => {
+  it('API key without userId 400; unknown user 404; a user naming someone else 404 (the own-record rule)', async () => {
     expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody() }), 400, 'USER_ID_REQUIRED');
     expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: randomUUID() }) }), 404, 'USER_NOT_FOUND');
     const other = await h.newTenant();
     const foreignUser = await h.createUser(other);
     expectError(await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId: foreignUser }) }), 404, 'USER_NOT_FOUND');
     const owner = await userWithToken(h);
-    expectError(await h.inject({ method: 'POST', url: '/entities', headers: owner.headers, payload: entityBody({ userId: await h.createUser() }) }), 403, 'ENTITY_SELF_ONLY');
+    expectError(await h.inject({ method: 'POST', url: '/entities', headers: owner.headers, payload: entityBody({ userId: await h.createUser() }) }), 404, 'USER_NOT_FOUND');
   });
 });
 
 describe('GET /entities, GET /entities/{id}, PUT metadata errors', () => {
-  it('a user lists only their own entities (403 for another userId); bad paging 400', async () => {
+  it('a user lists only their own entities (404 for another userId, the own-record rule); bad paging 400', async () => {
     const owner = await userWithToken(h);
-    expectError(await h.inject({ method: 'GET', url: `/entities?userId=${await h.createUser()}`, headers: owner.headers }), 403, 'ENTITY_SELF_ONLY');
+    expectError(await h.inject({ method: 'GET', url: `/entities?userId=${await h.createUser()}`, headers: owner.headers }), 404, 'USER_NOT_FOUND');
     expect((await h.inject({ method: 'GET', url: `/entities?userId=${owner.userId}`, headers: owner.headers })).statusCode).toBe(200);
     expectError(await h.inject({ method: 'GET', url: '/entities?limit=101', headers: owner.headers }), 400, 'VALIDATION_FAILED');
     expectError(await h.inject({ method: 'GET', url: '/entities?userId=nope', headers: h.keyHeaders() }), 400, 'VALIDATION_FAILED');

@@ -17,6 +17,10 @@ describe('import boundaries', () => {
     expect(await restricted('src/providers/custody/probe.ts', "import { x } from '../../modules/custody/service.js';\nexport { x };\n")).toHaveLength(1);
     expect(await restricted('src/modules/users/probe.ts', "import { x } from '../../providers/custody/custody-a/http.js';\nexport { x };\n")).toHaveLength(1);
     expect(await restricted('src/modules/users/probe.ts', "import { x } from '../kyc/repo.js';\nexport { x };\n")).toHaveLength(1);
+    // A provider kind's files beside its port (helpers, a selector) are its own too.
+    expect(await restricted('src/modules/users/probe.ts', "import { x } from '../../providers/xrpl-ledger/signatures.js';\nexport { x };\n")).toHaveLength(1);
+    expect(await restricted('src/modules/users/probe.ts', "import { x } from '../../providers/storage/select.js';\nexport { x };\n")).toHaveLength(1);
+    expect(await restricted('src/modules/users/deeper/probe.ts', "import { x } from '../../../providers/custody/custody-a/index.js';\nexport { x };\n")).toHaveLength(1);
   });
 
   it('lets the allowed imports through', async () => {

@@ -7,7 +7,7 @@ export const AUDIT_TYPE_PATTERN = '^[a-z0-9_]+(\\.[a-z0-9_]+)+$';
 
 export const AuditEvent = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  type: Type.String({ description: 'What happened, e.g. login.succeeded, login.failed, refresh.reused, password.changed' }),
+  type: Type.String({ description: 'What happened: one of the audit types listed at the top of this document (x-audit-types), e.g. login.succeeded' }),
   actorType: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous'), Type.Literal('provider')]),
   actorId: Nullable(Type.String({ description: 'User id or API key id of the actor' })),
   subjectUserId: Nullable(Type.String({ format: 'uuid', description: 'The user the event is about' })),

@@ -5,26 +5,17 @@ import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import { SECRET_FIELDS } from '../../platform/log/logger.js';
+import { isAuditType, type AuditType } from '../../platform/audit/types.js';
 import { AuditErrors } from './errors.js';
 import type { AuditFilters, AuditRepo } from './repo.js';
 import { AUDIT_TYPE_PATTERN, type AuditEventDto } from './schemas.js';
 import { ACTOR_TYPES, type ActorType, type AuditEventRow } from './table.js';
 
-/** Types the auth and account flows record; any `a.b` name in lower case is accepted. */
-export type AuditEventType =
-  | 'login.succeeded'
-  | 'login.failed'
-  | 'refresh.reused'
-  | 'password.changed'
-  | 'password.reset'
-  | 'email.verified'
-  | '2fa.enabled'
-  | '2fa.disabled'
-  | 'token.minted'
-  | 'session.revoked';
+/** The audit types: the one closed list (src/platform/audit/types.ts). */
+export type AuditEventType = AuditType;
 
 export interface AuditEventInput {
-  type: AuditEventType | (string & {});
+  type: AuditEventType;
   actorType: ActorType;
   actorId?: string | null;
   subjectUserId?: string | null;
@@ -69,7 +60,7 @@ function cleanUserAgent(ua: string | null | undefined): string | null {
 }
 
 function toRow(event: AuditEventInput, now: Date): Omit<AuditEventRow, 'tenantId'> {
-  if (event.type.length > 64 || !TYPE_RE.test(event.type)) throw AuditErrors.invalidEvent(`type "${event.type.slice(0, 64)}"`);
+  if (event.type.length > 64 || !TYPE_RE.test(event.type) || !isAuditType(event.type)) throw AuditErrors.invalidEvent(`type "${String(event.type).slice(0, 64)}" (not in src/platform/audit/types.ts)`);
   if (!ACTOR_TYPES.includes(event.actorType)) throw AuditErrors.invalidEvent('actorType');
   if (event.actorId && event.actorId.length > 128) throw AuditErrors.invalidEvent('actorId');
   if (event.subjectUserId && !UUID_RE.test(event.subjectUserId)) throw AuditErrors.invalidEvent('subjectUserId');

@@ -1,5 +1,4 @@
-import { AppError } from '../../platform/http/errors.js';
-import { UserErrors } from '../users/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 
 export const AuthErrors = {
   invalidCredentials: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid email or password'),
@@ -11,8 +10,8 @@ export const AuthErrors = {
   emailTaken: () => new AppError(409, 'USER_EMAIL_TAKEN', 'A user with this email already exists in the tenant'),
   busy: () =>
     new AppError(503, 'BUSY', 'Too many password operations in progress; retry shortly', { 'retry-after': '1' }),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
+  /** One code for every module (src/platform/http/errors.ts). */
+  userNotFound: CommonErrors.userNotFound,
   invalidCode: () => new AppError(400, 'CODE_INVALID', 'Invalid or expired code'),
   invalidToken: () => new AppError(400, 'ONE_TIME_TOKEN_INVALID', 'Invalid or expired token'),
   invalidChallenge: () => new AppError(401, 'CHALLENGE_INVALID', 'Invalid or expired challenge'),

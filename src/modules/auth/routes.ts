@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { contextOf } from '../../platform/http/context.js';
 import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/schemas.js';
-import { User, UserIdParam } from '../users/schemas.js';
+import { User, UserIdParam } from '../users/module.js';
 import type { UsersService } from '../users/service.js';
 import type { KeyRing } from './keys.js';
 import { Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';

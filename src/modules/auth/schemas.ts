@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Email, FullName } from '../users/schemas.js';
+import { Email, FullName } from '../users/module.js';
 
 export const Password = Type.String({ minLength: 1, maxLength: 1024, description: '8 to 128 characters, not a common password' });
 

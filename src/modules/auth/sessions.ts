@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
+import type { AuditType } from '../../platform/audit/types.js';
 import { newId } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto/hash.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
@@ -32,7 +33,7 @@ export interface SessionMeta {
 
 /** A security event of the auth flows. */
 export interface SecurityEvent {
-  type: string;
+  type: AuditType;
   /** The user the event is about. */
   userId?: string;
   /** Who acted; by default the user themself when known, otherwise anonymous. */

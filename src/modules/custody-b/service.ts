@@ -1,3 +1,4 @@
+import type { AuditType } from '../../platform/audit/types.js';
 import { createHash } from 'node:crypto';
 import { hashTypedData, parseTransaction, toHex, type Hex, type TypedDataDefinition } from 'viem';
 import { decode, isValidClassicAddress } from 'xrpl';
@@ -49,7 +50,7 @@ export function createCustodyBService(deps: {
   /** The tenant's custody-b: configured, else the sandbox while sandboxes are on, else 503 PROVIDER_NOT_CONFIGURED. */
   const portOf = (tenantId: string): Promise<CustodyBClient> => deps.providers.port(tenantId, CUSTODY_B);
   /** An audit row for the caller's act at the provider (secret-free facts). */
-  const record = (caller: UserContext, type: string, details: Record<string, unknown>) =>
+  const record = (caller: UserContext, type: AuditType, details: Record<string, unknown>) =>
     deps.audit.record(undefined, caller.tenantId, {
       type,
       ...auditActor(caller.actor),

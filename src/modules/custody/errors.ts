@@ -1,13 +1,12 @@
-import { AppError } from '../../platform/http/errors.js';
-import { UserErrors } from '../users/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 
 export const CustodyErrors = {
   vaultNotFound: () => new AppError(404, 'VAULT_NOT_FOUND', 'Vault not found'),
   walletNotFound: () => new AppError(404, 'WALLET_NOT_FOUND', 'Wallet not found in this vault'),
   transactionNotFound: () => new AppError(404, 'CUSTODY_TRANSACTION_NOT_FOUND', 'Transaction not found'),
   transferNotFound: () => new AppError(404, 'TRANSFER_NOT_FOUND', 'Transfer not found'),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
+  /** One code for every module (src/platform/http/errors.ts). */
+  userNotFound: CommonErrors.userNotFound,
   userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'body.userId is required with an API key'),
   notForOthers: () => new AppError(403, 'FORBIDDEN', 'A user may create a vault only for itself'),
   lookupInvalid: () => new AppError(400, 'VAULT_LOOKUP_INVALID', 'Give exactly one of querystring.id and querystring.address'),

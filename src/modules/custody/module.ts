@@ -5,7 +5,6 @@ import type { UsersService } from '../users/service.js';
 import type { WalletsService } from '../wallets/service.js';
 import { createCustodyAProvider, CUSTODY_A, CUSTODY_KIND, type CustodyAProvider } from './provider.js';
 import { CustodyErrors } from './errors.js';
-import { FaucetErrors } from '../../sandboxes/faucet.js';
 import type { Viewer } from '../../platform/http/access.js';
 import { createCustodyRepo } from './repo.js';
 import { custodyTransactions, custodyTransfers } from './table.js';
@@ -20,7 +19,7 @@ import { createCustodyWebhooks } from './webhooks.js';
 
 /** The custody-a sandbox's faucet routes (src/sandboxes/custody-a), handed over while sandboxes are on. */
 export interface CustodyAFaucet {
-  faucetRoutes(scope: FastifyInstance, deps: { walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }> }): void;
+  faucetRoutes(scope: FastifyInstance, deps: { onSandbox: (tenantId: string) => Promise<boolean>; walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }> }): void;
 }
 
 export interface CustodyServices {
@@ -64,9 +63,10 @@ export function createCustodyModule(
       (row) => transfers.follow(row),
     ),
   );
-  /** The sandbox faucet's wallet: the vault's wallet of that chain, on a tenant left on the sandbox. */
+  /** Whether the tenant is left on custody-a's built-in sandbox (no base URL of its own): the faucet pays only then. */
+  const onSandbox = async (tenantId: string) => (await platform.providerSettings.get(tenantId, CUSTODY_KIND, CUSTODY_A)).baseUrl === null;
+  /** The sandbox faucet's wallet: the vault's wallet of that chain as the caller may see it. */
   async function sandboxWalletOf(tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') {
-    if ((await platform.providerSettings.get(tenantId, CUSTODY_KIND, CUSTODY_A)).baseUrl !== null) throw FaucetErrors.notSandbox('custody-a');
     const vault = await repo.findVault(tenantId, vaultId);
     if (!vault || (!viewer.privileged && vault.userId !== viewer.userId)) throw CustodyErrors.vaultNotFound();
     const rows = await Promise.all(vault.walletIds.map((id) => wallets.findById(tenantId, id)));
@@ -82,7 +82,7 @@ export function createCustodyModule(
     routes: {
       tenant: (scope) => {
         custodyRoutes(scope, { vaults, transactions, transfers, evmChainId: config.evm.chainId });
-        deps.faucet?.faucetRoutes(scope, { walletOf: sandboxWalletOf });
+        deps.faucet?.faucetRoutes(scope, { onSandbox, walletOf: sandboxWalletOf });
       },
       open: async (app) => {
         await app.register(custodyWebhookRoutes, { webhooks });

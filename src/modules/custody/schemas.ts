@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQueryFields, Paged } from '../../platform/http/pagination.js';
-import { Wallet } from '../wallets/schemas.js';
+import { Wallet } from '../wallets/module.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });

@@ -1,11 +1,10 @@
-import { AppError } from '../../platform/http/errors.js';
-import { UserErrors } from '../users/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 
 export const DocumentErrors = {
   notFound: () => new AppError(404, 'DOCUMENT_NOT_FOUND', 'Document not found'),
   signedNotFound: () => new AppError(404, 'SIGNED_DOCUMENT_NOT_FOUND', 'Signed document not found'),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
+  /** One code for every module (src/platform/http/errors.ts). */
+  userNotFound: CommonErrors.userNotFound,
   userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'userId is required with an API key'),
   empty: () => new AppError(400, 'DOCUMENT_EMPTY', 'The document is empty'),
   tooLarge: (max: number) => new AppError(413, 'DOCUMENT_TOO_LARGE', `The document is larger than ${max} bytes`),

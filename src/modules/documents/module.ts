@@ -1,7 +1,6 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { BlobStore } from '../../providers/storage/port.js';
-import { createStorage } from '../../providers/storage/select.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
 import { createDocumentsRepo } from './repo.js';
@@ -18,19 +17,20 @@ export interface DocumentsOptions {
   allowLoopbackUrls?: boolean;
   /** Whole-fetch deadline of a from-URL import (default 10 s). */
   fetchTimeoutMs?: number;
-  /** Replaces the store chosen from the configuration. */
+  /** Replaces the store chosen from the configuration (read by src/container.ts). */
   store?: BlobStore;
 }
 
 /** User documents, tenant documents and their signing by EVM and XRPL wallets. */
 export function createDocumentsModule(
   platform: Platform,
-  deps: { users: UsersService; audit: AuditService },
+  /** `store`: the blob store (src/providers/storage), chosen from the configuration by src/container.ts. */
+  deps: { users: UsersService; audit: AuditService; store: BlobStore },
   options: DocumentsOptions = {},
 ): BastionModule<{ documents: DocumentsService; signing: SigningService }> {
   const { db, tx, clock, config } = platform;
   const repo = createDocumentsRepo(db);
-  const store = options.store ?? createStorage(config);
+  const { store } = deps;
   const policy: OutboundPolicy = { allowPrivate: false, allowLoopback: options.allowLoopbackUrls ?? false };
   const documents = createDocumentsService({
     repo,

@@ -1,5 +1,6 @@
 import { auditActor } from '../../platform/audit/actor.js';
 import type { Actor } from '../../platform/audit/actor.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { UsersService } from '../users/service.js';
 import { EntityErrors } from './errors.js';
@@ -7,8 +8,12 @@ import { holds, PERMISSIONS, sortPermissions, type Permission } from './permissi
 import type { EntitiesRepo } from './repo.js';
 import type { EntityRow } from './table.js';
 
-/** Who calls, as the route knows it: only identities, never roles or permissions from a token. */
-export type Caller = { kind: 'apiKey'; keyId: string } | { kind: 'user'; userId: string };
+/**
+ * Who calls: the platform's call context (src/platform/http/context.ts). Entity access reads
+ * only its identities (`caller.kind`, `userId`); roles and permissions come from the database,
+ * never from the token (`ctx.privileged` is not used here).
+ */
+export type Caller = CallContext;
 
 export interface EntityAccess {
   entity: EntityRow;
@@ -22,7 +27,7 @@ export interface EntityAccess {
 export { auditActor };
 
 export function actorOfCaller(caller: Caller): Actor {
-  return caller.kind === 'apiKey' ? { type: 'apiKey', id: caller.keyId } : { type: 'user', id: caller.userId };
+  return caller.actor;
 }
 
 /**
@@ -34,7 +39,7 @@ export function createEntityAccess(deps: { repo: EntitiesRepo; users: UsersServi
   const { repo, users } = deps;
 
   async function isPrivileged(tenantId: string, caller: Caller, db?: DbOrTx): Promise<boolean> {
-    if (caller.kind === 'apiKey') return true;
+    if (caller.caller.kind === 'apiKey' || caller.userId === undefined) return caller.caller.kind === 'apiKey';
     const user = await users.findRow(tenantId, caller.userId, db);
     return user?.role === 'admin';
   }
@@ -49,8 +54,8 @@ export function createEntityAccess(deps: { repo: EntitiesRepo; users: UsersServi
     async require(tenantId: string, entityId: string, caller: Caller, needed: Permission | null, db?: DbOrTx, lock = false): Promise<EntityAccess> {
       const entity = await repo.findEntity(tenantId, entityId, db, lock);
       if (!entity) throw EntityErrors.notFound();
-      if (await isPrivileged(tenantId, caller, db)) return { entity, permissions: [...PERMISSIONS], privileged: true, userId: caller.kind === 'user' ? caller.userId : undefined };
-      const userId = (caller as { userId: string }).userId;
+      if (await isPrivileged(tenantId, caller, db)) return { entity, permissions: [...PERMISSIONS], privileged: true, userId: caller.userId };
+      const userId = caller.userId!;
       const member = await repo.findMember(tenantId, entityId, userId, db);
       // Outside the entity: it does not exist for this caller.
       if (!member) throw EntityErrors.notFound();

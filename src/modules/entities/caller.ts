@@ -1,9 +1,13 @@
 import type { FastifyRequest } from 'fastify';
-import { caller } from '../../platform/http/access.js';
+import { Access } from '../../platform/http/access.js';
+import { contextOf } from '../../platform/http/context.js';
 import type { Caller } from './access.js';
 
-/** Only who calls: roles and permissions are read from the database by the services. */
+/**
+ * The call context of an entity route (every one admits an API key or a user). Kept only for
+ * the business-profile routes (bp-routes.ts) until they move; the entity routes call
+ * `contextOf(request, Access.apiKeyOrUser)` themselves.
+ */
 export function callerOf(request: FastifyRequest): Caller {
-  const c = caller(request);
-  return c.kind === 'apiKey' ? { kind: 'apiKey', keyId: c.keyId } : { kind: 'user', userId: c.userId };
+  return contextOf(request, Access.apiKeyOrUser);
 }

@@ -1,17 +1,15 @@
-import { AppError } from '../../platform/http/errors.js';
-import { UserErrors } from '../users/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 
 export const EntityErrors = {
   notFound: () => new AppError(404, 'ENTITY_NOT_FOUND', 'Entity not found'),
   forbidden: (permission: string) => new AppError(403, 'ENTITY_PERMISSION_REQUIRED', `This needs the entity permission "${permission}"`),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
+  /** One code for every module (src/platform/http/errors.ts). */
+  userNotFound: CommonErrors.userNotFound,
   memberNotFound: () => new AppError(404, 'ENTITY_MEMBER_NOT_FOUND', 'The user is not a member of the entity'),
   alreadyMember: () => new AppError(409, 'ENTITY_MEMBER_EXISTS', 'The user is already a member of the entity'),
   lastOwner: () => new AppError(409, 'ENTITY_LAST_OWNER', 'The last owner of an entity cannot be removed or lose owner'),
   leiTaken: () => new AppError(409, 'ENTITY_LEI_TAKEN', 'Another entity of the tenant has this LEI'),
   userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'body.userId is required with an API key or admin token'),
-  selfOnly: () => new AppError(403, 'ENTITY_SELF_ONLY', 'A user acts only for themself: userId must be their own'),
   leiInvalid: () => new AppError(400, 'ENTITY_LEI_INVALID', 'body.lei is not a valid ISO 17442 LEI (checksum mismatch)'),
   countryInvalid: (field: string) => new AppError(400, 'ENTITY_COUNTRY_INVALID', `${field} is not an ISO 3166-1 alpha-2 country code`),
   metadataTooLarge: (max: number) => new AppError(400, 'ENTITY_METADATA_TOO_LARGE', `metadata must serialize to at most ${max} bytes and nest at most 5 levels`),

@@ -2,9 +2,11 @@ import type { Clock } from '../../platform/clock.js';
 import type { Tx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent, type EventType } from '../../platform/events/outbox.js';
+import type { AuditType } from '../../platform/audit/types.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
-import { actorOfCaller, auditActor, type Caller, type EntityAccess, type EntityAccessService } from './access.js';
+import { auditActor, type EntityAccess, type EntityAccessService } from './access.js';
 import { EntityErrors } from './errors.js';
 import { holds, sortPermissions, type Permission } from './permissions.js';
 import type { EntitiesRepo, MemberWithPermissions } from './repo.js';
@@ -43,46 +45,48 @@ export function createMembersService(deps: {
 
   async function change(
     db: Tx,
-    tenantId: string,
-    caller: Caller,
-    type: EventType,
+    ctx: CallContext,
+    type: EventType & AuditType,
     entityId: string,
     targetUserId: string,
     details: Record<string, unknown>,
   ): Promise<void> {
-    const actor = actorOfCaller(caller);
+    const { tenantId, actor } = ctx;
     await audit.record(db, tenantId, { type, ...auditActor(actor), subjectUserId: targetUserId, details: { entityId, ...details } });
     await appendEvent(db, tenantId, type, { entityId, userId: targetUserId, ...details, actor });
   }
 
   return {
-    async list(tenantId: string, entityId: string, caller: Caller): Promise<{ total: number; data: EntityMemberDto[] }> {
-      await access.require(tenantId, entityId, caller, 'view');
+    async list(ctx: CallContext, entityId: string): Promise<{ total: number; data: EntityMemberDto[] }> {
+      const { tenantId } = ctx;
+      await access.require(tenantId, entityId, ctx, 'view');
       const members = await repo.listMembers(tenantId, entityId);
       const data = await Promise.all(members.map((m) => toDto(tenantId, m)));
       return { total: data.length, data };
     },
 
-    async add(tenantId: string, entityId: string, input: AddMemberInput, caller: Caller): Promise<EntityMemberDto> {
+    async add(ctx: CallContext, entityId: string, input: AddMemberInput): Promise<EntityMemberDto> {
+      const { tenantId } = ctx;
       const permissions: Permission[] = input.permissions ?? ['view'];
       return tx(async (db) => {
-        const granter = await access.require(tenantId, entityId, caller, 'manage_users', db, true);
+        const granter = await access.require(tenantId, entityId, ctx, 'manage_users', db, true);
         if (permissions.includes('owner')) requireOwnerFor(granter, 'owner');
         if (!(await users.findRow(tenantId, input.userId, db))) throw EntityErrors.userNotFound();
         const now = clock.now();
-        const by = actorOfCaller(caller).id;
+        const by = ctx.actor.id;
         if (!(await repo.insertMember(tenantId, { entityId, userId: input.userId, addedBy: by, createdAt: now }, db))) throw EntityErrors.alreadyMember();
         for (const permission of permissions) await repo.grant(tenantId, entityId, input.userId, permission, by, now, db);
-        await change(db, tenantId, caller, 'entity.member_added', entityId, input.userId, { permissions: sortPermissions(permissions) });
+        await change(db, ctx, 'entity.member_added', entityId, input.userId, { permissions: sortPermissions(permissions) });
         return toDto(tenantId, (await repo.findMember(tenantId, entityId, input.userId, db))!, db);
       });
     },
 
     /** A member may leave by themself; removing another takes manage_users (and owner for an owner). */
-    async remove(tenantId: string, entityId: string, targetUserId: string, caller: Caller): Promise<{ entityId: string; userId: string; removed: true }> {
+    async remove(ctx: CallContext, entityId: string, targetUserId: string): Promise<{ entityId: string; userId: string; removed: true }> {
+      const { tenantId } = ctx;
       return tx(async (db) => {
-        const self = caller.kind === 'user' && caller.userId === targetUserId;
-        const granter = await access.require(tenantId, entityId, caller, self ? null : 'manage_users', db, true);
+        const self = ctx.userId === targetUserId;
+        const granter = await access.require(tenantId, entityId, ctx, self ? null : 'manage_users', db, true);
         const target = await repo.findMember(tenantId, entityId, targetUserId, db);
         if (!target) throw EntityErrors.memberNotFound();
         if (target.permissions.includes('owner')) {
@@ -90,29 +94,31 @@ export function createMembersService(deps: {
           if ((await repo.countOwners(tenantId, entityId, db)) <= 1) throw EntityErrors.lastOwner();
         }
         await repo.deleteMember(tenantId, entityId, targetUserId, db);
-        await change(db, tenantId, caller, 'entity.member_removed', entityId, targetUserId, { permissions: sortPermissions(target.permissions) });
+        await change(db, ctx, 'entity.member_removed', entityId, targetUserId, { permissions: sortPermissions(target.permissions) });
         return { entityId, userId: targetUserId, removed: true as const };
       });
     },
 
     /** Idempotent: granting a held permission answers the member unchanged (and records nothing). */
-    async grant(tenantId: string, entityId: string, targetUserId: string, permission: Permission, caller: Caller): Promise<EntityMemberDto> {
+    async grant(ctx: CallContext, entityId: string, targetUserId: string, permission: Permission): Promise<EntityMemberDto> {
+      const { tenantId } = ctx;
       return tx(async (db) => {
-        const granter = await access.require(tenantId, entityId, caller, 'manage_users', db, true);
+        const granter = await access.require(tenantId, entityId, ctx, 'manage_users', db, true);
         requireOwnerFor(granter, permission);
         const target = await repo.findMember(tenantId, entityId, targetUserId, db);
         if (!target) throw EntityErrors.memberNotFound();
-        if (await repo.grant(tenantId, entityId, targetUserId, permission, actorOfCaller(caller).id, clock.now(), db)) {
-          await change(db, tenantId, caller, 'entity.permission_granted', entityId, targetUserId, { permission });
+        if (await repo.grant(tenantId, entityId, targetUserId, permission, ctx.actor.id, clock.now(), db)) {
+          await change(db, ctx, 'entity.permission_granted', entityId, targetUserId, { permission });
         }
         return toDto(tenantId, (await repo.findMember(tenantId, entityId, targetUserId, db))!, db);
       });
     },
 
     /** Idempotent too; the last owner keeps `owner` (409). */
-    async revoke(tenantId: string, entityId: string, targetUserId: string, permission: Permission, caller: Caller): Promise<EntityMemberDto> {
+    async revoke(ctx: CallContext, entityId: string, targetUserId: string, permission: Permission): Promise<EntityMemberDto> {
+      const { tenantId } = ctx;
       return tx(async (db) => {
-        const granter = await access.require(tenantId, entityId, caller, 'manage_users', db, true);
+        const granter = await access.require(tenantId, entityId, ctx, 'manage_users', db, true);
         requireOwnerFor(granter, permission);
         const target = await repo.findMember(tenantId, entityId, targetUserId, db);
         if (!target) throw EntityErrors.memberNotFound();
@@ -120,7 +126,7 @@ export function createMembersService(deps: {
           throw EntityErrors.lastOwner();
         }
         if (await repo.revoke(tenantId, entityId, targetUserId, permission, db)) {
-          await change(db, tenantId, caller, 'entity.permission_revoked', entityId, targetUserId, { permission });
+          await change(db, ctx, 'entity.permission_revoked', entityId, targetUserId, { permission });
         }
         return toDto(tenantId, (await repo.findMember(tenantId, entityId, targetUserId, db))!, db);
       });

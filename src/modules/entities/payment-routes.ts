@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { callerOf } from './caller.js';
+import { contextOf } from '../../platform/http/context.js';
 import { CreatePaymentMethodBody, ListPaymentMethodsQuery, MethodParams, PaymentMethod, PaymentMethodList, UpdatePaymentMethodBody } from './payment-schemas.js';
 import type { PaymentMethodsService } from './payment-service.js';
 import { EntityParams } from './schemas.js';
@@ -26,7 +26,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
         response: { 201: PaymentMethod, ...errorResponses(403, 404) },
       },
     },
-    async (request, reply) => reply.status(201).send(await paymentMethods.create(request.tenant.id, request.params.id, request.body, callerOf(request))),
+    async (request, reply) => reply.status(201).send(await paymentMethods.create(contextOf(request, Access.apiKeyOrUser), request.params.id, request.body)),
   );
 
   r.get(
@@ -43,7 +43,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
     },
     async (request) => {
       const { includeArchived, limit, offset } = request.query;
-      return paymentMethods.list(request.tenant.id, request.params.id, includeArchived, callerOf(request), { limit, offset });
+      return paymentMethods.list(contextOf(request, Access.apiKeyOrUser), request.params.id, includeArchived, { limit, offset });
     },
   );
 
@@ -53,7 +53,7 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'A payment method (needs view; masked as in the list)', params: MethodParams, response: { 200: PaymentMethod, ...errorResponses(403, 404) } },
     },
-    async (request) => paymentMethods.get(request.tenant.id, request.params.id, request.params.methodId, callerOf(request)),
+    async (request) => paymentMethods.get(contextOf(request, Access.apiKeyOrUser), request.params.id, request.params.methodId),
   );
 
   r.patch(
@@ -68,6 +68,6 @@ export function paymentMethodRoutes(app: FastifyInstance, deps: { paymentMethods
         response: { 200: PaymentMethod, ...errorResponses(403, 404) },
       },
     },
-    async (request) => paymentMethods.update(request.tenant.id, request.params.id, request.params.methodId, request.body, callerOf(request)),
+    async (request) => paymentMethods.update(contextOf(request, Access.apiKeyOrUser), request.params.id, request.params.methodId, request.body),
   );
 }

@@ -4,8 +4,10 @@ import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent, type EventType } from '../../platform/events/outbox.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
+import type { AuditType } from '../../platform/audit/types.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { AuditService } from '../audit/service.js';
-import { actorOfCaller, auditActor, type Caller, type EntityAccessService } from './access.js';
+import { auditActor, type EntityAccessService } from './access.js';
 import { PaymentMethodErrors } from './errors.js';
 import { kindOf, mask, prepareDetails, type PreparedDetails } from './payment-details.js';
 import type { PaymentMethodsRepo } from './payment-repo.js';
@@ -59,48 +61,52 @@ export function createPaymentMethodsService(deps: {
     };
   }
 
-  async function record(db: Parameters<Parameters<RunInTx>[0]>[0], tenantId: string, caller: Caller, type: EventType, row: PaymentMethodRow, changed: string[]) {
-    const actor = actorOfCaller(caller);
+  async function record(db: Parameters<Parameters<RunInTx>[0]>[0], ctx: CallContext, type: EventType & AuditType, row: PaymentMethodRow, changed: string[]) {
+    const { tenantId, actor } = ctx;
     const details = { entityId: row.entityId, methodId: row.id, kind: row.kind, changed };
     await audit.record(db, tenantId, { type, ...auditActor(actor), details });
     await appendEvent(db, tenantId, type, { ...details, archived: row.archived, actor });
   }
 
   return {
-    async create(tenantId: string, entityId: string, input: CreatePaymentMethodInput, caller: Caller): Promise<PaymentMethodDto> {
+    async create(ctx: CallContext, entityId: string, input: CreatePaymentMethodInput): Promise<PaymentMethodDto> {
+      const { tenantId } = ctx;
       const prepared = prepareDetails(input.details);
       return tx(async (db) => {
-        const { permissions } = await access.require(tenantId, entityId, caller, 'manage_payment_methods', db);
+        const { permissions } = await access.require(tenantId, entityId, ctx, 'manage_payment_methods', db);
         const id = newId();
         const now = clock.now();
         const row = await repo.insert(
           tenantId,
-          { id, entityId, kind: input.kind, label: input.label ?? null, ...sealed(tenantId, id, prepared), archived: false, createdBy: actorOfCaller(caller).id, createdAt: now, updatedAt: now },
+          { id, entityId, kind: input.kind, label: input.label ?? null, ...sealed(tenantId, id, prepared), archived: false, createdBy: ctx.actor.id, createdAt: now, updatedAt: now },
           db,
         );
-        await record(db, tenantId, caller, 'entity.payment_method_added', row, []);
+        await record(db, ctx, 'entity.payment_method_added', row, []);
         return toDto(tenantId, row, permissions);
       });
     },
 
-    async list(tenantId: string, entityId: string, includeArchived: boolean, caller: Caller, page: PageParams): Promise<Page<PaymentMethodDto>> {
-      const { permissions } = await access.require(tenantId, entityId, caller, 'view');
+    async list(ctx: CallContext, entityId: string, includeArchived: boolean, page: PageParams): Promise<Page<PaymentMethodDto>> {
+      const { tenantId } = ctx;
+      const { permissions } = await access.require(tenantId, entityId, ctx, 'view');
       const [total, rows] = await Promise.all([repo.count(tenantId, entityId, includeArchived), repo.list(tenantId, entityId, includeArchived, page)]);
       return { total, data: await Promise.all(rows.map((row) => toDto(tenantId, row, permissions))) };
     },
 
-    async get(tenantId: string, entityId: string, id: string, caller: Caller): Promise<PaymentMethodDto> {
-      const { permissions } = await access.require(tenantId, entityId, caller, 'view');
+    async get(ctx: CallContext, entityId: string, id: string): Promise<PaymentMethodDto> {
+      const { tenantId } = ctx;
+      const { permissions } = await access.require(tenantId, entityId, ctx, 'view');
       const row = await repo.find(tenantId, entityId, id);
       if (!row) throw PaymentMethodErrors.notFound();
       return toDto(tenantId, row, permissions);
     },
 
     /** Label, archived flag, and/or a full replacement of the details (same kind). */
-    async update(tenantId: string, entityId: string, id: string, input: UpdatePaymentMethodInput, caller: Caller): Promise<PaymentMethodDto> {
+    async update(ctx: CallContext, entityId: string, id: string, input: UpdatePaymentMethodInput): Promise<PaymentMethodDto> {
+      const { tenantId } = ctx;
       const prepared = input.details ? prepareDetails(input.details) : undefined;
       return tx(async (db) => {
-        const { permissions } = await access.require(tenantId, entityId, caller, 'manage_payment_methods', db);
+        const { permissions } = await access.require(tenantId, entityId, ctx, 'manage_payment_methods', db);
         const row = await repo.find(tenantId, entityId, id, db, true);
         if (!row) throw PaymentMethodErrors.notFound();
         if (input.details && kindOf(input.details) !== row.kind) throw PaymentMethodErrors.kindMismatch();
@@ -116,7 +122,7 @@ export function createPaymentMethodsService(deps: {
           },
           db,
         );
-        await record(db, tenantId, caller, 'entity.payment_method_updated', updated, changed);
+        await record(db, ctx, 'entity.payment_method_updated', updated, changed);
         return toDto(tenantId, updated, permissions);
       });
     },

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { Access } from '../../platform/http/access.js';
 import { EmptyBody, errorResponses } from '../../platform/http/schemas.js';
-import { callerOf } from './caller.js';
+import { contextOf } from '../../platform/http/context.js';
 import type { MembersService } from './members.js';
 import {
   AddMemberBody,
@@ -37,28 +37,28 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
         tags,
         summary: 'Create an entity; the user (or the userId an API key or admin names) becomes its owner with every permission',
         body: CreateEntityBody,
-        response: { 201: Entity, ...errorResponses(403, 404, 409) },
+        response: { 201: Entity, ...errorResponses(404, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await entities.create(request.tenant.id, request.body, callerOf(request))),
+    async (request, reply) => reply.status(201).send(await entities.create(contextOf(request, Access.apiKeyOrUser), request.body)),
   );
 
   r.get(
     '/entities',
     {
       config: { auth: Access.apiKeyOrUser },
-      schema: { tags, summary: "The caller's entities (API key or admin: all, or a user's with ?userId=)", querystring: ListEntitiesQuery, response: { 200: EntityList, ...errorResponses(403) } },
+      schema: { tags, summary: "The caller's entities (API key or admin: all, or a user's with ?userId=)", querystring: ListEntitiesQuery, response: { 200: EntityList, ...errorResponses(404) } },
     },
     async (request) => {
       const { userId, limit, offset } = request.query;
-      return entities.list(request.tenant.id, { userId }, callerOf(request), { limit, offset });
+      return entities.list(contextOf(request, Access.apiKeyOrUser), { userId }, { limit, offset });
     },
   );
 
   r.get(
     '/entities/:id',
     { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: 'An entity (needs view)', params: EntityParams, response: { 200: Entity, ...errorResponses(403, 404) } } },
-    async (request) => entities.get(request.tenant.id, request.params.id, callerOf(request)),
+    async (request) => entities.get(contextOf(request, Access.apiKeyOrUser), request.params.id),
   );
 
   r.put(
@@ -67,13 +67,13 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
       config: { auth: Access.apiKeyOrUser },
       schema: { tags, summary: 'Replace the metadata (needs manage_entity)', params: EntityParams, body: MetadataBody, response: { 200: Entity, ...errorResponses(403, 404) } },
     },
-    async (request) => entities.replaceMetadata(request.tenant.id, request.params.id, request.body.metadata, callerOf(request)),
+    async (request) => entities.replaceMetadata(contextOf(request, Access.apiKeyOrUser), request.params.id, request.body.metadata),
   );
 
   r.get(
     '/entities/:id/users',
     { config: { auth: Access.apiKeyOrUser }, schema: { tags, summary: 'Members and their permissions (needs view)', params: EntityParams, response: { 200: EntityMemberList, ...errorResponses(403, 404) } } },
-    async (request) => members.list(request.tenant.id, request.params.id, callerOf(request)),
+    async (request) => members.list(contextOf(request, Access.apiKeyOrUser), request.params.id),
   );
 
   r.post(
@@ -88,7 +88,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
         response: { 201: EntityMember, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await members.add(request.tenant.id, request.params.id, request.body, callerOf(request))),
+    async (request, reply) => reply.status(201).send(await members.add(contextOf(request, Access.apiKeyOrUser), request.params.id, request.body)),
   );
 
   r.delete(
@@ -103,7 +103,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
         response: { 200: Removed, ...errorResponses(403, 404, 409) },
       },
     },
-    async (request) => members.remove(request.tenant.id, request.params.id, request.params.targetUserId, callerOf(request)),
+    async (request) => members.remove(contextOf(request, Access.apiKeyOrUser), request.params.id, request.params.targetUserId),
   );
 
   r.post(
@@ -119,7 +119,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await members.grant(request.tenant.id, request.params.id, request.params.targetUserId, request.body.permission, callerOf(request))),
+      reply.status(201).send(await members.grant(contextOf(request, Access.apiKeyOrUser), request.params.id, request.params.targetUserId, request.body.permission)),
   );
 
   r.delete(
@@ -136,7 +136,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
     },
     async (request) => {
       const { entityId, targetUserId, permission } = request.params;
-      return members.revoke(request.tenant.id, entityId, targetUserId, permission, callerOf(request));
+      return members.revoke(contextOf(request, Access.apiKeyOrUser), entityId, targetUserId, permission);
     },
   );
 }

@@ -4,9 +4,11 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
+import type { CallContext } from '../../platform/http/context.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
-import { actorOfCaller, auditActor, type Caller, type EntityAccessService } from './access.js';
+import { auditActor, type EntityAccessService } from './access.js';
+import { subjectFor } from '../users/acting-for.js';
 import { EntityErrors } from './errors.js';
 import { PERMISSIONS, type Permission } from './permissions.js';
 import type { EntitiesRepo } from './repo.js';
@@ -46,15 +48,15 @@ export function createEntitiesService(deps: {
   const { repo, access, tx, clock, users, audit } = deps;
 
   return {
-    async create(tenantId: string, input: CreateEntityInput, caller: Caller): Promise<EntityDto> {
+    async create(ctx: CallContext, input: CreateEntityInput): Promise<EntityDto> {
+      const { tenantId } = ctx;
       let ownerId: string;
-      if (await access.isPrivileged(tenantId, caller)) {
+      if (await access.isPrivileged(tenantId, ctx)) {
         if (!input.userId) throw EntityErrors.userIdRequired();
         ownerId = input.userId;
       } else {
-        const self = (caller as { userId: string }).userId;
-        if (input.userId !== undefined && input.userId !== self) throw EntityErrors.selfOnly();
-        ownerId = self;
+        // The own-record rule (src/modules/users/acting-for.ts): a plain user naming another user is 404.
+        ownerId = subjectFor({ userId: ctx.userId, privileged: false }, input.userId, EntityErrors.userIdRequired);
       }
       if (!isCountryCode(input.jurisdiction)) throw EntityErrors.countryInvalid('body.jurisdiction');
       if (!isCountryCode(input.address.country)) throw EntityErrors.countryInvalid('body.address.country');
@@ -62,7 +64,7 @@ export function createEntitiesService(deps: {
       const metadata = input.metadata ?? {};
       checkMetadata(metadata);
       if (!(await users.findRow(tenantId, ownerId))) throw EntityErrors.userNotFound();
-      const actor = actorOfCaller(caller);
+      const actor = ctx.actor;
       const now = clock.now();
       return tx(async (db) => {
         const row = await mapConstraintErrors(
@@ -100,33 +102,32 @@ export function createEntitiesService(deps: {
       });
     },
 
-    async list(tenantId: string, filter: { userId?: string }, caller: Caller, page: PageParams): Promise<Page<EntityDto>> {
-      const privileged = await access.isPrivileged(tenantId, caller);
+    async list(ctx: CallContext, filter: { userId?: string }, page: PageParams): Promise<Page<EntityDto>> {
+      const { tenantId } = ctx;
+      const privileged = await access.isPrivileged(tenantId, ctx);
       let userId = filter.userId;
-      if (!privileged) {
-        const self = (caller as { userId: string }).userId;
-        if (userId !== undefined && userId !== self) throw EntityErrors.selfOnly();
-        userId = self;
-      }
+      if (!privileged) userId = subjectFor({ userId: ctx.userId, privileged: false }, userId, EntityErrors.userIdRequired);
       const [total, rows] = await Promise.all([repo.countEntities(tenantId, userId), repo.listEntities(tenantId, userId, page)]);
       if (privileged) return { total, data: rows.map((row) => toEntityDto(row, [...PERMISSIONS])) };
       const data = await Promise.all(
-        rows.map(async (row) => toEntityDto(row, (await access.require(tenantId, row.id, caller, null)).permissions)),
+        rows.map(async (row) => toEntityDto(row, (await access.require(tenantId, row.id, ctx, null)).permissions)),
       );
       return { total, data };
     },
 
-    async get(tenantId: string, id: string, caller: Caller): Promise<EntityDto> {
-      const { entity, permissions } = await access.require(tenantId, id, caller, 'view');
+    async get(ctx: CallContext, id: string): Promise<EntityDto> {
+      const { tenantId } = ctx;
+      const { entity, permissions } = await access.require(tenantId, id, ctx, 'view');
       return toEntityDto(entity, permissions);
     },
 
     /** Replaces the metadata object (needs manage_entity). */
-    async replaceMetadata(tenantId: string, id: string, metadata: Record<string, unknown>, caller: Caller): Promise<EntityDto> {
+    async replaceMetadata(ctx: CallContext, id: string, metadata: Record<string, unknown>): Promise<EntityDto> {
+      const { tenantId } = ctx;
       checkMetadata(metadata);
-      const actor = actorOfCaller(caller);
+      const actor = ctx.actor;
       return tx(async (db) => {
-        const { permissions } = await access.require(tenantId, id, caller, 'manage_entity', db, true);
+        const { permissions } = await access.require(tenantId, id, ctx, 'manage_entity', db, true);
         const row = await repo.updateEntity(tenantId, id, { metadata, updatedAt: clock.now() }, db);
         await audit.record(db, tenantId, {
           type: 'entity.metadata_replaced',

@@ -3,6 +3,9 @@ import { createUsersRepo } from './repo.js';
 import { usersRoutes } from './routes.js';
 import { createUsersService, type UsersService } from './service.js';
 
+/** The users module's schemas other modules answer or take (auth's register and token routes). */
+export { Email, FullName, User, UserIdParam } from './schemas.js';
+
 export function createUsersModule(platform: Platform): BastionModule<{ users: UsersService }> {
   const users = createUsersService({ repo: createUsersRepo(platform.db), tx: platform.tx, clock: platform.clock });
   return { name: 'users', services: { users }, routes: { tenant: (scope) => usersRoutes(scope, { users }) } };

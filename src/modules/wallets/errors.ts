@@ -1,11 +1,10 @@
-import { AppError } from '../../platform/http/errors.js';
-import { UserErrors } from '../users/errors.js';
+import { AppError, CommonErrors } from '../../platform/http/errors.js';
 
 /** Registry errors (every wallet kind) and the Sign-In with Ethereum failures of POST /evm-eoas. */
 export const WalletErrors = {
   notFound: () => new AppError(404, 'WALLET_NOT_FOUND', 'Wallet not found'),
-  /** One code for every module: the users module's. */
-  userNotFound: UserErrors.notFound,
+  /** One code for every module (src/platform/http/errors.ts). */
+  userNotFound: CommonErrors.userNotFound,
   userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'querystring.userId is required with an API key or an admin token'),
   addressInvalid: (chain: string) => new AppError(400, 'ADDRESS_INVALID', `The address is not a valid ${chain} address`),
   networkInvalid: () => new AppError(400, 'NETWORK_INVALID', 'The network must be a chain id (EVM) or a network name (XRPL)'),

@@ -9,7 +9,7 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import type { Page, PageParams } from '../../platform/http/pagination.js';
 import { enforceRateLimit, type RateLimiter } from '../../platform/ratelimit/limiter.js';
-import type { EvmChainPort } from '../../providers/evm-chain/port.js';
+import { ERC6492_SUFFIX, isChainFailure, type EvmChainPort } from '../../providers/evm-chain/port.js';
 import type { UsersService } from '../users/service.js';
 import { SiweErrors, WalletErrors } from './errors.js';
 import type { WalletsRepo } from './repo.js';
@@ -24,7 +24,6 @@ export const CHALLENGES_PER_WINDOW = 30;
 const STATEMENT = 'Register this address as my wallet.';
 /** secp256k1 group order / 2: an ECDSA signature with a larger s is the malleated twin of a valid one. */
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-export const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
 
 
 const hashNonce = (nonce: string) => createHash('sha256').update(nonce, 'utf8').digest('hex');
@@ -46,24 +45,6 @@ function checkSignatureShape(signature: Hex): void {
   if (s > SECP256K1_HALF_N) throw SiweErrors.signatureMalleated();
 }
 
-/** Errors of the chain itself (unreachable, timed out) as opposed to a signature that does not verify. */
-const CHAIN_FAILURES = new Set([
-  'HttpRequestError',
-  'TimeoutError',
-  'EvmChainUnavailable',
-  'InternalRpcError',
-  'LimitExceededRpcError',
-  'ResourceUnavailableRpcError',
-  'MethodNotSupportedRpcError',
-]);
-export function isChainFailure(error: unknown): boolean {
-  // viem wraps the cause (e.g. CallExecutionError around an HttpRequestError): look down the chain.
-  for (let current = error, depth = 0; current && depth < 6; depth++) {
-    if (CHAIN_FAILURES.has((current as { name?: string }).name ?? '')) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 /**
  * The /evm-eoas routes: EOAs (and smart-contract wallets) registered by Sign-In with Ethereum

@@ -6,6 +6,10 @@ import { createWalletsRepo } from './repo.js';
 import { evmEoaRoutes } from './routes.js';
 import { createWalletsService, type WalletsService } from './service.js';
 
+/** The registry's schema and errors the modules that register wallets in it answer (custody, xrpl). */
+export { Wallet, type WalletDto } from './schemas.js';
+export { WalletErrors } from './errors.js';
+
 export interface WalletsServices {
   /** The registry every wallet kind registers in (see service.ts for its interface). */
   wallets: WalletsService;

@@ -202,6 +202,12 @@ export function createWalletsService(deps: {
       return repo.findByAddress(tenantId, location.chain, networkOf(location), addressKeyOf(location.chain, address), db);
     },
 
+    /** The user's oldest wallet of one kind or chain. Pass `db` to join the caller's transaction (under its lock). */
+    async firstOfUser(tenantId: string, userId: string, filters: WalletFilters, db?: DbOrTx): Promise<WalletRow | undefined> {
+      const [first] = await repo.listByUser(tenantId, userId, filters, { limit: 1, offset: 0 }, db);
+      return first;
+    },
+
     /** A user's wallets, oldest first, optionally of one kind or chain. */
     async listByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams): Promise<Page<WalletDto>> {
       return paginate(

@@ -1,7 +1,6 @@
 import type { BastionModule, Platform } from '../../platform/module/module.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
-import { createWalletsRepo } from '../wallets/repo.js';
 import type { WalletsService } from '../wallets/service.js';
 import { createXrplChallenges } from './xrpl-challenges.js';
 import { createXrplNonCustodial, type XrplNonCustodial } from './xrpl-noncustodial.js';
@@ -45,7 +44,6 @@ export function createXrplModule(
     tx,
     users: deps.users,
     wallets: deps.wallets,
-    walletsRepo: createWalletsRepo(db),
     repo: xrplRepo,
     ledger,
     network,

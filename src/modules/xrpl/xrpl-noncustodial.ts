@@ -3,19 +3,17 @@ import { sign as signBytes } from 'ripple-keypairs';
 import { multisign, validate, Wallet, type SubmittableTransaction } from 'xrpl';
 import { verifyXrplMessage } from '../../platform/crypto/wallet-signatures.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
-import { inspectSignedBlob } from '../../providers/xrpl-ledger/signatures.js';
+import { inspectSignedBlob, XrplLedgerError, type XrplAccountInfo, type XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import type { UsersService } from '../users/service.js';
-import { WalletErrors } from '../wallets/errors.js';
-import type { WalletDto } from '../wallets/schemas.js';
+import { WalletErrors, type WalletDto } from '../wallets/module.js';
 import { toWalletDto, type WalletsService } from '../wallets/service.js';
 import type { WalletKind, WalletRow } from '../wallets/table.js';
 import { accountState, checkAddress, type AccountStateDto } from './xrpl-common.js';
 import type { CallContext } from '../../platform/http/context.js';
+import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import type { XrplChallenges } from './xrpl-challenges.js';
 import { onLedger, XrplErrors } from './xrpl-errors.js';
 import type { XrplRepo } from './xrpl-repo.js';
-import type { WalletsRepo } from '../wallets/repo.js';
 import { toSubmissionDto, type SubmissionDto, type XrplSubmissions } from './xrpl-submissions.js';
 
 /** AccountSet flags the update route changes (asf values). */
@@ -105,7 +103,6 @@ export function createXrplNonCustodial(deps: {
   tx: RunInTx;
   users: UsersService;
   wallets: WalletsService;
-  walletsRepo: WalletsRepo;
   repo: XrplRepo;
   ledger: XrplLedgerPort;
   network: () => Promise<string>;
@@ -113,7 +110,7 @@ export function createXrplNonCustodial(deps: {
   submissions: XrplSubmissions;
   testSigning: boolean;
 }) {
-  const { tx, users, wallets, walletsRepo, repo, ledger, challenges, submissions } = deps;
+  const { tx, users, wallets, repo, ledger, challenges, submissions } = deps;
   const network = () => onLedger(deps.network);
   const live = async (address: string) => onLedger(() => ledger.accountInfo(address));
 
@@ -141,7 +138,7 @@ export function createXrplNonCustodial(deps: {
     const result = await tx(async (db) => {
       // One wallet of the kind per user, even when two requests race (the lock serializes them).
       await repo.lockAccount(net, `${tenantId}:${userId}:${kind}`, db);
-      const [existing] = await walletsRepo.listByUser(tenantId, userId, { kind, chain: 'xrpl' }, { limit: 1, offset: 0 }, db);
+      const existing = await wallets.firstOfUser(tenantId, userId, { kind, chain: 'xrpl' }, db);
       if (existing) return { row: undefined, dto: toWalletDto(existing) };
       const generated = Wallet.generate();
       const registered = await wallets.register(
@@ -220,35 +217,40 @@ export function createXrplNonCustodial(deps: {
       input: { userId?: string; multiSignature?: boolean } & Partial<Record<Setting, boolean>>,
     ): Promise<{ wallet: XrplWalletDto; transactions: SubmissionDto[] }> {
       const { tenantId } = ctx;
-      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
-      const row = await ownWallet(tenantId, userId, address);
-      const settings = (Object.keys(SETTINGS) as Setting[]).filter((s) => input[s] !== undefined);
-      if (settings.length === 0 && input.multiSignature === undefined) throw XrplErrors.nothingToChange();
-      if (input.multiSignature === false) throw XrplErrors.transactionInvalid('multiSignature can only be turned on here (the master key stays disabled)');
-      const info = await live(address);
-      if (!info) throw XrplErrors.accountNotFound();
-      if (!canSignAlone(row, info)) throw XrplErrors.signatureRequired(address);
-      const net = await network();
+      // The checks before the first transaction: a refusal here changed nothing and gives an
+      // Idempotency-Key back (beforeEffects); once a transaction is sent the answer is final.
+      const { userId, row, net, steps } = await beforeEffects(async () => {
+        const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
+        const row = await ownWallet(tenantId, userId, address);
+        const settings = (Object.keys(SETTINGS) as Setting[]).filter((s) => input[s] !== undefined);
+        if (settings.length === 0 && input.multiSignature === undefined) throw XrplErrors.nothingToChange();
+        if (input.multiSignature === false) throw XrplErrors.transactionInvalid('multiSignature can only be turned on here (the master key stays disabled)');
+        const info = await live(address);
+        if (!info) throw XrplErrors.accountNotFound();
+        if (!canSignAlone(row, info)) throw XrplErrors.signatureRequired(address);
+        const net = await network();
 
-      const steps: SubmittableTransaction[] = [];
-      for (const setting of settings) {
-        const want = input[setting]!;
-        if (info.flags[FLAG_NAMES[setting]] === want) continue;
-        steps.push({ TransactionType: 'AccountSet', Account: address, ...(want ? { SetFlag: SETTINGS[setting] } : { ClearFlag: SETTINGS[setting] }) });
-      }
-      if (input.multiSignature) {
-        if (row.kind !== 'xrpl-investor') throw XrplErrors.transactionInvalid('multiSignature applies to the investor wallet');
-        const signer = await walletOfKind(tenantId, userId, 'xrpl-signer');
-        const cold = await walletOfKind(tenantId, userId, 'xrpl-cold');
-        if (!signer || !cold) throw XrplErrors.signerAndColdRequired();
-        steps.push({
-          TransactionType: 'SignerListSet',
-          Account: address,
-          SignerQuorum: 2,
-          SignerEntries: [signer, cold].map((w) => ({ SignerEntry: { Account: w.address, SignerWeight: 1 } })),
-        });
-        steps.push({ TransactionType: 'AccountSet', Account: address, SetFlag: ASF_DISABLE_MASTER });
-      }
+        const steps: SubmittableTransaction[] = [];
+        for (const setting of settings) {
+          const want = input[setting]!;
+          if (info.flags[FLAG_NAMES[setting]] === want) continue;
+          steps.push({ TransactionType: 'AccountSet', Account: address, ...(want ? { SetFlag: SETTINGS[setting] } : { ClearFlag: SETTINGS[setting] }) });
+        }
+        if (input.multiSignature) {
+          if (row.kind !== 'xrpl-investor') throw XrplErrors.transactionInvalid('multiSignature applies to the investor wallet');
+          const signer = await walletOfKind(tenantId, userId, 'xrpl-signer');
+          const cold = await walletOfKind(tenantId, userId, 'xrpl-cold');
+          if (!signer || !cold) throw XrplErrors.signerAndColdRequired();
+          steps.push({
+            TransactionType: 'SignerListSet',
+            Account: address,
+            SignerQuorum: 2,
+            SignerEntries: [signer, cold].map((w) => ({ SignerEntry: { Account: w.address, SignerWeight: 1 } })),
+          });
+          steps.push({ TransactionType: 'AccountSet', Account: address, SetFlag: ASF_DISABLE_MASTER });
+        }
+        return { userId, row, net, steps };
+      });
       const done: SubmissionDto[] = [];
       for (const step of steps) {
         const submitted = await withWallet(tenantId, row, (wallet) => submissions.signAndSubmit(tenantId, userId, net, step, (filled) => wallet.sign(filled), ctx.actor));
@@ -306,28 +308,32 @@ export function createXrplNonCustodial(deps: {
      */
     async submit(ctx: CallContext, input: { userId?: string; txBlob?: string; txBlobs?: string[] }): Promise<SubmissionDto> {
       const { tenantId } = ctx;
-      const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
-      if ((input.txBlob === undefined) === (input.txBlobs === undefined)) throw XrplErrors.blobInvalid('send txBlob, or txBlobs (multi-signatures to combine), not both');
-      let blob = input.txBlob;
-      if (input.txBlobs) {
-        for (const part of input.txBlobs) {
-          const checked = inspectSignedBlob(part);
-          if (!checked.ok) throw checked.reason === 'bad_signature' ? XrplErrors.blobSignatureInvalid(checked.message) : XrplErrors.blobInvalid(checked.message);
+      // Every check runs before the blob is stored or sent: a refusal gives an Idempotency-Key back.
+      const { userId, net, inspected, blob } = await beforeEffects(async () => {
+        const userId = await users.actingFor(ctx, input.userId, WalletErrors.userIdRequired);
+        if ((input.txBlob === undefined) === (input.txBlobs === undefined)) throw XrplErrors.blobInvalid('send txBlob, or txBlobs (multi-signatures to combine), not both');
+        let blob = input.txBlob;
+        if (input.txBlobs) {
+          for (const part of input.txBlobs) {
+            const checked = inspectSignedBlob(part);
+            if (!checked.ok) throw checked.reason === 'bad_signature' ? XrplErrors.blobSignatureInvalid(checked.message) : XrplErrors.blobInvalid(checked.message);
+          }
+          try {
+            blob = multisign(input.txBlobs);
+          } catch (error) {
+            throw XrplErrors.blobInvalid(`the multi-signatures do not combine: ${(error as Error).message.slice(0, 200)}`);
+          }
         }
-        try {
-          blob = multisign(input.txBlobs);
-        } catch (error) {
-          throw XrplErrors.blobInvalid(`the multi-signatures do not combine: ${(error as Error).message.slice(0, 200)}`);
-        }
-      }
-      const inspected = inspectSignedBlob(blob!);
-      if (!inspected.ok) throw inspected.reason === 'bad_signature' ? XrplErrors.blobSignatureInvalid(inspected.message) : XrplErrors.blobInvalid(inspected.message);
-      const net = await network();
-      const owned = await wallets.findByAddress(tenantId, { chain: 'xrpl', network: net }, inspected.tx.Account);
-      if (!owned || owned.userId !== userId) throw XrplErrors.blobForeign();
-      if (typeof inspected.tx.LastLedgerSequence !== 'number') throw XrplErrors.blobNoLastLedger();
-      if (inspected.tx.TransactionType === 'Payment') checkAmount(inspected.tx.Amount, 'the Amount of body.txBlob');
-      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob: blob! }, ctx.actor);
+        const inspected = inspectSignedBlob(blob!);
+        if (!inspected.ok) throw inspected.reason === 'bad_signature' ? XrplErrors.blobSignatureInvalid(inspected.message) : XrplErrors.blobInvalid(inspected.message);
+        const net = await network();
+        const owned = await wallets.findByAddress(tenantId, { chain: 'xrpl', network: net }, inspected.tx.Account);
+        if (!owned || owned.userId !== userId) throw XrplErrors.blobForeign();
+        if (typeof inspected.tx.LastLedgerSequence !== 'number') throw XrplErrors.blobNoLastLedger();
+        if (inspected.tx.TransactionType === 'Payment') checkAmount(inspected.tx.Amount, 'the Amount of body.txBlob');
+        return { userId, net, inspected, blob: blob! };
+      });
+      const row = await submissions.submitSigned(tenantId, userId, net, { tx: inspected.tx, hash: inspected.hash, blob }, ctx.actor);
       return toSubmissionDto(row);
     },
 

@@ -27,7 +27,7 @@ import {
   XrplChallenge,
   XrplWallet,
 } from './xrpl-schemas.js';
-import { Wallet } from '../wallets/schemas.js';
+import { Wallet } from '../wallets/module.js';
 
 /** /xrpl-secure-accounts and /non-custodian-xrpl. */
 export function xrplRoutes(app: FastifyInstance, deps: { secure: XrplSecureAccounts; noncustodial: XrplNonCustodial }): void {

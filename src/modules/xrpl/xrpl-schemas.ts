@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { KeysetQueryFields, Paged } from '../../platform/http/pagination.js';
 import { XRPL_SUBMISSION_STATUSES } from '../wallets/table.js';
-import { Wallet } from '../wallets/schemas.js';
+import { Wallet } from '../wallets/module.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -166,7 +166,6 @@ export const ERROR_CATALOGUE = {
   ENTITY_MEMBER_EXISTS: { status: 409, meaning: 'The user is a member of the entity already' },
   ENTITY_LAST_OWNER: { status: 409, meaning: 'The last owner of an entity cannot be removed or lose owner' },
   ENTITY_LEI_TAKEN: { status: 409, meaning: 'Another entity of the tenant has this LEI' },
-  ENTITY_SELF_ONLY: { status: 403, meaning: 'A user names a userId other than its own' },
   ENTITY_LEI_INVALID: { status: 400, meaning: 'The LEI fails its ISO 17442 checksum' },
   ENTITY_COUNTRY_INVALID: { status: 400, meaning: 'A country is not an ISO 3166-1 alpha-2 code' },
   ENTITY_METADATA_TOO_LARGE: { status: 400, meaning: 'Entity metadata is too large or too deep' },

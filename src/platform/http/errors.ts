@@ -31,6 +31,8 @@ export const CommonErrors = {
   invalidToken: () => new AppError(401, 'TOKEN_INVALID', 'Invalid or expired access token'),
   forbidden: () => new AppError(403, 'FORBIDDEN', 'Insufficient role or permissions'),
   validation: (message: string) => new AppError(400, 'VALIDATION_FAILED', message),
+  /** One code for every module (a user of the tenant the caller may not see is not found either). */
+  userNotFound: () => new AppError(404, 'USER_NOT_FOUND', 'User not found'),
   routeNotFound: (method: string, url: string) =>
     new AppError(404, 'ROUTE_NOT_FOUND', `Route ${method} ${url.split('?')[0]} not found`),
 };

@@ -21,7 +21,8 @@
  *   answers;
  * - an example on every request body and main answer (curated in openapi-components.ts, or
  *   generated from the schema by openapi-sampler.ts);
- * - the events sent to event endpoints in `webhooks`, one payload schema per type (payloads.ts).
+ * - the events sent to event endpoints in `webhooks`, one payload schema per type (payloads.ts);
+ * - the audit event types (src/platform/audit/types.ts) with their meaning (`x-audit-types`).
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
@@ -29,6 +30,7 @@ import { EVENT_TYPES } from '../events/outbox.js';
 import { EVENT_PAYLOADS } from '../events/payloads.js';
 import { REPLAYED_HEADER } from '../idempotency/http.js';
 import type { RouteRateLimit } from '../ratelimit/route.js';
+import { AUDIT_TYPES } from '../audit/types.js';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
 import type { AuthRequirement } from './guards.js';
 import { CURATED_EXAMPLES, NAMED_SCHEMAS, TAGS } from './openapi-components.js';
@@ -469,5 +471,7 @@ export function openApiFixups(document: { openapiObject: object } | { swaggerObj
   components.parameters = Object.fromEntries([...usedParameters].sort().map((name) => [name, PARAMETERS[name]]));
   doc.components = components;
   doc['x-error-codes'] = HTTP_CODES.map(([code, { status, meaning }]) => ({ code, status, meaning }));
+  // The audit event types GET /audit-events answers (src/platform/audit/types.ts), with their meaning.
+  doc['x-audit-types'] = Object.entries(AUDIT_TYPES).map(([type, meaning]) => ({ type, meaning }));
   return doc;
 }

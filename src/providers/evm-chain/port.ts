@@ -48,6 +48,28 @@ export class EvmChainUnavailable extends Error {
   }
 }
 
+/** The magic suffix of an ERC-6492 signature (a smart wallet not deployed yet). */
+export const ERC6492_SUFFIX = '6492649264926492649264926492649264926492649264926492649264926492';
+
+/** Errors of the chain itself (unreachable, timed out) as opposed to a signature that does not verify. */
+const CHAIN_FAILURES = new Set([
+  'HttpRequestError',
+  'TimeoutError',
+  'EvmChainUnavailable',
+  'InternalRpcError',
+  'LimitExceededRpcError',
+  'ResourceUnavailableRpcError',
+  'MethodNotSupportedRpcError',
+]);
+export function isChainFailure(error: unknown): boolean {
+  // viem wraps the cause (e.g. CallExecutionError around an HttpRequestError): look down the chain.
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    if (CHAIN_FAILURES.has((current as { name?: string }).name ?? '')) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 declare module '../../platform/module/module.js' {
   interface ChainPorts {
     evm: EvmChainPort;

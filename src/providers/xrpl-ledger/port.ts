@@ -1,5 +1,8 @@
 import type { SubmittableTransaction } from 'xrpl';
 
+/** Local checks of a signed blob (decoding, canonical form, signatures) a module runs before submitting it. */
+export { inspectSignedBlob, type InspectedBlob } from './signatures.js';
+
 /**
  * The XRPL ledger port: what the XRPL wallet routes need from a rippled server. One adapter
  * (rippled.ts) implements it over the `xrpl` Client's WebSocket, against a real rippled

@@ -12,7 +12,7 @@ import { Access, viewerOf, type Viewer } from '../../platform/http/access.js';
 import { AppError } from '../../platform/http/errors.js';
 import { errorResponses } from '../../platform/http/schemas.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CustodyAFundBody, CustodyAFunded, CustodyAFundParams, FAUCET_TAGS, faucetAmount, fundEvm, fundXrpl, type Funded } from '../faucet.js';
+import { CustodyAFundBody, CustodyAFunded, CustodyAFundParams, FAUCET_TAGS, faucetAmount, FaucetErrors, fundEvm, fundXrpl, type Funded } from '../faucet.js';
 import { newXrplWallet } from './chains.js';
 import { SANDBOX_PREFIX, SandboxError, transactionDto, transferDto, walletDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import { createExecutor } from './executor.js';
@@ -254,7 +254,11 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
      */
     faucetRoutes(
       app: FastifyInstance,
-      deps: { walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }> },
+      deps: {
+        /** Whether the tenant is left on this sandbox (a tenant on a real custody-a funds its wallets there: 409). */
+        onSandbox: (tenantId: string) => Promise<boolean>;
+        walletOf: (tenantId: string, viewer: Viewer, vaultId: string, chain: 'evm' | 'xrpl') => Promise<{ providerWalletId: string; vaultId: string }>;
+      },
     ): void {
       app.withTypeProvider<TypeBoxTypeProvider>().post(
         `${SANDBOX_PREFIX}/vaults/:vaultId/fund`,
@@ -272,6 +276,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
           const { symbol } = request.body;
           if (symbol !== 'ETH' && symbol !== 'XRP') throw new AppError(400, 'SYMBOL_UNKNOWN', 'body.symbol must be ETH or XRP');
           const qty = faucetAmount(request.body.qty, symbol, 'body.qty');
+          if (!(await deps.onSandbox(request.tenant.id))) throw FaucetErrors.notSandbox('custody-a');
           const wallet = await deps.walletOf(request.tenant.id, viewerOf(request), request.params.vaultId, symbol === 'ETH' ? 'evm' : 'xrpl');
           const funded = await fund(request.tenant.id, wallet.providerWalletId, qty);
           return { vaultId: wallet.vaultId, address: funded.address, symbol, qty, hash: funded.hash, balance: funded.balance };
