@@ -8,11 +8,8 @@ import tseslint from 'typescript-eslint';
 const BOUNDARY_EXCEPTIONS = {
   platform: [],
   providers: [],
-  modulesToProviders: [
-  ],
-  modulesToModules: [
-    'src/modules/custody-b/routes.ts',
-  ],
+  modulesToProviders: [],
+  modulesToModules: [],
 };
 
 const restrict = (message, group) => ({ group, message });

@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * Where the provider returns the browser; redirects to the client URL
-         * @description Redirects (303) to the redirectUrl given to GET /auth/idp with the token pair in the URL fragment (accessToken, refreshToken, tokenType, expiresIn, accessTokenExpiresAt, refreshTokenExpiresAt), or twoFactorRequired and challengeToken, or error and error_description. An unknown, altered, expired or used state is a 400.
+         * @description Redirects (303) to the redirectUrl given to GET /auth/idp with the token pair in the URL fragment (accessToken, refreshToken, tokenType, expiresIn, accessTokenExpiresAt, refreshTokenExpiresAt), or twoFactorRequired and challengeToken, or error and error_description. An unknown, altered, expired or used state is a 400; a tenant whose provider was removed meanwhile is 503 PROVIDER_NOT_CONFIGURED.
          *
          *     No tenant header: the request names its tenant itself (path, state or signature).
          *
@@ -459,7 +459,9 @@ export interface paths {
         };
         /**
          * The tenant's external identity provider settings (secret masked)
-         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         * @description A tenant without one is 503 PROVIDER_NOT_CONFIGURED (as every provider kind).
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
          */
         get: operations["getAuthIdpConfig"];
         put?: never;
@@ -1629,7 +1631,7 @@ export interface paths {
         put?: never;
         /**
          * idv-a verification decision
-         * @description Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md).
+         * @description Signed by the provider over the raw body under the tenant's secret (docs/providers.md).
          *
          *     No tenant header: the request names its tenant itself (path, state or signature).
          */
@@ -1651,7 +1653,7 @@ export interface paths {
         put?: never;
         /**
          * idv-a session event (started, submitted)
-         * @description Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md).
+         * @description Signed by the provider over the raw body under the tenant's secret (docs/providers.md).
          *
          *     No tenant header: the request names its tenant itself (path, state or signature).
          */
@@ -1673,7 +1675,7 @@ export interface paths {
         put?: never;
         /**
          * idv-b verification result
-         * @description Signed with HMAC-SHA256 of the raw body under the tenant secret, hex, in x-hmac-signature (docs/providers.md). An unknown tenantId is a 401.
+         * @description Signed by the provider over the raw body under the tenant's secret (docs/providers.md). An unknown tenantId is a 401.
          *
          *     No tenant header: the request names its tenant itself (path, state or signature).
          */
@@ -4540,7 +4542,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_CONFIG_INVALID" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
+                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
                     /** @constant */
                     statusCode?: 400;
                 };
@@ -4590,7 +4592,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ENTITY_PERMISSION_REQUIRED" | "ENTITY_SELF_ONLY" | "FORBIDDEN" | "PASSWORD_INCORRECT";
+                    code?: "ENTITY_PERMISSION_REQUIRED" | "FORBIDDEN" | "PASSWORD_INCORRECT";
                     /** @constant */
                     statusCode?: 403;
                 };
@@ -4615,7 +4617,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "IDP_NOT_CONFIGURED" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
+                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
                     /** @constant */
                     statusCode?: 404;
                 };
@@ -4841,7 +4843,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "BANK_LINK_PROVIDER_ERROR" | "BANK_LINK_PROVIDER_UNAVAILABLE" | "BUSINESS_PROFILE_PROVIDER_ERROR" | "CUSTODY_B_PROVIDER_UNAVAILABLE" | "CUSTODY_PROVIDER_ERROR" | "CUSTODY_PROVIDER_REFUSED" | "IDP_UNAVAILABLE" | "KYC_PROVIDER_ERROR" | "KYC_PROVIDER_UNAVAILABLE" | "PROVIDER_ERROR" | "PROVIDER_REFUSED" | "PROVIDER_UNAUTHORIZED";
+                    code?: "BANK_LINK_PROVIDER_ERROR" | "BUSINESS_PROFILE_PROVIDER_ERROR" | "CUSTODY_B_PROVIDER_UNAVAILABLE" | "CUSTODY_PROVIDER_ERROR" | "CUSTODY_PROVIDER_REFUSED" | "IDP_UNAVAILABLE" | "KYC_PROVIDER_ERROR" | "PROVIDER_ERROR" | "PROVIDER_REFUSED" | "PROVIDER_UNAUTHORIZED";
                     /** @constant */
                     statusCode?: 502;
                 };
@@ -4867,7 +4869,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "BUSY" | "CHAIN_UNAVAILABLE" | "CUSTODY_PROVIDER_UNAVAILABLE" | "CUSTODY_WEBHOOK_OBJECT_UNKNOWN" | "FAUCET_UNAVAILABLE" | "NOT_READY" | "PROVIDER_NOT_CONFIGURED" | "PROVIDER_UNAVAILABLE" | "RATE_LIMIT_UNAVAILABLE" | "XRPL_FUNDING_FAILED";
+                    code?: "BANK_LINK_PROVIDER_UNAVAILABLE" | "BUSY" | "CHAIN_UNAVAILABLE" | "CUSTODY_PROVIDER_UNAVAILABLE" | "CUSTODY_WEBHOOK_OBJECT_UNKNOWN" | "FAUCET_UNAVAILABLE" | "KYC_PROVIDER_UNAVAILABLE" | "NOT_READY" | "PROVIDER_NOT_CONFIGURED" | "PROVIDER_UNAVAILABLE" | "RATE_LIMIT_UNAVAILABLE" | "XRPL_FUNDING_FAILED";
                     /** @constant */
                     statusCode?: 503;
                 };
@@ -5071,7 +5073,7 @@ export interface operations {
                     type: "income" | "net_worth" | "professional_certification" | "entity" | "knowledgeable_employee" | "other";
                     /**
                      * Format: uuid
-                     * @description Required with an API key or admin token; a plain user claims for themself
+                     * @description Required with an API key; an admin token defaults to the admin itself; a plain user claims for themself
                      */
                     userId?: string;
                 };
@@ -5276,7 +5278,7 @@ export interface operations {
                             objectId: string | null;
                             objectType: string | null;
                             subjectUserId: string | null;
-                            /** @description What happened, e.g. login.succeeded, login.failed, refresh.reused, password.changed */
+                            /** @description What happened: one of the audit types listed at the top of this document (x-audit-types), e.g. login.succeeded */
                             type: string;
                             userAgent: string | null;
                         }[];
@@ -6118,7 +6120,6 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -6155,7 +6156,6 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -6211,7 +6211,6 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -7523,6 +7522,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -7607,6 +7607,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -7701,6 +7702,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -7786,6 +7788,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -7870,6 +7873,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -8044,6 +8048,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -8089,6 +8094,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
@@ -8189,6 +8195,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
@@ -8461,6 +8468,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { contextOf, type UserContext } from '../../platform/http/context.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { Wallet, WalletList } from '../wallets/schemas.js';
+import { Wallet, WalletList } from '../wallets/module.js';
 import {
   ActionChallenge,
   AddressQuery,

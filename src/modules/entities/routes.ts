@@ -37,7 +37,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
         tags,
         summary: 'Create an entity; the user (or the userId an API key or admin names) becomes its owner with every permission',
         body: CreateEntityBody,
-        response: { 201: Entity, ...errorResponses(404, 409) },
+        response: { 201: Entity, ...errorResponses(403, 404, 409) },
       },
     },
     async (request, reply) => reply.status(201).send(await entities.create(contextOf(request, Access.apiKeyOrUser), request.body)),
@@ -47,7 +47,7 @@ export function entitiesRoutes(app: FastifyInstance, deps: { entities: EntitiesS
     '/entities',
     {
       config: { auth: Access.apiKeyOrUser },
-      schema: { tags, summary: "The caller's entities (API key or admin: all, or a user's with ?userId=)", querystring: ListEntitiesQuery, response: { 200: EntityList, ...errorResponses(404) } },
+      schema: { tags, summary: "The caller's entities (API key or admin: all, or a user's with ?userId=)", querystring: ListEntitiesQuery, response: { 200: EntityList, ...errorResponses(403, 404) } },
     },
     async (request) => {
       const { userId, limit, offset } = request.query;

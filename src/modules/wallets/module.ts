@@ -7,7 +7,7 @@ import { evmEoaRoutes } from './routes.js';
 import { createWalletsService, type WalletsService } from './service.js';
 
 /** The registry's schema and errors the modules that register wallets in it answer (custody, xrpl). */
-export { Wallet, type WalletDto } from './schemas.js';
+export { Wallet, WalletList, type WalletDto } from './schemas.js';
 export { WalletErrors } from './errors.js';
 
 export interface WalletsServices {
