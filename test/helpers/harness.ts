@@ -86,6 +86,22 @@ export function undeclaredMessage(answers: UndeclaredAnswer[]): string {
   return `${answers.length} answer(s) with a status the route's schema.response does not declare (declare it with errorResponses(...)):\n${lines.join('\n')}`;
 }
 
+/**
+ * The embedded database of this test process (a vitest fork runs its files one after
+ * another in one process: isolate false), opened once from the migrated image and shared by
+ * every harness of the fork, as the harnesses of a PostgreSQL pass share one database: each
+ * harness works in its own tenants. Opening the image was about half of a harness's start.
+ * Never closed by a harness (the fork's exit ends it).
+ */
+let forkDatabase: Promise<Database> | undefined;
+
+async function harnessDatabase(databaseUrl: string | undefined): Promise<Database> {
+  if (databaseUrl) return openDatabase({ databaseUrl, poolSize: 30 });
+  forkDatabase ??= openDatabase({ image: migratedImage() });
+  const shared = await forkDatabase;
+  return { ...shared, close: async () => undefined };
+}
+
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bastion-test-'));
   const config = loadConfig({
@@ -101,7 +117,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     XRPL_LOCAL_PORT: '0',
     ...options.env,
   });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 30, image: migratedImage() });
+  const database = await harnessDatabase(config.databaseUrl);
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date());
   const logs = new LogCapture();
   const logger = createLogger('info', logs);

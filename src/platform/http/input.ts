@@ -1,4 +1,5 @@
 import AjvCompiler from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { CommonErrors } from './errors.js';
 import { inputProblem } from './storable-text.js';
@@ -44,8 +45,16 @@ function finiteOnly(validate: Validator): Validator {
  * number sent for a string field (or the reverse) is a 400, never converted. Neither lets NaN
  * or Infinity through (JSON's 1e309 and the query's limit=1e309 parse as Infinity).
  */
+/**
+ * One pool of Ajv instances for the process: Ajv keeps what it compiled by schema object, and
+ * the routes' schemas are module constants, so a second app in the same process (the tests
+ * build one per harness; the CLI's in-process runs) reuses every validator instead of
+ * compiling it again.
+ */
+const sharedPool = AjvCompiler();
+
 export function perPartValidators(): SchemaController {
-  const pool = AjvCompiler();
+  const pool = sharedPool;
   // The published typings describe the compiler as taking a schema; Fastify passes the route
   // definition ({ schema, method, url, httpPart }), as the package's own code expects.
   type Compile = (route: { httpPart?: string }) => Validator;
@@ -56,8 +65,31 @@ export function perPartValidators(): SchemaController {
     const exact = withOptions({ coerceTypes: false });
     return (route: { httpPart?: string }) => finiteOnly(route.httpPart === 'body' ? exact(route) : coercing(route));
   };
-  return { compilersFactory: { buildValidator: buildValidator as unknown as AjvCompiler.BuildCompilerFromPool } };
+  return { compilersFactory: { buildValidator: buildValidator as unknown as AjvCompiler.BuildCompilerFromPool, buildSerializer: cachedSerializers } };
 }
+
+/**
+ * Fastify's serializer compiler (fast-json-stringify), with what it compiled kept for the
+ * process by schema: compiling every answer schema of every route is most of an app's start
+ * after the validators, and a process that builds several apps (the tests, one per harness)
+ * compiled the same schemas again each time. The key is the schema's JSON with the options,
+ * so two equal schemas share one serializer and a changed one gets its own.
+ */
+const serializers = new Map<string, (data: unknown) => string>();
+const buildSerializers = SerializerSelector();
+const cachedSerializers = ((externalSchemas: unknown, serializerOpts: unknown) => {
+  const build = buildSerializers(externalSchemas as never, serializerOpts as never) as unknown as (route: { schema: unknown }) => (data: unknown) => string;
+  const prefix = JSON.stringify([externalSchemas ?? null, serializerOpts ?? null]);
+  return (route: { schema: unknown }) => {
+    const key = `${prefix}|${JSON.stringify(route.schema)}`;
+    let serializer = serializers.get(key);
+    if (!serializer) {
+      serializer = build(route);
+      serializers.set(key, serializer);
+    }
+    return serializer;
+  };
+}) as unknown as ReturnType<typeof SerializerSelector>;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
