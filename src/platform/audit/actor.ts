@@ -1,4 +1,4 @@
-import type { Principal } from '../http/guards.js';
+import type { Principal } from '../http/principal.js';
 
 export type ActorType = 'user' | 'apiKey' | 'provider' | 'system';
 

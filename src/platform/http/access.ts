@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthRequirement, Role } from './guards.js';
+import type { AuthRequirement, Role } from './principal.js';
 
 /**
  * Who may call a route: the one list routes declare from (`config: { auth: Access.user }`).

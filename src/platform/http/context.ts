@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { actorOf, type Actor } from '../audit/actor.js';
 import type { Access, ApiKeyCaller, Caller, UserCaller } from './access.js';
-import type { AuthRequirement, Principal } from './guards.js';
+import type { AuthRequirement, Principal } from './principal.js';
 
 /**
  * The one call context: who calls, for which tenant, and what follows from it. The guards

@@ -1,33 +1,9 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { buildContext } from './context.js';
 import { AppError, CommonErrors } from './errors.js';
+import type { AccessClaims, AuthRequirement, Principal, TenantContext } from './principal.js';
 
-export type Role = 'user' | 'admin';
-
-export interface TenantContext {
-  id: string;
-  name: string;
-  settings: Record<string, unknown>;
-}
-
-export type Principal =
-  | { kind: 'apiKey'; tenantId: string; keyId: string }
-  | { kind: 'user'; tenantId: string; userId: string; role: Role; sessionId: string };
-
-/** Claims every access token carries, as the verifier returns them. */
-export interface AccessClaims {
-  sub: string;
-  tid: string;
-  sid: string;
-  role: Role;
-}
-
-/**
- * Who may call a route. `public`: inherently public (sign-up, login, callbacks...).
- * Otherwise the accepted credentials: an API key of the tenant, and/or a bearer token with at
- * least the given role. Every tenant-scoped route must declare one.
- */
-export type AuthRequirement = 'public' | { apiKey?: true; bearer?: Role };
+export type { AccessClaims, AuthRequirement, Principal, Role, TenantContext } from './principal.js';
 
 export interface GuardDeps {
   findTenant(id: string): Promise<TenantContext | undefined>;
