@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { packageRoot } from './migrate.js';
+import { packageRoot } from './package-root.js';
 
 /**
  * A new embedded database starts as a copy of a template: a data directory PGlite's initdb made
