@@ -228,6 +228,9 @@ describe.skipIf(ONE_PASS_ONLY)('docs/operations.md on the embedded database', ()
       expect(answer).toMatchObject({ rotated: true, masterKey: join(vars.DATA_DIR!, 'master.key') });
       expect(readFileSync(join(vars.DATA_DIR!, 'master.key'), 'utf8').trim()).toBe(readFileSync(join(work, 'third.key'), 'utf8').trim());
       expect(await service.secrets.decrypt(sealed, 'ops-guide')).toBe('kept');
+      // Refusals come back through the socket as the CLI prints them; nothing is left behind.
+      expect(failure(await cli(vars, 'keys', 'rotate-master', '--new-key-file', join(work, 'third.key')))).toMatchObject({ code: 2, error: 'usage' });
+      expect(existsSync(join(vars.DATA_DIR!, 'master.key.new'))).toBe(false);
       expect((await service.platform.providerSettings.resolve(tenant.tenantId, 'bank-link', 'plaid')).secrets.secret).toBe(tenant.secret);
     } finally {
       await stop();
