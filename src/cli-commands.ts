@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { parseKeyText } from './config.js';
+import { commitPendingMasterKey, discardPendingMasterKey, masterKeyFile, resolveMasterKey, writePendingMasterKey } from './platform/crypto/secrets.js';
 import type { Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
 import { UserErrors } from './modules/users/errors.js';
@@ -127,6 +129,29 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     return { tenantId, userId: updated.id, email: updated.email, role: updated.role };
   },
   'keys rotate': async (c) => c.keys.rotate(),
+  'keys rotate-master': async (c, o) => {
+    const file = need(o, 'new-key-file');
+    const newKey = parseKeyText(o['new-key-file-content'] ?? readSecretFile('new-key-file', file));
+    if (!newKey) throw new UsageError(`--new-key-file ${file} must hold a 32-byte key, as 64 hex characters or base64 (e.g. openssl rand -hex 32)`);
+    const { dataDir, masterKey: fromEnv } = c.config;
+    if (newKey.equals(resolveMasterKey(fromEnv, dataDir))) throw new UsageError('--new-key-file holds the current master key: nothing to rotate');
+    if (fromEnv) {
+      const { dataKeys } = await c.secrets.rotateMasterKey(newKey);
+      return { rotated: true, dataKeys, masterKey: 'MASTER_KEY', next: 'set MASTER_KEY to the new key on every instance, then restart them; until then a restart with the old key fails naming MASTER_KEY' };
+    }
+    // The key file: the new key is on disk before the commit and replaces the old after it, so
+    // no moment has a committed rotation without its key in DATA_DIR.
+    writePendingMasterKey(dataDir, newKey);
+    let dataKeys: number;
+    try {
+      ({ dataKeys } = await c.secrets.rotateMasterKey(newKey));
+    } catch (error) {
+      discardPendingMasterKey(dataDir);
+      throw error;
+    }
+    commitPendingMasterKey(dataDir);
+    return { rotated: true, dataKeys, masterKey: masterKeyFile(dataDir) };
+  },
   'tenant set-app-url': async (c, o) => {
     const tenantId = need(o, 'tenant');
     const url = need(o, 'url');
@@ -210,6 +235,12 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
     if (!UUID_RE.test(id)) throw new UsageError('--id must be an endpoint id (a UUID)');
     await eventsOf(c).remove(tenantId, id, SYSTEM_ACTOR);
     return { tenantId, id, removed: true };
+  },
+  'event-endpoint rotate-secret': async (c, o) => {
+    const tenantId = await existingTenant(c, o);
+    const id = need(o, 'id');
+    if (!UUID_RE.test(id)) throw new UsageError('--id must be an endpoint id (a UUID)');
+    return { tenantId, id, ...(await eventsOf(c).rotateSecret(tenantId, id, SYSTEM_ACTOR)) };
   },
   'events replay': async (c, o) => {
     const tenantId = await existingTenant(c, o);

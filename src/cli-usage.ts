@@ -12,6 +12,11 @@ export const USAGE = `Usage: bastion <command> [options]
   user role --tenant ID --email EMAIL --role ROLE   set a user's role (admin | user)
   keys rotate                                       add a new token signing key; older keys keep
                                                     verifying until their tokens expire
+  keys rotate-master --new-key-file PATH            wrap every data key under a new master key (one
+                                                    transaction; sealed secrets are not rewritten);
+                                                    with DATA_DIR/master.key the file is replaced
+                                                    after the commit, with MASTER_KEY set it to the
+                                                    new key on every instance, then restart them
   tenant set-app-url --tenant ID --url URL          where mail links open (default: Bastion's pages)
   tenant set-cors-origins --tenant ID --origins https://a.example,https://b.example
                                                     the browser origins whose apps may call the API
@@ -43,6 +48,8 @@ ${BUSINESS_PROFILE_USAGE}
                                                     printed once); no --types = every type
   event-endpoint list --tenant ID                   the tenant's event endpoints
   event-endpoint remove --tenant ID --id ID         remove an endpoint and its queued deliveries
+  event-endpoint rotate-secret --tenant ID --id ID  a new signing secret (printed once); the previous
+                                                    one also signs for 24 hours
   events replay --tenant ID --endpoint ID --from ISO [--to ISO]
                                                     queue the events of a time range for the
                                                     endpoint again (same webhook-ids)
@@ -115,6 +122,7 @@ export const CLI_OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   environment: { type: 'string' },
+  'new-key-file': { type: 'string' },
   'originator-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -85,7 +85,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   const { 'redirect-allow': redirectAllow = [], setting: settings = [], secret: secrets = [], ...single } = values;
   const options = single as Options;
   // Secret files are read here, by the operator: the command may run in the service.
-  for (const option of ['secret-file', 'client-secret-file', 'api-key-file']) {
+  for (const option of ['secret-file', 'client-secret-file', 'api-key-file', 'new-key-file']) {
     const path = options[option];
     if (path) options[`${option}-content`] = readSecretFile(option, path);
   }

@@ -124,11 +124,16 @@ export function maskedUrl(value: string): string {
   }
 }
 
+/** A master key as written in MASTER_KEY or a key file: 32 bytes as 64 hex characters or base64; undefined if not. */
+export function parseKeyText(value: string): Buffer | undefined {
+  const text = value.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  return key.length === 32 ? key : undefined;
+}
+
 function parseMasterKey(value: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (key.length !== 32) {
-    throw new ConfigError('MASTER_KEY', 'must be 32 bytes, as 64 hex characters or base64');
-  }
+  const key = parseKeyText(value);
+  if (!key) throw new ConfigError('MASTER_KEY', 'must be 32 bytes, as 64 hex characters or base64');
   return key;
 }
 

@@ -3,6 +3,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { commands, UsageError, type Lists, type Options } from './cli-commands.js';
+import { ConfigError } from './config.js';
 import type { Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
 
@@ -38,6 +39,8 @@ async function answer(container: Container, line: string): Promise<ControlAnswer
   } catch (error) {
     if (error instanceof UsageError) return { ok: false, exitCode: 2, error: 'usage', message: error.message };
     if (error instanceof AppError) return { ok: false, exitCode: 1, error: error.code, message: error.message };
+    // A master key that does not open the data keys (keys rotate-master), as the CLI prints it.
+    if (error instanceof ConfigError) return { ok: false, exitCode: 1, error: 'config', message: error.message };
     throw error;
   }
 }

@@ -2,8 +2,11 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { createSecretBox, resolveMasterKey } from '../../src/platform/crypto/secrets.js';
-import { createHarness, TEST_MASTER_KEY, type Harness } from '../helpers/harness.js';
+import { dataKeys } from '../../src/platform/crypto/table.js';
+import { openDatabase } from '../../src/platform/db/client.js';
+import { createHarness, migratedImage, TEST_MASTER_KEY, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -32,5 +35,32 @@ describe('secrets at rest', () => {
     const first = resolveMasterKey(undefined, dir);
     expect(statSync(join(dir, 'master.key')).mode & 0o777).toBe(0o600);
     expect(resolveMasterKey(undefined, dir).equals(first)).toBe(true);
+  });
+
+  it('rotating the master key rewraps every data key in one transaction; a data key the current key cannot open refuses it, nothing changed', async () => {
+    // Embedded databases of their own: data_keys is not tenant-scoped, the harness's is shared.
+    const [db, other] = await Promise.all([openDatabase({ image: migratedImage() }), openDatabase({ image: migratedImage() })]);
+    try {
+      const k1 = Buffer.alloc(32, 1);
+      const k2 = Buffer.alloc(32, 2);
+      const box = await createSecretBox(db.db, k1);
+      const sealed = box.encrypt('value', 'ctx');
+      // A data key wrapped by another master key, as if added behind this box's back.
+      await createSecretBox(other.db, Buffer.alloc(32, 3));
+      const [foreign] = await other.db.select().from(dataKeys);
+      await db.db.insert(dataKeys).values(foreign!);
+      const before = await db.db.select().from(dataKeys);
+      await expect(box.rotateMasterKey(k2)).rejects.toThrow(/MASTER_KEY cannot unwrap the stored data keys/);
+      expect(await db.db.select().from(dataKeys)).toEqual(before);
+
+      await db.db.delete(dataKeys).where(eq(dataKeys.id, foreign!.id));
+      await expect(box.rotateMasterKey(k1)).rejects.toThrow(/current one/);
+      expect(await box.rotateMasterKey(k2)).toEqual({ dataKeys: 1 });
+      expect(await box.decrypt(sealed, 'ctx')).toBe('value');
+      await expect(createSecretBox(db.db, k1)).rejects.toThrow(/MASTER_KEY/);
+      expect(await (await createSecretBox(db.db, k2)).decrypt(sealed, 'ctx')).toBe('value');
+    } finally {
+      await Promise.all([db.close(), other.close()]);
+    }
   });
 });

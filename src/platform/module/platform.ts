@@ -2,7 +2,7 @@ import { createIdempotencyStore } from '../idempotency/store.js';
 import type { Logger } from 'pino';
 import { maskedUrl, type Config } from '../../config.js';
 import { systemClock, type Clock } from '../clock.js';
-import { createSecretBox, resolveMasterKey } from '../crypto/secrets.js';
+import { createSecretBox, masterKeySource, resolveMasterKey } from '../crypto/secrets.js';
 import { openDatabase, type Database, type DbOrTx } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { txRunner } from '../db/tx.js';
@@ -68,7 +68,7 @@ export async function createPlatform(options: PlatformOptions) {
   // Migrations first (under an advisory lock on PostgreSQL): everything below reads tables.
   await runMigrations(database, { sandboxes: config.sandboxes });
   const db = database.db;
-  const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir));
+  const secrets = await createSecretBox(db, resolveMasterKey(config.masterKey, config.dataDir), masterKeySource(config.masterKey, config.dataDir));
 
   // Rate limits: Redis when REDIS_URL is set (shared by every instance), memory otherwise.
   // Every Redis command goes through one circuit breaker (redis.ts): while Redis does not
