@@ -42,15 +42,9 @@ export interface SandboxContext {
   rp(): RelyingParty;
 }
 
-/** An answer of the provider: `{error: {message}}` with the status (what the SDK reads). */
-export class SandboxError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { SandboxError } from './errors.js';
+
+export { SandboxError };
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 export const randomToken = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;

@@ -2,7 +2,7 @@ import { createECDH } from 'node:crypto';
 import { deriveAddress } from 'ripple-keypairs';
 import { decode, Wallet, type SubmittableTransaction } from 'xrpl';
 import type { Hex } from 'viem';
-import { SandboxError } from './context.js';
+import { SandboxError } from './errors.js';
 
 /** The provider's XRP Ledger networks: in the sandbox both are the service's XRPL ledger (the stand-in by default). */
 export const XRPL_NETWORKS = ['XrpLedger', 'XrpLedgerTestnet'];
