@@ -92,8 +92,15 @@ export function createTwoFactorService(deps: {
    * The second login step of TOTP 2FA: a code of the app (a step later than the last used one)
    * or an unused recovery code. A recovery code is spent, audited and mailed with the session.
    */
-  async function verifyTotp(tenant: TenantContext, challengeToken: string, userId: string, code: string, meta: SessionMeta, now: Date): Promise<TokenPair> {
-    const credential = await repo.findCredential(tenant.id, userId);
+  async function verifyTotp(
+    tenant: TenantContext,
+    credential: { totpSecretSealed: string | null; totpLastStep: number | null },
+    challengeToken: string,
+    userId: string,
+    code: string,
+    meta: SessionMeta,
+    now: Date,
+  ): Promise<TokenPair> {
     const user = await requireUser(tenant.id, userId);
     const recovery = /^\d{6}$/.test(code) ? undefined : normalizeRecoveryCode(code);
     const finish = (secondFactor: 'totp' | 'recovery_code', spend: (db: Parameters<Parameters<RunInTx>[0]>[0]) => Promise<boolean>) =>
@@ -117,7 +124,7 @@ export function createTwoFactorService(deps: {
     if (recovery) {
       const hash = recoveryCodeHash(tenant.id, userId, recovery);
       pair = await finish('recovery_code', (db) => repo.useRecoveryCode(tenant.id, userId, hash, now, db));
-    } else if (credential?.totpSecretSealed) {
+    } else if (credential.totpSecretSealed) {
       const secret = await secrets.decrypt(credential.totpSecretSealed, totpContext(tenant.id, userId));
       const step = matchTotp(secret, code, now, credential.totpLastStep ?? null);
       // The step is claimed in the transaction: of two uses of one step, one wins.
@@ -282,7 +289,7 @@ export function createTwoFactorService(deps: {
         throw AuthErrors.twoFactorLocked(Math.ceil((lock.lockedUntil.getTime() - now.getTime()) / 1000));
       }
       const credential = await repo.findCredential(tenant.id, userId);
-      if (credential?.twoFactorMethod === 'totp') return verifyTotp(tenant, challengeToken, userId, code, meta, now);
+      if (credential?.twoFactorMethod === 'totp') return verifyTotp(tenant, credential, challengeToken, userId, code, meta, now);
       const check = /^\d{6}$/.test(code) ? await oneTime.consumeCode(tenant.id, userId, 'two_factor_login_code', code) : { ok: false };
       if (!check.ok) return secondFactorFailed(tenant.id, userId, now);
       const user = await requireUser(tenant.id, userId);
