@@ -114,10 +114,34 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Turn 2FA on with the setup code
-         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         * Turn 2FA on with the setup code (mailed, or from the authenticator app)
+         * @description With TOTP the answer carries ten single-use recovery codes, shown this once. Enabling one method replaces the other.
+         *
+         *     Who may call: a user’s access token (any role); with `x-tenant-id`.
          */
         post: operations["postAuth2faEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the TOTP recovery codes (needs the account password)
+         * @description Ten new single-use codes, shown once; the old ones stop working. 409 when TOTP is not the active method.
+         *
+         *     Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        post: operations["postAuth2faRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -134,8 +158,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start 2FA setup: a code is mailed
-         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         * Start 2FA setup: a code is mailed (email), or an authenticator key is returned (totp)
+         * @description method email: a setup code is mailed. method totp: the answer carries the secret, its otpauth:// URI and a QR code; confirm with POST /auth/2fa/enable. One method at a time: the method already on is a 409; switching from the other one needs `password` (403 when wrong), and enabling replaces it.
+         *
+         *     Who may call: a user’s access token (any role); with `x-tenant-id`.
          */
         post: operations["postAuth2faSetup"];
         delete?: never;
@@ -174,7 +200,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Second login step: challenge token and mailed code give the pair
+         * Second login step: challenge token and code (mailed, authenticator app, or a recovery code) give the pair
          * @description Public within the tenant: only `x-tenant-id`.
          */
         post: operations["postAuth2faVerify"];
@@ -4299,15 +4325,22 @@ export interface components {
             selfhostedDescription?: string;
         };
         TwoFactorChallenge: {
-            /** @description Single use, 5 minutes; send it with the emailed code to POST /auth/2fa/verify */
+            /** @description Single use, 5 minutes; send it with the emailed code (or the authenticator app code) to POST /auth/2fa/verify */
             challengeToken: string;
+            /**
+             * @description Present when the code comes from an authenticator app (TOTP); absent: the code was emailed
+             * @enum {string}
+             */
+            method?: "totp";
             /** @enum {boolean} */
             twoFactorRequired: true;
         };
         TwoFactorStatus: {
             enabled: boolean;
             enabledAt: string | null;
-            method: "email" | null;
+            method: "email" | "totp" | null;
+            /** @description TOTP only: unused recovery codes */
+            recoveryCodesRemaining?: number;
         };
         User: {
             /** Format: date-time */
@@ -5330,7 +5363,8 @@ export interface operations {
                      * @example {
                      *       "enabled": true,
                      *       "method": "email",
-                     *       "enabledAt": "2026-01-15T09:30:00.000Z"
+                     *       "enabledAt": "2026-01-15T09:30:00.000Z",
+                     *       "recoveryCodesRemaining": 1
                      *     }
                      */
                     "application/json": components["schemas"]["TwoFactorStatus"];
@@ -5360,12 +5394,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "code": "123456"
+                 *       "code": "123456",
+                 *       "method": "email"
                  *     }
                  */
                 "application/json": {
                     /** @description 6-digit code from the mail */
                     code: string;
+                    /** @description Which setup the code confirms; default: TOTP while a TOTP setup is in progress, else email */
+                    method?: "email" | "totp";
                 };
             };
         };
@@ -5383,10 +5420,96 @@ export interface operations {
                      * @example {
                      *       "enabled": true,
                      *       "method": "email",
-                     *       "enabledAt": "2026-01-15T09:30:00.000Z"
+                     *       "enabledAt": "2026-01-15T09:30:00.000Z",
+                     *       "recoveryCodesRemaining": 1,
+                     *       "recoveryCodes": [
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string"
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["TwoFactorStatus"];
+                    "application/json": {
+                        enabled: boolean;
+                        enabledAt: string | null;
+                        method: "email" | "totp" | null;
+                        /** @description Ten single-use codes, shown once: keep them safe */
+                        recoveryCodes?: string[];
+                        /** @description TOTP only: unused recovery codes */
+                        recoveryCodesRemaining?: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuth2faRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 8 to 128 characters, not a common password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recoveryCodes": [
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string",
+                     *         "string"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Ten single-use codes, shown once: keep them safe */
+                        recoveryCodes: string[];
+                    };
                 };
             };
             400: components["responses"]["Error400"];
@@ -5413,12 +5536,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "method": "email"
+                 *       "method": "email",
+                 *       "password": "correct horse battery staple"
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
-                    method: "email";
+                    method: "email" | "totp";
+                    /** @description Needed only to switch from the other method while it is on */
+                    password?: string;
                 };
             };
         };
@@ -5434,10 +5559,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Done"
+                     *       "message": "Done",
+                     *       "method": "totp",
+                     *       "secret": "string",
+                     *       "otpauthUrl": "https://app.example.com/return",
+                     *       "qrCodeDataUrl": "https://app.example.com/return"
                      *     }
                      */
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        method: "totp";
+                        /** @description otpauth://totp/... URI (Key Uri Format) for authenticator apps */
+                        otpauthUrl: string;
+                        /** @description The otpauth URI as an SVG QR code, a data: URL for an <img> */
+                        qrCodeDataUrl: string;
+                        /** @description Base32 secret (SHA-1, 6 digits, 30 s), for manual entry; shown once */
+                        secret: string;
+                    } | components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -5475,7 +5614,8 @@ export interface operations {
                      * @example {
                      *       "enabled": true,
                      *       "method": "email",
-                     *       "enabledAt": "2026-01-15T09:30:00.000Z"
+                     *       "enabledAt": "2026-01-15T09:30:00.000Z",
+                     *       "recoveryCodesRemaining": 1
                      *     }
                      */
                     "application/json": components["schemas"]["TwoFactorStatus"];
@@ -5508,7 +5648,7 @@ export interface operations {
                  */
                 "application/json": {
                     challengeToken: string;
-                    /** @description 6-digit code from the mail */
+                    /** @description 6-digit code (mailed, or from the authenticator app), or with TOTP an unused recovery code (xxxxx-xxxxx) */
                     code: string;
                 };
             };

@@ -17,9 +17,13 @@ import {
   TokenBody,
   TokenPair,
   TokenQuery,
+  RecoveryCodesBody,
+  RecoveryCodesResponse,
   TwoFactorCodeBody,
   TwoFactorDisableBody,
+  TwoFactorEnabled,
   TwoFactorSetupBody,
+  TwoFactorSetupResponse,
   TwoFactorStatus,
   TwoFactorVerifyBody,
   Verified,
@@ -155,17 +159,52 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/2fa/setup',
-    { config: { auth: Access.user }, schema: { tags, summary: 'Start 2FA setup: a code is mailed', body: TwoFactorSetupBody, response: { 201: MessageResponse, ...errorResponses(403, 409) } } },
+    {
+      config: { auth: Access.user },
+      schema: {
+        tags,
+        summary: 'Start 2FA setup: a code is mailed (email), or an authenticator key is returned (totp)',
+        description:
+          'method email: a setup code is mailed. method totp: the answer carries the secret, its otpauth:// URI and a QR code; confirm with POST /auth/2fa/enable. ' +
+          'One method at a time: the method already on is a 409; switching from the other one needs `password` (403 when wrong), and enabling replaces it.',
+        body: TwoFactorSetupBody,
+        response: { 201: TwoFactorSetupResponse, ...errorResponses(403, 409, 503) },
+      },
+    },
     async (request, reply) => {
-      await twoFactor.setup(request.tenant, userOf(request));
-      return reply.status(201).send({ message: 'A verification code has been sent to your email address.' });
+      const totp = await twoFactor.setup(request.tenant, userOf(request), request.body.method, request.body.password);
+      return reply.status(201).send(totp ?? { message: 'A verification code has been sent to your email address.' });
     },
   );
 
   r.post(
     '/auth/2fa/enable',
-    { config: { auth: Access.user }, schema: { tags, summary: 'Turn 2FA on with the setup code', body: TwoFactorCodeBody, response: { 201: TwoFactorStatus, ...errorResponses(403, 409) } } },
-    async (request, reply) => reply.status(201).send(await twoFactor.enable(request.tenant.id, userOf(request), request.body.code)),
+    {
+      config: { auth: Access.user },
+      schema: {
+        tags,
+        summary: 'Turn 2FA on with the setup code (mailed, or from the authenticator app)',
+        description: 'With TOTP the answer carries ten single-use recovery codes, shown this once. Enabling one method replaces the other.',
+        body: TwoFactorCodeBody,
+        response: { 201: TwoFactorEnabled, ...errorResponses(403, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await twoFactor.enable(request.tenant.id, userOf(request), request.body.code, request.body.method)),
+  );
+
+  r.post(
+    '/auth/2fa/recovery-codes',
+    {
+      config: { auth: Access.user },
+      schema: {
+        tags,
+        summary: 'Replace the TOTP recovery codes (needs the account password)',
+        description: 'Ten new single-use codes, shown once; the old ones stop working. 409 when TOTP is not the active method.',
+        body: RecoveryCodesBody,
+        response: { 201: RecoveryCodesResponse, ...errorResponses(403, 409, 503) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await twoFactor.regenerateRecoveryCodes(request.tenant.id, userOf(request), request.body.password)),
   );
 
   r.post(
@@ -176,7 +215,7 @@ export function authFlowRoutes(app: FastifyInstance, deps: FlowDeps): void {
 
   r.post(
     '/auth/2fa/verify',
-    { config: { auth: Access.public }, schema: { tags, summary: 'Second login step: challenge token and mailed code give the pair', body: TwoFactorVerifyBody, response: { 201: TokenPair, ...errorResponses(429) } } },
+    { config: { auth: Access.public }, schema: { tags, summary: 'Second login step: challenge token and code (mailed, authenticator app, or a recovery code) give the pair', body: TwoFactorVerifyBody, response: { 201: TokenPair, ...errorResponses(429) } } },
     async (request, reply) => reply.status(201).send(await twoFactor.verify(request.tenant, request.body.challengeToken, request.body.code, sessionMeta(request))),
   );
 

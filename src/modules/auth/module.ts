@@ -66,7 +66,7 @@ export async function createAuthModule(
   const mailer = createAuthMailer({ limiter, clock, publicBaseUrl, oneTime });
   const verification = createVerificationService({ tx, users, oneTime, mailer });
   const recovery = createRecoveryService({ tx, clock, users, oneTime, mailer, passwords, repo: authRepo, sessions, record });
-  const twoFactor = createTwoFactorService({ tx, clock, users, repo: authRepo, oneTime, mailer, passwords, sessions, record });
+  const twoFactor = createTwoFactorService({ tx, clock, users, repo: authRepo, oneTime, mailer, passwords, sessions, record, secrets });
   const startSecondFactor = async (tenantId: string, user: UserRow) => {
     const tenant = await tenants.findTenant(tenantId);
     if (!tenant) throw new Error('tenant vanished during login');

@@ -1,7 +1,7 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { credentials, refreshTokens, sessions, type RefreshTokenRow, type SessionRow } from './table.js';
+import { credentials, recoveryCodes, refreshTokens, sessions, type RefreshTokenRow, type SessionRow, type TwoFactorMethod } from './table.js';
 
 const tenant = sql.placeholder('tenantId');
 
@@ -43,14 +43,79 @@ export function createAuthRepo(db: DbOrTx) {
         });
     },
 
-    async setTwoFactor(tenantId: string, userId: string, method: 'email' | null, at: Date | null, tx: DbOrTx = db): Promise<void> {
+    /**
+     * Sets the active second factor. Anything but TOTP drops the TOTP secret, a pending setup
+     * and the last step (one method at a time); TOTP takes the confirmed secret and its step.
+     */
+    async setTwoFactor(
+      tenantId: string,
+      userId: string,
+      method: TwoFactorMethod | null,
+      at: Date | null,
+      tx: DbOrTx = db,
+      totp?: { secretSealed: string; lastStep: number },
+    ): Promise<void> {
+      const set = {
+        twoFactorMethod: method,
+        twoFactorEnabledAt: at,
+        totpSecretSealed: method === 'totp' ? (totp?.secretSealed ?? null) : null,
+        totpLastStep: method === 'totp' ? (totp?.lastStep ?? null) : null,
+        totpPendingSealed: null,
+        totpPendingAt: null,
+      };
       await tx
         .insert(credentials)
-        .values({ tenantId, userId, twoFactorMethod: method, twoFactorEnabledAt: at })
-        .onConflictDoUpdate({
-          target: [credentials.tenantId, credentials.userId],
-          set: { twoFactorMethod: method, twoFactorEnabledAt: at },
-        });
+        .values({ tenantId, userId, ...set })
+        .onConflictDoUpdate({ target: [credentials.tenantId, credentials.userId], set });
+    },
+
+    /** A TOTP setup in progress (or none): its sealed secret and when it started. */
+    async setTotpPending(tenantId: string, userId: string, sealed: string | null, at: Date | null, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .insert(credentials)
+        .values({ tenantId, userId, totpPendingSealed: sealed, totpPendingAt: at })
+        .onConflictDoUpdate({ target: [credentials.tenantId, credentials.userId], set: { totpPendingSealed: sealed, totpPendingAt: at } });
+    },
+
+    /** Records a used TOTP step only if it is later than the last one: false for a replay, or a concurrent use of the same step. */
+    async claimTotpStep(tenantId: string, userId: string, step: number, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(credentials)
+        .set({ totpLastStep: step })
+        .where(
+          and(
+            eq(credentials.tenantId, tenantId),
+            eq(credentials.userId, userId),
+            eq(credentials.twoFactorMethod, 'totp'),
+            or(isNull(credentials.totpLastStep), lt(credentials.totpLastStep, step)),
+          ),
+        )
+        .returning({ userId: credentials.userId });
+      return rows.length > 0;
+    },
+
+    /** Replaces a user's recovery codes with these hashes (none: deletes them). */
+    async replaceRecoveryCodes(tenantId: string, userId: string, rows: Array<{ id: string; codeHash: string }>, at: Date, tx: DbOrTx = db): Promise<void> {
+      await tx.delete(recoveryCodes).where(and(eq(recoveryCodes.tenantId, tenantId), eq(recoveryCodes.userId, userId)));
+      if (rows.length > 0) await tx.insert(recoveryCodes).values(rows.map((r) => ({ tenantId, userId, id: r.id, codeHash: r.codeHash, createdAt: at })));
+    },
+
+    /** Marks an unused recovery code of the user used; false when there is none with this hash (or it was used). */
+    async useRecoveryCode(tenantId: string, userId: string, codeHash: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(recoveryCodes)
+        .set({ usedAt: at })
+        .where(and(eq(recoveryCodes.tenantId, tenantId), eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
+        .returning({ id: recoveryCodes.id });
+      return rows.length > 0;
+    },
+
+    async unusedRecoveryCodes(tenantId: string, userId: string, tx: DbOrTx = db): Promise<number> {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.tenantId, tenantId), eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+      return Number(row?.n ?? 0);
     },
 
     /** The inserts of a new session and its first refresh token, built but not run (writeTogether). */

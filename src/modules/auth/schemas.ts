@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MessageResponse } from '../../platform/http/schemas.js';
 import { Email, FullName } from '../users/module.js';
 
 export const Password = Type.String({ minLength: 1, maxLength: 1024, description: '8 to 128 characters, not a common password' });
@@ -26,7 +27,8 @@ export const TokenPair = Type.Object({
 
 export const TwoFactorChallenge = Type.Object({
   twoFactorRequired: Type.Literal(true),
-  challengeToken: Type.String({ description: 'Single use, 5 minutes; send it with the emailed code to POST /auth/2fa/verify' }),
+  challengeToken: Type.String({ description: 'Single use, 5 minutes; send it with the emailed code (or the authenticator app code) to POST /auth/2fa/verify' }),
+  method: Type.Optional(Type.Literal('totp', { description: 'Present when the code comes from an authenticator app (TOTP); absent: the code was emailed' })),
 });
 
 export const LoginResponse = Type.Union([TokenPair, TwoFactorChallenge]);
@@ -57,12 +59,45 @@ export const ResetTokenResponse = Type.Object({
   resetToken: Type.String({ description: 'Single use; send it to PUT /auth/reset-password?token=' }),
   expiresIn: Type.Integer({ description: 'Seconds' }),
 });
-export const TwoFactorSetupBody = Type.Object({ method: Type.Literal('email') }, { additionalProperties: false });
-export const TwoFactorCodeBody = Type.Object({ code: Code }, { additionalProperties: false });
+const TwoFactorMethod = Type.Union([Type.Literal('email'), Type.Literal('totp')]);
+export const TwoFactorSetupBody = Type.Object(
+  {
+    method: TwoFactorMethod,
+    password: Type.Optional({ ...Password, description: 'Needed only to switch from the other method while it is on' }),
+  },
+  { additionalProperties: false },
+);
+export const TotpSetupResponse = Type.Object({
+  message: Type.String(),
+  method: Type.Literal('totp'),
+  secret: Type.String({ description: 'Base32 secret (SHA-1, 6 digits, 30 s), for manual entry; shown once' }),
+  otpauthUrl: Type.String({ description: 'otpauth://totp/... URI (Key Uri Format) for authenticator apps' }),
+  qrCodeDataUrl: Type.String({ description: 'The otpauth URI as an SVG QR code, a data: URL for an <img>' }),
+});
+export const TwoFactorSetupResponse = Type.Union([TotpSetupResponse, MessageResponse]);
+export const TwoFactorCodeBody = Type.Object(
+  {
+    code: Code,
+    method: Type.Optional({ ...TwoFactorMethod, description: 'Which setup the code confirms; default: TOTP while a TOTP setup is in progress, else email' }),
+  },
+  { additionalProperties: false },
+);
 export const TwoFactorDisableBody = Type.Object({ password: Password }, { additionalProperties: false });
-export const TwoFactorVerifyBody = Type.Object({ challengeToken: SecretToken, code: Code }, { additionalProperties: false });
+const SecondFactorCode = Type.String({
+  pattern: '^([0-9]{6}|[A-Za-z2-7]{5}-?[A-Za-z2-7]{5})$',
+  description: '6-digit code (mailed, or from the authenticator app), or with TOTP an unused recovery code (xxxxx-xxxxx)',
+});
+export const TwoFactorVerifyBody = Type.Object({ challengeToken: SecretToken, code: SecondFactorCode }, { additionalProperties: false });
 export const TwoFactorStatus = Type.Object({
   enabled: Type.Boolean(),
-  method: Type.Union([Type.Literal('email'), Type.Null()]),
+  method: Type.Union([Type.Literal('email'), Type.Literal('totp'), Type.Null()]),
   enabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  recoveryCodesRemaining: Type.Optional(Type.Integer({ description: 'TOTP only: unused recovery codes' })),
 });
+const RecoveryCodes = Type.Array(Type.String(), { description: 'Ten single-use codes, shown once: keep them safe', minItems: 10, maxItems: 10 });
+export const TwoFactorEnabled = Type.Object({
+  ...TwoFactorStatus.properties,
+  recoveryCodes: Type.Optional(RecoveryCodes),
+});
+export const RecoveryCodesBody = Type.Object({ password: Password }, { additionalProperties: false });
+export const RecoveryCodesResponse = Type.Object({ recoveryCodes: RecoveryCodes });

@@ -1,4 +1,4 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from '../../platform/tenancy/table.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -16,7 +16,12 @@ export const signingKeys = pgTable('signing_keys', {
   retiredAt: ts('retired_at'),
 });
 
-/** A user's password (argon2id) and second factor. Absent for users created without a password. */
+/**
+ * A user's password (argon2id) and second factor. Absent for users created without a password.
+ * The TOTP secret is sealed (SecretBox, context `totp:<tenant>:<user>`); a setup in progress
+ * keeps its secret in `totpPendingSealed` until enable confirms a code; `totpLastStep` is the
+ * last accepted time step, never accepted again.
+ */
 export const credentials = pgTable(
   'credentials',
   {
@@ -26,10 +31,34 @@ export const credentials = pgTable(
     userId: uuid('user_id').notNull(),
     passwordHash: text('password_hash'),
     passwordChangedAt: ts('password_changed_at'),
-    twoFactorMethod: text('two_factor_method').$type<'email'>(),
+    twoFactorMethod: text('two_factor_method').$type<TwoFactorMethod>(),
     twoFactorEnabledAt: ts('two_factor_enabled_at'),
+    totpSecretSealed: text('totp_secret_sealed'),
+    totpPendingSealed: text('totp_pending_sealed'),
+    totpPendingAt: ts('totp_pending_at'),
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   },
   (t) => [primaryKey({ name: 'credentials_pkey', columns: [t.tenantId, t.userId] })],
+);
+
+export type TwoFactorMethod = 'email' | 'totp';
+
+/** Single-use recovery codes of TOTP 2FA: only the SHA-256 of each; replaced as a set. */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    userId: uuid('user_id').notNull(),
+    codeHash: text('code_hash').notNull(),
+    createdAt: ts('created_at').notNull(),
+    usedAt: ts('used_at'),
+  },
+  (t) => [
+    primaryKey({ name: 'recovery_codes_pkey', columns: [t.tenantId, t.id] }),
+    uniqueIndex('recovery_codes_hash_unique').on(t.codeHash),
+    index('recovery_codes_user_idx').on(t.tenantId, t.userId),
+  ],
 );
 
 /** A login session: the family of its rotating refresh tokens. */

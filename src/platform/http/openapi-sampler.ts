@@ -12,6 +12,7 @@ type Json = Record<string, unknown>;
 export const PATTERN_EXAMPLES: Record<string, string> = {
   '^[a-z0-9_]+(\\.[a-z0-9_]+)+$': 'user.created',
   '^[0-9]{6}$': '123456',
+  '^([0-9]{6}|[A-Za-z2-7]{5}-?[A-Za-z2-7]{5})$': '123456',
   '^[A-Za-z0-9_-]{43}$': 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
   '^[A-Za-z]{2}$': 'US',
   '^[A-Za-z0-9_-]+$': 'c2FtcGxlLXRva2Vu',
