@@ -9,3 +9,6 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 routeCases(() => h, 'GET /audit-events', { url: () => '/audit-events', accepts: { apiKey: true, bearer: 'admin' } });
+
+// The NDJSON export: the same credential and tenant cases, answered as JSON errors before any stream starts.
+routeCases(() => h, 'GET /audit-events', { url: () => '/audit-events?format=ndjson', accepts: { apiKey: true, bearer: 'admin' } });

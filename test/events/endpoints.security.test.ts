@@ -70,6 +70,56 @@ routeCases(() => h, 'POST /event-endpoints/{id}/replay', {
   accepts: admin,
   ...foreignCase((id) => `/event-endpoints/${id}/replay`),
 });
+routeCases(() => h, 'GET /event-endpoints/{id}/deliveries', {
+  url: () => `/event-endpoints/${ep.id}/deliveries`,
+  accepts: admin,
+  foreign: async () => `/event-endpoints/${await otherTenantsEndpoint()}/deliveries`,
+});
+routeCases(() => h, 'POST /event-endpoints/{id}/test', {
+  url: () => `/event-endpoints/${ep.id}/test`,
+  accepts: admin,
+  ...foreignCase((id) => `/event-endpoints/${id}/test`),
+});
+/** A delivery of another tenant's endpoint (its user.created event). */
+async function otherTenantsDelivery(): Promise<{ tenant: TestTenant; endpointId: string; eventId: string }> {
+  const endpointId = await otherTenantsEndpoint();
+  const tenant = foreignEp!.tenant;
+  await makeUsers(h, 1, tenant);
+  // Its receiver answers 500 (the attempt is logged; the receiver's rejected list stays this tenant's).
+  receiver.mode = 'fail';
+  try {
+    await scopedWorker(h, {}, [tenant]).drainAll();
+  } finally {
+    receiver.mode = 'ok';
+  }
+  const [event] = await pullAll(h, tenant);
+  return { tenant, endpointId, eventId: event!.id };
+}
+let ownDelivery: string | undefined;
+async function ownEventId(): Promise<string> {
+  if (!ownDelivery) {
+    receiver.mode = 'fail';
+    await makeUsers(h, 1);
+    await scopedWorker(h).drainOnce();
+    receiver.mode = 'ok';
+    const res = await h.inject({ method: 'GET', url: `/event-endpoints/${ep.id}/deliveries?status=pending`, headers: h.keyHeaders() });
+    ownDelivery = (res.json() as { data: Array<{ eventId: string }> }).data[0]!.eventId;
+  }
+  return ownDelivery;
+}
+let ownEvent = '00000000-0000-7000-8000-000000000000';
+beforeAll(async () => {
+  ownEvent = await ownEventId();
+});
+routeCases(() => h, 'POST /event-endpoints/{id}/deliveries/{eventId}/retry', {
+  url: () => `/event-endpoints/${ep.id}/deliveries/${ownEvent}/retry`,
+  accepts: admin,
+  foreign: async () => {
+    const foreign = await otherTenantsDelivery();
+    return `/event-endpoints/${foreign.endpointId}/deliveries/${foreign.eventId}/retry`;
+  },
+  unchanged: foreignEndpointUnchanged,
+});
 routeCases(() => h, 'GET /events', { url: () => '/events', accepts: { apiKey: true } });
 
 describe('event endpoint routes: tenant and credential', () => {
@@ -92,6 +142,9 @@ describe("another tenant's endpoint", () => {
     expectError(await h.inject({ method: 'DELETE', url: base, headers }), 404, 'EVENT_ENDPOINT_NOT_FOUND');
     expectError(await h.inject({ method: 'POST', url: `${base}/rotate-secret`, headers }), 404, 'EVENT_ENDPOINT_NOT_FOUND');
     expectError(await h.inject({ method: 'POST', url: `${base}/replay`, headers, payload: { fromSeq: 0 } }), 404, 'EVENT_ENDPOINT_NOT_FOUND');
+    expectError(await h.inject({ method: 'GET', url: `${base}/deliveries`, headers }), 404, 'EVENT_ENDPOINT_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: `${base}/test`, headers }), 404, 'EVENT_ENDPOINT_NOT_FOUND');
+    expectError(await h.inject({ method: 'POST', url: `${base}/deliveries/${await ownEventId()}/retry`, headers }), 404, 'EVENT_ENDPOINT_NOT_FOUND');
     expect((await h.inject({ method: 'GET', url: '/event-endpoints', headers })).json()).toEqual({ total: 0, data: [] });
 
     // Still the owner's, enabled, with the same secret: a delivery verifies under it.
@@ -109,6 +162,21 @@ describe("another tenant's endpoint", () => {
     const [foreign] = await pullAll(h, other);
     expectError(await h.inject({ method: 'GET', url: `/events?after=${foreign!.id}`, headers: h.keyHeaders() }), 400, 'EVENTS_CURSOR_UNKNOWN');
     expect(receiver.accepted.some((e) => e.webhookId === foreign!.id)).toBe(false);
+  });
+});
+
+describe("another tenant's delivery", () => {
+  it("is 404 under this tenant's own endpoint too, and is left as it was", async () => {
+    const foreign = await otherTenantsDelivery();
+    expectError(
+      await h.inject({ method: 'POST', url: `/event-endpoints/${ep.id}/deliveries/${foreign.eventId}/retry`, headers: h.keyHeaders() }),
+      404,
+      'EVENT_DELIVERY_NOT_FOUND',
+    );
+    const own = await h.inject({ method: 'GET', url: `/event-endpoints/${ep.id}/deliveries?limit=100`, headers: h.keyHeaders() });
+    expect((own.json() as { data: Array<{ eventId: string }> }).data.map((d) => d.eventId)).not.toContain(foreign.eventId);
+    const theirs = await h.inject({ method: 'GET', url: `/event-endpoints/${foreign.endpointId}/deliveries`, headers: h.keyHeaders(foreign.tenant) });
+    expect(theirs.json()).toMatchObject({ total: 1, data: [{ eventId: foreign.eventId, attempts: 1, lastStatusCode: 500 }] });
   });
 });
 

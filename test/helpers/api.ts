@@ -11,10 +11,10 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  * through it is what a client of the service would read. `headers` are sent on every call
  * (tenant, credential).
  */
-export type ApiClient = Client<paths>;
+export type ApiClient = Client<paths, 'application/json'>;
 
 export function apiClient(inject: (options: InjectOptions) => Promise<LightMyRequestResponse>, headers: Record<string, string> = {}): ApiClient {
-  return createClient<paths>({
+  return createClient<paths, 'application/json'>({
     baseUrl: BASE,
     headers,
     fetch: async (request: Request) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/platform/events/outbox.js';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/platform/events/outbox.js';
 import { derivedOperationId, errorCodesOfStatus } from '../../src/platform/http/openapi.js';
 import { NAMED_SCHEMAS, TAGS } from '../../src/platform/http/openapi-components.js';
 import { PATTERN_EXAMPLES, sampleSchema } from '../../src/platform/http/openapi-sampler.js';
@@ -129,8 +129,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every event type under webhooks, with its payload schema and the Standard Webhooks headers', () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
-    for (const type of EVENT_TYPES) {
+    // Every event type, and the test event an endpoint is sent on request.
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES, TEST_EVENT_TYPE].sort());
+    for (const type of [...EVENT_TYPES, TEST_EVENT_TYPE]) {
       const post = doc.webhooks[type].post;
       const body = post.requestBody.content['application/json'];
       expect(body.schema.properties.type).toEqual({ type: 'string', const: type });

@@ -28,7 +28,11 @@ export type BastionClientOptions = {
   headers?: Record<string, string>;
 } & BastionCredential;
 
-export type BastionClient = Client<paths>;
+/**
+ * Answers are typed (and parsed) as JSON. The one other media type, the audit export's
+ * `application/x-ndjson` (`GET /audit-events?format=ndjson`), is read with `parseAs: 'stream'`.
+ */
+export type BastionClient = Client<paths, 'application/json'>;
 
 /** The headers that name the tenant and the credential. */
 export function bastionHeaders(options: { tenantId: string } & BastionCredential): Record<string, string> {
@@ -41,7 +45,7 @@ export function bastionHeaders(options: { tenantId: string } & BastionCredential
 /** A client of one tenant of a Bastion service, with one credential (or none, for the public routes). */
 export function createBastionClient(options: BastionClientOptions): BastionClient {
   const { baseUrl, fetch, headers } = options;
-  return createClient<paths>({
+  return createClient<paths, 'application/json'>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { ...headers, ...bastionHeaders(options) },
     ...(fetch ? { fetch } : {}),

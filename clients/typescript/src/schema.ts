@@ -72,7 +72,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log of the tenant, newest first (keyset paging with beforeId)
+         * The audit log of the tenant, newest first (keyset paging with beforeId); a time range; or every match streamed as NDJSON (export)
          * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
          */
         get: operations["getAuditEvents"];
@@ -1432,6 +1432,46 @@ export interface paths {
         patch: operations["patchEventEndpointsById"];
         trace?: never;
     };
+    "/event-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest event first (keyset paging with beforeId): attempts, last status code and error, next attempt
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        get: operations["getEventEndpointsByIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event-endpoints/{id}/deliveries/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make one pending or failed delivery due now, with a fresh retry window
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        post: operations["postEventEndpointsByIdDeliveriesByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/event-endpoints/{id}/replay": {
         parameters: {
             query?: never;
@@ -1466,6 +1506,26 @@ export interface paths {
          * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
          */
         post: operations["postEventEndpointsByIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event (endpoint.test) to this endpoint only, tried once; its outcome is in the delivery log
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        post: operations["postEventEndpointsByIdTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2782,6 +2842,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "endpoint.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * endpoint.test event
+         * @description Sent on request (POST /event-endpoints/{id}/test) to that one endpoint only, signed like every event; tried once (retry it by id). No type filter names it and GET /events never lists it.
+         */
+        post: operations["eventEndpointTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "entity.business_profile_submitted": {
         parameters: {
             query?: never;
@@ -3623,6 +3703,15 @@ export interface components {
         EmailVerification: {
             /** @enum {boolean} */
             emailVerified: true;
+            message: string;
+        };
+        /** @description The data of a endpoint.test event */
+        EndpointTestEventData: {
+            actor: {
+                id: string | null;
+                type: "user" | "apiKey" | "provider" | "system";
+            };
+            endpointId: string;
             message: string;
         };
         Entity: {
@@ -4650,7 +4739,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
+                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_DELIVERY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
                     /** @constant */
                     statusCode?: 404;
                 };
@@ -4700,7 +4789,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_ALREADY_DECIDED" | "BANK_LINK_ITEM_ALREADY_LINKED" | "BUSINESS_PROFILE_EXISTS" | "CUSTODY_B_PROVIDER_CONFLICT" | "CUSTODY_B_USER_ALREADY_REGISTERED" | "DOCUMENT_ALREADY_SIGNED" | "ENTITY_LAST_OWNER" | "ENTITY_LEI_TAKEN" | "ENTITY_MEMBER_EXISTS" | "EVENT_ENDPOINT_LIMIT" | "FAUCET_NOT_SANDBOX" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "KYC_TRANSITION_INVALID" | "TENANT_NAME_TAKEN" | "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENABLED" | "USER_EMAIL_TAKEN" | "USER_PHONE_TAKEN" | "WALLET_ADDRESS_TAKEN" | "WALLET_EXISTS" | "WALLET_KIND_CONFLICT" | "XRPL_COLD_SIGNATURE_REQUIRED" | "XRPL_MULTISIG_PREREQUISITES" | "XRPL_NO_SERVICE_KEY" | "XRPL_TRANSACTION_REFUSED";
+                    code?: "ACCREDITATION_ALREADY_DECIDED" | "BANK_LINK_ITEM_ALREADY_LINKED" | "BUSINESS_PROFILE_EXISTS" | "CUSTODY_B_PROVIDER_CONFLICT" | "CUSTODY_B_USER_ALREADY_REGISTERED" | "DOCUMENT_ALREADY_SIGNED" | "ENTITY_LAST_OWNER" | "ENTITY_LEI_TAKEN" | "ENTITY_MEMBER_EXISTS" | "EVENT_DELIVERY_DELIVERED" | "EVENT_DELIVERY_IN_FLIGHT" | "EVENT_ENDPOINT_DISABLED" | "EVENT_ENDPOINT_LIMIT" | "FAUCET_NOT_SANDBOX" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "KYC_TRANSITION_INVALID" | "TENANT_NAME_TAKEN" | "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENABLED" | "USER_EMAIL_TAKEN" | "USER_PHONE_TAKEN" | "WALLET_ADDRESS_TAKEN" | "WALLET_EXISTS" | "WALLET_KIND_CONFLICT" | "XRPL_COLD_SIGNATURE_REQUIRED" | "XRPL_MULTISIG_PREREQUISITES" | "XRPL_NO_SERVICE_KEY" | "XRPL_TRANSACTION_REFUSED";
                     /** @constant */
                     statusCode?: 409;
                 };
@@ -5251,10 +5340,16 @@ export interface operations {
             query?: {
                 /** @description Keyset cursor of a newest-first list: return rows older than this id (the last id of the previous page) */
                 beforeId?: string;
+                /** @description json (default): a page `{total, data}`. ndjson: every matching event, one JSON object a line, streamed (also chosen by `Accept: application/x-ndjson`; `format` wins over the header) */
+                format?: "json" | "ndjson";
+                /** @description Only events created at or after this time */
+                from?: string;
                 /** @description Page size, 1-100 */
                 limit?: number;
                 /** @description Rows to skip */
                 offset?: number;
+                /** @description Only events created before this time */
+                to?: string;
                 /** @description Only events of this type (exact) */
                 type?: string;
                 /** @description Only events about this user */
@@ -5266,7 +5361,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page `{total, data}`; with `format=ndjson` or `Accept: application/x-ndjson`, every matching event, one AuditEvent a line, newest first */
             200: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
@@ -5316,6 +5411,25 @@ export interface operations {
                             userAgent: string | null;
                         }[];
                         total: number;
+                    };
+                    "application/x-ndjson": {
+                        actorId: string | null;
+                        actorType: "user" | "api_key" | "system" | "anonymous" | "provider";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Event specifics; never secrets */
+                        details: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: uuid */
+                        id: string;
+                        ip: string | null;
+                        objectId: string | null;
+                        objectType: string | null;
+                        subjectUserId: string | null;
+                        /** @description What happened: one of the audit types listed at the top of this document (x-audit-types), e.g. login.succeeded */
+                        type: string;
+                        userAgent: string | null;
                     };
                 };
             };
@@ -9943,6 +10057,172 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    getEventEndpointsByIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Keyset cursor of a newest-first list: return rows older than this id (the last id of the previous page) */
+                beforeId?: string;
+                /** @description Page size, 1-100 */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total": 0,
+                     *       "data": [
+                     *         {
+                     *           "eventId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "eventType": "string",
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastStatusCode": 1,
+                     *           "lastError": "string",
+                     *           "lastAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *           "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *           "queuedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deliveredAt": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Attempts made so far (a retry by id keeps counting; a replay starts again at 0) */
+                            attempts: number;
+                            deliveredAt: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The event id: the webhook-id of every attempt
+                             */
+                            eventId: string;
+                            eventType: string | null;
+                            lastAttemptAt: string | null;
+                            lastError: string | null;
+                            lastStatusCode: number | null;
+                            nextAttemptAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was queued (or queued again by a replay or a retry); the retry window counts from here
+                             */
+                            queuedAt: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivered" | "failed";
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postEventEndpointsByIdDeliveriesByEventIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "eventType": "string",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "lastStatusCode": 1,
+                     *       "lastError": "string",
+                     *       "lastAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *       "queuedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deliveredAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Attempts made so far (a retry by id keeps counting; a replay starts again at 0) */
+                        attempts: number;
+                        deliveredAt: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The event id: the webhook-id of every attempt
+                         */
+                        eventId: string;
+                        eventType: string | null;
+                        lastAttemptAt: string | null;
+                        lastError: string | null;
+                        lastStatusCode: number | null;
+                        nextAttemptAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was queued (or queued again by a replay or a retry); the retry window counts from here
+                         */
+                        queuedAt: string;
+                        /** @enum {unknown} */
+                        status: "pending" | "delivered" | "failed";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     postEventEndpointsByIdReplay: {
         parameters: {
             query?: never;
@@ -10062,6 +10342,85 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postEventEndpointsByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "eventType": "string",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "lastStatusCode": 1,
+                     *       "lastError": "string",
+                     *       "lastAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *       "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *       "queuedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deliveredAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Attempts made so far (a retry by id keeps counting; a replay starts again at 0) */
+                        attempts: number;
+                        deliveredAt: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The event id: the webhook-id of every attempt
+                         */
+                        eventId: string;
+                        eventType: string | null;
+                        lastAttemptAt: string | null;
+                        lastError: string | null;
+                        lastStatusCode: number | null;
+                        nextAttemptAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was queued (or queued again by a replay or a retry); the retry window counts from here
+                         */
+                        queuedAt: string;
+                        /** @enum {unknown} */
+                        status: "pending" | "delivered" | "failed";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
@@ -15255,6 +15614,66 @@ export interface operations {
                     timestamp: string;
                     /** @constant */
                     type: "document.uploaded";
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the delivery is retried (and the endpoint disabled after failing for days) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEndpointTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay (deduplicate on it) */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Send time, in seconds since the epoch (refuse old ones)
+                 * @example 1768469400
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "endpoint.test",
+                 *       "timestamp": "2026-01-15T09:30:00.000Z",
+                 *       "data": {
+                 *         "endpointId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *         "message": "Done",
+                 *         "actor": {
+                 *           "type": "user",
+                 *           "id": "string"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["EndpointTestEventData"];
+                    /**
+                     * Format: date-time
+                     * @description When the event happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "endpoint.test";
                 };
             };
         };

@@ -20,6 +20,7 @@ export type DocumentSignedEventData = components['schemas']['DocumentSignedEvent
 export type DocumentUploadedEventData = components['schemas']['DocumentUploadedEventData'];
 export type Eip712TypedData = components['schemas']['Eip712TypedData'];
 export type EmailVerification = components['schemas']['EmailVerification'];
+export type EndpointTestEventData = components['schemas']['EndpointTestEventData'];
 export type Entity = components['schemas']['Entity'];
 export type EntityBusinessProfileSubmittedEventData = components['schemas']['EntityBusinessProfileSubmittedEventData'];
 export type EntityBusinessProfileUpdatedEventData = components['schemas']['EntityBusinessProfileUpdatedEventData'];

@@ -24,10 +24,19 @@ export const ListAuditEventsQuery = Type.Object(
     ...KeysetDescQueryFields,
     userId: Type.Optional(Type.String({ format: 'uuid', description: 'Only events about this user' })),
     type: Type.Optional(Type.String({ maxLength: 64, pattern: AUDIT_TYPE_PATTERN, description: 'Only events of this type (exact)' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events created at or after this time' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events created before this time' })),
+    format: Type.Optional(
+      Type.Enum(['json', 'ndjson'], {
+        description:
+          'json (default): a page `{total, data}`. ndjson: every matching event, one JSON object a line, streamed (also chosen by `Accept: application/x-ndjson`; `format` wins over the header)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const AuditEventList = Paged(AuditEvent);
 
+export type ListAuditEventsInput = Static<typeof ListAuditEventsQuery>;
 export type AuditEventDto = Static<typeof AuditEvent>;

@@ -6,6 +6,7 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import { SECRET_FIELDS } from '../../platform/log/logger.js';
 import { isAuditType, type AuditType } from '../../platform/audit/types.js';
+import { CommonErrors } from '../../platform/http/errors.js';
 import { AuditErrors } from './errors.js';
 import type { AuditFilters, AuditRepo } from './repo.js';
 import { AUDIT_TYPE_PATTERN, type AuditEventDto } from './schemas.js';
@@ -100,6 +101,14 @@ export function toAuditEventDto(row: AuditEventRow): AuditEventDto {
   };
 }
 
+/** Rows read per query of an export: the stream holds about one chunk at a time. */
+export const EXPORT_CHUNK = 500;
+
+function normalize(filters: AuditFilters): AuditFilters {
+  if (filters.from && filters.to && filters.to < filters.from) throw CommonErrors.validation('query.to is before query.from');
+  return { userId: filters.userId?.toLowerCase(), type: filters.type, from: filters.from, to: filters.to };
+}
+
 export function createAuditService(deps: { repo: AuditRepo; clock: Clock }) {
   const { repo, clock } = deps;
   return {
@@ -128,12 +137,31 @@ export function createAuditService(deps: { repo: AuditRepo; clock: Clock }) {
     },
 
     async list(tenantId: string, filters: AuditFilters, page: PageParams): Promise<Page<AuditEventDto>> {
-      const normalized: AuditFilters = { userId: filters.userId?.toLowerCase(), type: filters.type };
+      const normalized = normalize(filters);
       return paginate(
         () => repo.count(tenantId, normalized),
         () => repo.list(tenantId, normalized, page),
         toAuditEventDto,
       );
+    },
+
+    /**
+     * Every matching event in the list's order (newest first; from `beforeId` on when given),
+     * read in keyset chunks of EXPORT_CHUNK rows: the next query runs only when the consumer
+     * asks for the next chunk, so memory stays one chunk however long the log. Checks the
+     * filters before the first row (a refusal is still an error answer).
+     */
+    export(tenantId: string, filters: AuditFilters, beforeId: string | undefined): AsyncGenerator<AuditEventDto[]> {
+      const normalized = normalize(filters);
+      return (async function* chunks() {
+        let cursor = beforeId?.toLowerCase();
+        for (;;) {
+          const rows = await repo.list(tenantId, normalized, { limit: EXPORT_CHUNK, offset: 0, beforeId: cursor });
+          if (rows.length > 0) yield rows.map(toAuditEventDto);
+          if (rows.length < EXPORT_CHUNK) return;
+          cursor = rows[rows.length - 1]!.id;
+        }
+      })();
     },
   };
 }

@@ -38,6 +38,8 @@ export const auditEvents = pgTable(
     primaryKey({ name: 'audit_events_pkey', columns: [t.tenantId, t.id] }),
     index('audit_events_subject_idx').on(t.tenantId, t.subjectUserId, t.id),
     index('audit_events_type_idx').on(t.tenantId, t.type, t.id),
+    /** Time ranges (GET /audit-events?from=&to=, the NDJSON export): read newest first along it. */
+    index('audit_events_created_idx').on(t.tenantId, t.createdAt, t.id),
     index('audit_events_object_idx').on(t.tenantId, t.objectType, t.objectId, t.id).where(sql`${t.objectId} is not null`),
     check('audit_events_actor_type_check', sql`${t.actorType} in ('user', 'api_key', 'system', 'anonymous', 'provider')`),
   ],

@@ -1,7 +1,9 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { outboxEvents } from '../../platform/events/table.js';
-import { eventDeliveries, eventEndpoints, type EventDeliveryRow, type EventEndpointRow } from './table.js';
+import type { PageParams } from '../../platform/http/pagination.js';
+import { eventDeliveries, eventEndpoints, type DeliveryStatus, type EventDeliveryRow, type EventEndpointRow } from './table.js';
 
 /** Serializes dispatch across instances (stream positions become visible in order). */
 /** A timestamp parameter of hand-written SQL (the same on pg and PGlite). */
@@ -30,6 +32,9 @@ export interface ClaimedDelivery {
   leaseToken: string;
   event: { id: string; type: string; payload: Record<string, unknown>; createdAt: Date } | null;
 }
+
+/** A delivery row with its event's type (null when the outbox row is gone). */
+export type DeliveryLogRow = EventDeliveryRow & { eventType: string | null };
 
 const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
   only ? inArray(column, [...only]) : undefined;
@@ -212,7 +217,8 @@ export function createDeliveryRepo(db: Db) {
      * webhook-id is the event id, so it stays the same); pruned ones are inserted again.
      */
     async replay(tx: DbOrTx, tenantId: string, endpoint: EventEndpointRow, range: ReplayRange, now: Date): Promise<number> {
-      const conditions: SQL[] = [sql`o.tenant_id = ${tenantId}::uuid`];
+      // A test event is for the endpoint it was sent to: never replayed (to that one or another).
+      const conditions: SQL[] = [sql`o.tenant_id = ${tenantId}::uuid`, sql`o.type <> ${TEST_EVENT_TYPE}`];
       if (range.from) conditions.push(sql`o.created_at >= ${at(range.from)}`);
       if (range.to) conditions.push(sql`o.created_at <= ${at(range.to)}`);
       if (range.fromSeq !== undefined) conditions.push(sql`o.position >= ${range.fromSeq}`);
@@ -254,10 +260,68 @@ export function createDeliveryRepo(db: Db) {
         );
     },
 
-    /** A delivery row (tests and operators' views). */
-    async find(tenantId: string, endpointId: string, eventId: string): Promise<EventDeliveryRow | undefined> {
-      const [row] = await db.select().from(eventDeliveries).where(keyOf({ tenantId, endpointId, eventId })).limit(1);
+    /** A delivery row (tests and operators' views); `lock` takes it FOR UPDATE in `tx`. */
+    async find(tenantId: string, endpointId: string, eventId: string, tx: DbOrTx = db, lock = false): Promise<EventDeliveryRow | undefined> {
+      const query = tx.select().from(eventDeliveries).where(keyOf({ tenantId, endpointId, eventId })).limit(1);
+      const [row] = lock ? await query.for('update') : await query;
       return row;
+    },
+
+    /** The endpoint's deliveries, newest event first (event ids are time-ordered); `beforeId` pages back along the primary key. */
+    async listForEndpoint(tenantId: string, endpointId: string, status: DeliveryStatus | undefined, page: PageParams, tx: DbOrTx = db): Promise<DeliveryLogRow[]> {
+      const conditions: SQL[] = [eq(eventDeliveries.tenantId, tenantId), eq(eventDeliveries.endpointId, endpointId)];
+      if (status) conditions.push(eq(eventDeliveries.status, status));
+      if (page.beforeId) conditions.push(lt(eventDeliveries.eventId, page.beforeId));
+      const rows = await tx
+        .select({ delivery: eventDeliveries, eventType: outboxEvents.type })
+        .from(eventDeliveries)
+        .leftJoin(outboxEvents, and(eq(outboxEvents.seq, eventDeliveries.eventSeq), eq(outboxEvents.tenantId, eventDeliveries.tenantId)))
+        .where(and(...conditions))
+        .orderBy(desc(eventDeliveries.eventId))
+        .limit(page.limit)
+        .offset(page.offset);
+      return rows.map((r) => ({ ...r.delivery, eventType: r.eventType }));
+    },
+
+    /** The type of a delivery's event; null when the outbox row is gone. */
+    async eventTypeOf(tx: DbOrTx, eventSeq: number, tenantId: string): Promise<string | null> {
+      const [row] = await tx
+        .select({ type: outboxEvents.type })
+        .from(outboxEvents)
+        .where(and(eq(outboxEvents.seq, eventSeq), eq(outboxEvents.tenantId, tenantId)))
+        .limit(1);
+      return row?.type ?? null;
+    },
+
+    async countForEndpoint(tenantId: string, endpointId: string, status: DeliveryStatus | undefined, tx: DbOrTx = db): Promise<number> {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(eventDeliveries)
+        .where(and(eq(eventDeliveries.tenantId, tenantId), eq(eventDeliveries.endpointId, endpointId), status ? eq(eventDeliveries.status, status) : undefined));
+      return Number(row?.n ?? 0);
+    },
+
+    /** The one delivery of a test event: pending, due now. */
+    async queueOne(tx: DbOrTx, tenantId: string, endpointId: string, event: { id: string; seq: number }, now: Date): Promise<EventDeliveryRow> {
+      const [row] = await tx
+        .insert(eventDeliveries)
+        .values({ tenantId, endpointId, eventId: event.id, eventSeq: event.seq, status: 'pending', attempts: 0, nextAttemptAt: now, queuedAt: now })
+        .returning();
+      return row!;
+    },
+
+    /**
+     * Makes a pending or failed row due now with a fresh retry window (queued now); its
+     * attempts keep counting. The caller holds the row (find with lock) and checked it is not
+     * delivered nor in flight.
+     */
+    async retryNow(tx: DbOrTx, tenantId: string, endpointId: string, eventId: string, now: Date): Promise<EventDeliveryRow> {
+      const [row] = await tx
+        .update(eventDeliveries)
+        .set({ status: 'pending', nextAttemptAt: now, queuedAt: now, leaseToken: null })
+        .where(keyOf({ tenantId, endpointId, eventId }))
+        .returning();
+      return row!;
     },
   };
 }

@@ -41,7 +41,7 @@ export function createEventsModule(platform: Platform, deps: { audit: AuditServi
     },
     ['stage'],
   );
-  const outcomes = platform.metrics.counter('bastion_event_deliveries_total', 'Event delivery attempts by outcome (delivered, retry, failed: given up and the endpoint disabled)', ['outcome']);
+  const outcomes = platform.metrics.counter('bastion_event_deliveries_total', 'Event delivery attempts by outcome (delivered, retry, failed: given up and the endpoint disabled, or a test event that failed)', ['outcome']);
   const createWorker: EventsServices['createWorker'] = (options = {}) =>
     createDeliveryWorker({
       clock,

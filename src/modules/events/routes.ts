@@ -7,6 +7,10 @@ import { EmptyBody, errorResponses, IdParam } from '../../platform/http/schemas.
 import {
   CreatedEventEndpoint,
   CreateEventEndpointBody,
+  DeliveryListQuery,
+  DeliveryParams,
+  EventDelivery,
+  EventDeliveryList,
   EndpointListQuery,
   EventEndpoint,
   EventEndpointList,
@@ -106,6 +110,52 @@ export function eventsRoutes(app: FastifyInstance, deps: { events: EventsService
       },
     },
     async (request, reply) => reply.status(202).send(await events.replay(request.tenant.id, request.params.id, request.body, contextOf(request, Access.apiKeyOrAdmin).actor)),
+  );
+
+  r.get(
+    '/event-endpoints/:id/deliveries',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags,
+        summary: "The endpoint's delivery log, newest event first (keyset paging with beforeId): attempts, last status code and error, next attempt",
+        params: IdParam,
+        querystring: DeliveryListQuery,
+        response: { 200: EventDeliveryList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => events.deliveries(request.tenant.id, request.params.id, request.query),
+  );
+
+  r.post(
+    '/event-endpoints/:id/test',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags,
+        summary: 'Send a signed test event (endpoint.test) to this endpoint only, tried once; its outcome is in the delivery log',
+        params: IdParam,
+        body: EmptyBody,
+        response: { 202: EventDelivery, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await events.sendTest(request.tenant.id, request.params.id, contextOf(request, Access.apiKeyOrAdmin).actor)),
+  );
+
+  r.post(
+    '/event-endpoints/:id/deliveries/:eventId/retry',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags,
+        summary: 'Make one pending or failed delivery due now, with a fresh retry window',
+        params: DeliveryParams,
+        body: EmptyBody,
+        response: { 202: EventDelivery, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await events.retryDelivery(request.tenant.id, request.params.id, request.params.eventId, contextOf(request, Access.apiKeyOrAdmin).actor)),
   );
 
   r.get(

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { KeysetQueryFields, Paged } from '../../platform/http/pagination.js';
+import { KeysetDescQueryFields, KeysetQueryFields, Paged } from '../../platform/http/pagination.js';
 import { EVENT_TYPES } from './event-types.js';
+import { DELIVERY_STATUSES } from './table.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const EventTypeName = Type.Enum<[...typeof EVENT_TYPES]>(EVENT_TYPES);
@@ -88,6 +89,32 @@ export const EventPage = Type.Object({
   hasMore: Type.Boolean({ description: 'A full page: more may follow at once' }),
 });
 
+const DeliveryStatusName = Type.Enum<[...typeof DELIVERY_STATUSES]>(DELIVERY_STATUSES);
+const When = (description: string) => Nullable(Type.String({ format: 'date-time', description }));
+
+export const EventDelivery = Type.Object({
+  eventId: Type.String({ format: 'uuid', description: 'The event id: the webhook-id of every attempt' }),
+  eventType: Nullable(Type.String({ description: 'The event type (endpoint.test for a test event); null if the event is gone' })),
+  /** pending (due or waiting for a retry), delivered (a 2xx answer), failed (given up). */
+  status: DeliveryStatusName,
+  attempts: Type.Integer({ minimum: 0, description: 'Attempts made so far (a retry by id keeps counting; a replay starts again at 0)' }),
+  lastStatusCode: Nullable(Type.Integer({ description: 'The HTTP status of the last attempt; null when none answered' })),
+  lastError: Nullable(Type.String({ description: 'Why the last attempt failed (HTTP 500, TIMEOUT, URL_PRIVATE_ADDRESS, ...)' })),
+  lastAttemptAt: When('When the last attempt was made'),
+  nextAttemptAt: When('When the next attempt is due: pending only, null while the endpoint is disabled; during an attempt, the end of its lease'),
+  queuedAt: Type.String({ format: 'date-time', description: 'When it was queued (or queued again by a replay or a retry); the retry window counts from here' }),
+  deliveredAt: When('When a 2xx answer came'),
+});
+
+export const DeliveryListQuery = Type.Object(
+  { ...KeysetDescQueryFields, status: Type.Optional(DeliveryStatusName) },
+  { additionalProperties: false },
+);
+export const EventDeliveryList = Paged(EventDelivery);
+export const DeliveryParams = Type.Object({ id: Type.String({ format: 'uuid' }), eventId: Type.String({ format: 'uuid' }) });
+
+export type EventDeliveryDto = Static<typeof EventDelivery>;
+export type DeliveryListInput = Static<typeof DeliveryListQuery>;
 export type EventEndpointDto = Static<typeof EventEndpoint>;
 export type CreateEventEndpointInput = Static<typeof CreateEventEndpointBody>;
 export type UpdateEventEndpointInput = Static<typeof UpdateEventEndpointBody>;

@@ -7,10 +7,11 @@ import type { RunInTx } from '../../platform/db/tx.js';
 import { checkOutboundUrl, OutboundRefusedError, type OutboundPolicy } from '../../platform/http/outbound.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { AuditService } from '../audit/service.js';
-import type { DeliveryRepo, ReplayRange } from './delivery-repo.js';
+import { appendTestEvent, TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
+import { PARKED_UNTIL, type DeliveryLogRow, type DeliveryRepo, type ReplayRange } from './delivery-repo.js';
 import { EventsErrors, MAX_ENDPOINTS_PER_TENANT } from './errors.js';
 import type { EventsRepo } from './repo.js';
-import type { CreateEventEndpointInput, EventEndpointDto, EventPageDto, ReplayInput, UpdateEventEndpointInput } from './schemas.js';
+import type { CreateEventEndpointInput, DeliveryListInput, EventDeliveryDto, EventEndpointDto, EventPageDto, ReplayInput, UpdateEventEndpointInput } from './schemas.js';
 import { newSigningSecret, secretContext } from './signing.js';
 import type { EventEndpointRow } from './table.js';
 
@@ -31,7 +32,21 @@ export function toEndpointDto(row: EventEndpointRow): EventEndpointDto {
   };
 }
 
-/** The audit log names API keys `api_key`. */
+export function toDeliveryDto(row: DeliveryLogRow): EventDeliveryDto {
+  const parked = row.nextAttemptAt.getTime() >= PARKED_UNTIL.getTime();
+  return {
+    eventId: row.eventId,
+    eventType: row.eventType,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.lastStatus,
+    lastError: row.lastError,
+    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    nextAttemptAt: row.status === 'pending' && !parked ? row.nextAttemptAt.toISOString() : null,
+    queuedAt: row.queuedAt.toISOString(),
+    deliveredAt: row.deliveredAt?.toISOString() ?? null,
+  };
+}
 
 export interface EventsServiceDeps {
   repo: EventsRepo;
@@ -188,6 +203,58 @@ export function createEventsService(deps: EventsServiceDeps) {
           details: { endpointId: id, queued, from: input.from, to: input.to, fromSeq: input.fromSeq, toSeq: input.toSeq },
         });
         return { queued };
+      });
+    },
+
+    /** The endpoint's delivery log, newest event first; another tenant's endpoint is 404. */
+    async deliveries(tenantId: string, id: string, query: DeliveryListInput): Promise<Page<EventDeliveryDto>> {
+      await mustFind(tenantId, id);
+      const page: PageParams = { limit: query.limit, offset: query.offset, beforeId: query.beforeId?.toLowerCase() };
+      return paginate(
+        () => deliveries.countForEndpoint(tenantId, id, query.status),
+        () => deliveries.listForEndpoint(tenantId, id, query.status, page),
+        toDeliveryDto,
+      );
+    },
+
+    /**
+     * Queues a test event (endpoint.test) for this endpoint only: signed and sent by the worker
+     * like every event, tried once (a failure never disables the endpoint), shown in the
+     * delivery log, never in the pull stream. A disabled endpoint is 409 (nothing would send it).
+     */
+    async sendTest(tenantId: string, id: string, actor: Actor): Promise<EventDeliveryDto> {
+      const now = clock.now();
+      return tx(async (db) => {
+        const endpoint = await mustFind(tenantId, id, db, true);
+        if (!endpoint.enabled) throw EventsErrors.endpointDisabled();
+        const event = await appendTestEvent(db, tenantId, { endpointId: id, message: 'A test event sent on request', actor: { type: actor.type, id: actor.id } }, now);
+        const row = await deliveries.queueOne(db, tenantId, id, event, now);
+        await audit.record(db, tenantId, { type: 'event_endpoint.tested', ...auditActor(actor), details: { endpointId: id, eventId: event.id } });
+        return toDeliveryDto({ ...row, eventType: TEST_EVENT_TYPE });
+      });
+    },
+
+    /**
+     * Makes one pending or failed delivery due now, with a fresh retry window (202: the worker
+     * sends it at its next poll). Delivered is 409 (replay sends it again), so is an attempt in
+     * flight and a disabled endpoint; another endpoint's or tenant's delivery is 404.
+     */
+    async retryDelivery(tenantId: string, id: string, eventId: string, actor: Actor): Promise<EventDeliveryDto> {
+      const now = clock.now();
+      return tx(async (db) => {
+        const endpoint = await mustFind(tenantId, id, db, true);
+        const current = await deliveries.find(tenantId, id, eventId.toLowerCase(), db, true);
+        if (!current) throw EventsErrors.deliveryNotFound();
+        if (current.status === 'delivered') throw EventsErrors.deliveryDelivered();
+        if (!endpoint.enabled) throw EventsErrors.endpointDisabled();
+        if (current.status === 'pending' && current.leaseToken !== null && current.nextAttemptAt > now) throw EventsErrors.deliveryInFlight();
+        const row = await deliveries.retryNow(db, tenantId, id, current.eventId, now);
+        await audit.record(db, tenantId, {
+          type: 'event_endpoint.delivery_retried',
+          ...auditActor(actor),
+          details: { endpointId: id, eventId: current.eventId, was: current.status, attempts: current.attempts },
+        });
+        return toDeliveryDto({ ...row, eventType: await deliveries.eventTypeOf(db, row.eventSeq, tenantId) });
       });
     },
 

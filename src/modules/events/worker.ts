@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { newId, systemClock, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { describeOutboundError, postOutbound, type OutboundPolicy } from '../../platform/http/outbound.js';
 import { createDeliveryRepo, type ClaimedDelivery } from './delivery-repo.js';
 import { RETRY_WINDOW_MS, retryDelayMs } from './schedule.js';
@@ -36,7 +37,7 @@ export interface DeliveryWorkerOptions {
   /** Per request: connect, send, answer (default 5 s). */
   timeoutMs?: number;
   retentionMs?: number;
-  /** Counts each delivery's outcome (metrics): delivered, retry (failed, tried again later) or failed (given up). */
+  /** Counts each delivery's outcome (metrics): delivered, retry (failed, tried again later) or failed (given up; a test event at its first failure). */
   onOutcome?: (outcome: 'delivered' | 'retry' | 'failed', count: number) => void;
   /** Pruning runs at most this often (injected clock; default 60 s). */
   pruneIntervalMs?: number;
@@ -121,6 +122,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function failed(row: ClaimedDelivery, status: number | null, reason: string): Promise<void> {
     const now = clock.now();
     const ids = { tenantId: row.tenantId, endpointId: row.endpointId, eventId: row.eventId, attempts: row.attempts, error: reason };
+    if (row.event?.type === TEST_EVENT_TYPE) {
+      // A test event is tried once: its failure is the answer the tenant asked for, never a
+      // reason to disable the endpoint (POST .../deliveries/{eventId}/retry tries it again).
+      if (await repo.markFailed(options.db, row, status, reason)) options.onOutcome?.('failed', 1);
+      logger.warn(ids, 'test event delivery failed');
+      return;
+    }
     if (now.getTime() - row.queuedAt.getTime() >= retryWindowMs) {
       await options.db.transaction(async (tx) => {
         if (!(await repo.markFailed(tx, row, status, reason))) return;

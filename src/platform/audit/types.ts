@@ -75,6 +75,8 @@ export const AUDIT_TYPES = {
   'event_endpoint.secret_rotated': "A webhook endpoint's signing secret was rotated",
   'event_endpoint.replayed': 'Events were queued again for a webhook endpoint',
   'event_endpoint.disabled': 'A webhook endpoint was disabled after failing deliveries',
+  'event_endpoint.tested': 'A test event was queued for one webhook endpoint',
+  'event_endpoint.delivery_retried': 'One delivery to a webhook endpoint was made due at once',
 } as const;
 
 export type AuditType = keyof typeof AUDIT_TYPES;

@@ -1,6 +1,6 @@
 import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
-import { payloadProblem, type EventPayload } from './payloads.js';
+import { payloadProblem, testPayloadProblem, type EventPayload, type TestEventPayload } from './payloads.js';
 import { outboxEvents } from './table.js';
 
 /**
@@ -48,6 +48,14 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The test event's type: not one of EVENT_TYPES (no endpoint filter names it). Its outbox row
+ * is written dispatched (delivered_at set) and without a stream position, so dispatch never fans
+ * it out and the pull stream (GET /events) never shows it; the events module queues its one
+ * delivery to the endpoint asked for.
+ */
+export const TEST_EVENT_TYPE = 'endpoint.test';
+
 /** A payload that does not match its type's schema (src/platform/events/payloads.ts): a bug in the caller, a 500. */
 export class EventPayloadError extends Error {
   constructor(type: EventType, problem: string) {
@@ -64,4 +72,15 @@ export async function appendEvent<T extends EventType>(tx: DbOrTx, tenantId: str
   const problem = payloadProblem(type, payload);
   if (problem) throw new EventPayloadError(type, problem);
   await tx.insert(outboxEvents).values({ id: newId(), tenantId, type, payload: payload as Record<string, unknown> });
+}
+
+/** Writes a test event's outbox row, already dispatched and outside the stream; returns its id and seq. */
+export async function appendTestEvent(tx: DbOrTx, tenantId: string, payload: TestEventPayload, now: Date): Promise<{ id: string; seq: number }> {
+  const problem = testPayloadProblem(payload);
+  if (problem) throw new Error(`Invalid ${TEST_EVENT_TYPE} event payload: ${problem}`);
+  const [row] = await tx
+    .insert(outboxEvents)
+    .values({ id: newId(), tenantId, type: TEST_EVENT_TYPE, payload: payload as Record<string, unknown>, createdAt: now, deliveredAt: now })
+    .returning({ id: outboxEvents.id, seq: outboxEvents.seq });
+  return row!;
 }

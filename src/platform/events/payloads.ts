@@ -139,10 +139,31 @@ export const EVENT_PAYLOADS = {
   'bank_link.originator_updated': closed({ originatorId: Type.String(), diligenceStatus: Type.String() }),
 } as const;
 
+/**
+ * The test event (`endpoint.test`, TEST_EVENT_TYPE in outbox.ts): sent on request
+ * (POST /event-endpoints/{id}/test) to that one endpoint only, signed like every event. It is
+ * not one of EVENT_TYPES: no filter chooses it, it is never fanned out, never in GET /events.
+ */
+export const TEST_EVENT_PAYLOAD = closed({
+  endpointId: Id,
+  message: Type.String(),
+  actor: Actor,
+});
+export type TestEventPayload = Static<typeof TEST_EVENT_PAYLOAD>;
+
 export type EventPayloads = typeof EVENT_PAYLOADS;
 export type EventPayload<T extends keyof EventPayloads> = Static<EventPayloads[T]>;
 
 const validators = new Map(Object.entries(EVENT_PAYLOADS).map(([type, schema]) => [type, Compile(schema as TSchema)]));
+
+const testValidator = Compile(TEST_EVENT_PAYLOAD);
+
+/** The first problem of a test event's payload, or null when it matches. */
+export function testPayloadProblem(payload: unknown): string | null {
+  if (testValidator.Check(payload)) return null;
+  const first = testValidator.Errors(payload)[0];
+  return first ? `${first.instancePath || '/'} ${first.message}` : 'does not match its schema';
+}
 
 /** The first problem of a payload against its type's schema, or null when it matches. */
 export function payloadProblem(type: keyof EventPayloads, payload: unknown): string | null {

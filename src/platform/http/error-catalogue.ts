@@ -230,6 +230,10 @@ export const ERROR_CATALOGUE = {
   EVENT_ENDPOINT_URL_PRIVATE_ADDRESS: { status: 400, meaning: 'The endpoint host resolves to a private or local address' },
   EVENT_REPLAY_RANGE_INVALID: { status: 400, meaning: 'The replay range is empty, reversed or too long' },
   EVENTS_CURSOR_UNKNOWN: { status: 400, meaning: 'The feed cursor names no dispatched event of the tenant' },
+  EVENT_ENDPOINT_DISABLED: { status: 409, meaning: 'The event endpoint is disabled: enable it before sending it a test event or a retry' },
+  EVENT_DELIVERY_NOT_FOUND: { status: 404, meaning: 'The endpoint has no delivery of this event' },
+  EVENT_DELIVERY_DELIVERED: { status: 409, meaning: 'The delivery was made already: replay the event to send it again' },
+  EVENT_DELIVERY_IN_FLIGHT: { status: 409, meaning: 'An attempt of the delivery is in flight; its outcome is recorded when it ends' },
 
   // The operator CLI (never an HTTP answer; the status sets nothing but the exit code's kind)
   usage: { status: 400, meaning: 'CLI: the command line is malformed (exit code 2)' },

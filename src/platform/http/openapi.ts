@@ -26,8 +26,8 @@
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
-import { EVENT_TYPES } from '../events/outbox.js';
-import { EVENT_PAYLOADS } from '../events/payloads.js';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../events/outbox.js';
+import { EVENT_PAYLOADS, TEST_EVENT_PAYLOAD } from '../events/payloads.js';
 import { REPLAYED_HEADER } from '../idempotency/http.js';
 import type { RouteRateLimit } from '../ratelimit/route.js';
 import { AUDIT_TYPES } from '../audit/types.js';
@@ -333,9 +333,10 @@ function liftNamedSchemas(doc: Json, paths: Record<string, Record<string, Operat
 /** The webhooks section: one POST per event type, its body `{type, timestamp, data}` (src/modules/events/signing.ts). */
 function webhooks(schemas: Record<string, Json>, usedParameters: Set<string>): Json {
   const out: Json = {};
-  for (const type of EVENT_TYPES) {
+  const delivered: Array<[string, TSchema]> = [...EVENT_TYPES.map((type) => [type, EVENT_PAYLOADS[type] as TSchema] as [string, TSchema]), [TEST_EVENT_TYPE, TEST_EVENT_PAYLOAD]];
+  for (const [type, payload] of delivered) {
     const name = `${type.split(/[^A-Za-z0-9]+/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}EventData`;
-    schemas[name] = { ...plain(EVENT_PAYLOADS[type] as TSchema), description: `The data of a ${type} event` };
+    schemas[name] = { ...plain(payload), description: `The data of a ${type} event` };
     const body = {
       type: 'object',
       required: ['type', 'timestamp', 'data'],
@@ -352,8 +353,11 @@ function webhooks(schemas: Record<string, Json>, usedParameters: Set<string>): J
         tags: ['Events'],
         summary: `${type} event`,
         description:
-          'Sent to every enabled event endpoint of the tenant whose types include it (POST, Standard Webhooks signing). ' +
-          'Any 2xx answer acknowledges it; otherwise the delivery is retried with backoff, under the same webhook-id.',
+          type === TEST_EVENT_TYPE
+            ? 'Sent on request (POST /event-endpoints/{id}/test) to that one endpoint only, signed like every event; tried once (retry it by id). ' +
+              'No type filter names it and GET /events never lists it.'
+            : 'Sent to every enabled event endpoint of the tenant whose types include it (POST, Standard Webhooks signing). ' +
+              'Any 2xx answer acknowledges it; otherwise the delivery is retried with backoff, under the same webhook-id.',
         security: [{ eventSignature: [] }],
         parameters: [parameterRef('WebhookId', usedParameters), parameterRef('WebhookTimestamp', usedParameters)],
         requestBody: {
