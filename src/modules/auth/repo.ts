@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { credentials, refreshTokens, sessions, type RefreshTokenRow, type SessionRow } from './table.js';
@@ -72,14 +72,31 @@ export function createAuthRepo(db: DbOrTx) {
       return rows.length > 0;
     },
 
-    /** Revokes every live session of a user; returns their ids. */
-    async revokeUserSessions(tenantId: string, userId: string, reason: string, at: Date, tx: DbOrTx = db): Promise<string[]> {
+    /** Revokes every live session of a user, but `except` (the caller's own); returns their ids. */
+    async revokeUserSessions(tenantId: string, userId: string, reason: string, at: Date, tx: DbOrTx = db, except?: string): Promise<string[]> {
       const rows = await tx
         .update(sessions)
         .set({ revokedAt: at, revokeReason: reason })
-        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt), except ? ne(sessions.id, except) : undefined))
         .returning({ id: sessions.id });
       return rows.map((r) => r.id);
+    },
+
+    /**
+     * A user's sessions not revoked, newest first (at most `limit`), each with the time it last
+     * got a token pair (its start or its last refresh) and when its newest refresh token expires.
+     */
+    async listUserSessions(tenantId: string, userId: string, limit: number): Promise<Array<SessionRow & { lastUsedAt: Date | null; refreshExpiresAt: Date | null }>> {
+      const lastUsed = sql<string | null>`(select max(${refreshTokens.createdAt}) from ${refreshTokens} where ${refreshTokens.tenantId} = ${sessions.tenantId} and ${refreshTokens.sessionId} = ${sessions.id})`;
+      const expires = sql<string | null>`(select max(${refreshTokens.expiresAt}) from ${refreshTokens} where ${refreshTokens.tenantId} = ${sessions.tenantId} and ${refreshTokens.sessionId} = ${sessions.id})`;
+      const rows = await db
+        .select({ session: sessions, lastUsedAt: lastUsed, refreshExpiresAt: expires })
+        .from(sessions)
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+        .orderBy(desc(sessions.createdAt), desc(sessions.id))
+        .limit(limit);
+      const date = (v: string | Date | null) => (v === null ? null : new Date(v));
+      return rows.map((r) => ({ ...r.session, lastUsedAt: date(r.lastUsedAt), refreshExpiresAt: date(r.refreshExpiresAt) }));
     },
 
     /** A refresh token of the tenant by hash, with its session (null when the session row is gone). */

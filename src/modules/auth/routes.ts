@@ -1,4 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { contextOf } from '../../platform/http/context.js';
@@ -6,7 +6,7 @@ import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/
 import { User, UserIdParam } from '../users/module.js';
 import type { UsersService } from '../users/service.js';
 import type { KeyRing } from './keys.js';
-import { Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
+import { EndedSessions, Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, SessionList, SessionParams, TokenPair } from './schemas.js';
 import { LOGIN_IP_WINDOW_MS, type AuthService } from './service.js';
 import type { SessionMeta } from './sessions.js';
 
@@ -74,6 +74,56 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
       await auth.logout(request.tenant.id, sessionId, userId);
       return reply.status(201).send({ message: 'Logged out' });
     },
+  );
+
+  // Sessions a user can see and end; an admin or the API key does the same for any user of the tenant.
+  const sessionAccess = { auth: Access.apiKeyOrUser };
+  r.get(
+    '/users/:userId/sessions',
+    {
+      config: sessionAccess,
+      schema: {
+        tags,
+        summary: "A user's live sessions (device, address, created, last used, current)",
+        description: 'A user sees its own (another user’s is 404); an admin or the API key any user’s of the tenant.',
+        params: UserIdParam,
+        response: { 200: SessionList, ...errorResponses(404) },
+      },
+    },
+    async (request) => ({ data: await auth.listSessions(contextOf(request, Access.apiKeyOrUser), request.params.userId) }),
+  );
+
+  r.delete(
+    '/users/:userId/sessions/:sessionId',
+    {
+      config: sessionAccess,
+      schema: {
+        tags,
+        summary: 'End one session: its refresh token is refused at once, its access tokens within 5 seconds',
+        params: SessionParams,
+        body: EmptyBody,
+        response: { 204: Type.Null({ description: 'Ended' }), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await auth.endSession(contextOf(request, Access.apiKeyOrUser), request.params.userId, request.params.sessionId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  r.delete(
+    '/users/:userId/sessions',
+    {
+      config: sessionAccess,
+      schema: {
+        tags,
+        summary: "End every session of the user but the caller's own (sign out everywhere)",
+        params: UserIdParam,
+        body: EmptyBody,
+        response: { 200: EndedSessions, ...errorResponses(404) },
+      },
+    },
+    async (request) => ({ ended: await auth.endOtherSessions(contextOf(request, Access.apiKeyOrUser), request.params.userId) }),
   );
 
   r.post(

@@ -66,3 +66,16 @@ export const TwoFactorStatus = Type.Object({
   method: Type.Union([Type.Literal('email'), Type.Null()]),
   enabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
+
+export const Session = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], { description: 'The User-Agent at the session’s start (first 256 characters)' }),
+  ip: Type.Union([Type.String(), Type.Null()], { description: 'The client address at the session’s start' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.String({ format: 'date-time', description: 'When the session last got a token pair (its start or its last refresh)' }),
+  current: Type.Boolean({ description: 'The session of the calling bearer token' }),
+  startedBy: Type.Union([Type.String(), Type.Null()], { description: '`api-key:<keyId>` when the tenant’s back end minted the session; null for a login' }),
+});
+export const SessionList = Type.Object({ data: Type.Array(Session) });
+export const SessionParams = Type.Object({ userId: Type.String({ format: 'uuid' }), sessionId: Type.String({ format: 'uuid' }) });
+export const EndedSessions = Type.Object({ ended: Type.Integer({ minimum: 0, description: 'How many sessions were ended' }) });
