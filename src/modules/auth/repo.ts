@@ -87,16 +87,17 @@ export function createAuthRepo(db: DbOrTx) {
      * got a token pair (its start or its last refresh) and when its newest refresh token expires.
      */
     async listUserSessions(tenantId: string, userId: string, limit: number): Promise<Array<SessionRow & { lastUsedAt: Date | null; refreshExpiresAt: Date | null }>> {
-      const lastUsed = sql<string | null>`(select max(${refreshTokens.createdAt}) from ${refreshTokens} where ${refreshTokens.tenantId} = ${sessions.tenantId} and ${refreshTokens.sessionId} = ${sessions.id})`;
-      const expires = sql<string | null>`(select max(${refreshTokens.expiresAt}) from ${refreshTokens} where ${refreshTokens.tenantId} = ${sessions.tenantId} and ${refreshTokens.sessionId} = ${sessions.id})`;
+      // The outer columns spelled out: drizzle writes columns unqualified in a one-table select.
+      const ofSession = sql.raw('rt.tenant_id = "sessions"."tenant_id" and rt.session_id = "sessions"."id"');
+      const lastUsed = sql<Date | null>`(select max(rt.created_at) from ${refreshTokens} rt where ${ofSession})`.mapWith(refreshTokens.createdAt);
+      const expires = sql<Date | null>`(select max(rt.expires_at) from ${refreshTokens} rt where ${ofSession})`.mapWith(refreshTokens.expiresAt);
       const rows = await db
         .select({ session: sessions, lastUsedAt: lastUsed, refreshExpiresAt: expires })
         .from(sessions)
         .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
         .orderBy(desc(sessions.createdAt), desc(sessions.id))
         .limit(limit);
-      const date = (v: string | Date | null) => (v === null ? null : new Date(v));
-      return rows.map((r) => ({ ...r.session, lastUsedAt: date(r.lastUsedAt), refreshExpiresAt: date(r.refreshExpiresAt) }));
+      return rows.map((r) => ({ ...r.session, lastUsedAt: r.lastUsedAt ?? null, refreshExpiresAt: r.refreshExpiresAt ?? null }));
     },
 
     /** A refresh token of the tenant by hash, with its session (null when the session row is gone). */
