@@ -6,7 +6,7 @@ import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/
 import { User, UserIdParam } from '../users/module.js';
 import type { UsersService } from '../users/service.js';
 import type { KeyRing } from './keys.js';
-import { EndedSessions, Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, SessionList, SessionParams, TokenPair } from './schemas.js';
+import { EndedSessions, Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, SessionList, SessionParams, SessionUserQuery, TokenPair } from './schemas.js';
 import { LOGIN_IP_WINDOW_MS, type AuthService } from './service.js';
 import type { SessionMeta } from './sessions.js';
 
@@ -79,51 +79,53 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
   // Sessions a user can see and end; an admin or the API key does the same for any user of the tenant.
   const sessionAccess = { auth: Access.apiKeyOrUser };
   r.get(
-    '/users/:userId/sessions',
+    '/auth/sessions',
     {
       config: sessionAccess,
       schema: {
         tags,
-        summary: "A user's live sessions (device, address, created, last used, current)",
-        description: 'A user sees its own (another user’s is 404); an admin or the API key any user’s of the tenant.',
-        params: UserIdParam,
+        summary: 'Live sessions of a user (device, address, created, last used, current)',
+        description: 'A user sees its own; an admin or the API key names any user of the tenant in `userId` (an admin defaults to itself). Another user’s, as a plain user: 404.',
+        querystring: SessionUserQuery,
         response: { 200: SessionList, ...errorResponses(403, 404) },
       },
     },
-    async (request) => ({ data: await auth.listSessions(contextOf(request, Access.apiKeyOrUser), request.params.userId) }),
+    async (request) => ({ data: await auth.listSessions(contextOf(request, Access.apiKeyOrUser), request.query.userId) }),
   );
 
   r.delete(
-    '/users/:userId/sessions/:sessionId',
+    '/auth/sessions/:sessionId',
     {
       config: sessionAccess,
       schema: {
         tags,
         summary: 'End one session: its refresh token is refused at once, its access tokens within 5 seconds',
+        description: 'A user ends its own; an admin or the API key any of the tenant. Another user’s session, as a plain user: 404.',
         params: SessionParams,
         body: EmptyBody,
         response: { 204: Type.Null({ description: 'Ended' }), ...errorResponses(403, 404) },
       },
     },
     async (request, reply) => {
-      await auth.endSession(contextOf(request, Access.apiKeyOrUser), request.params.userId, request.params.sessionId);
+      await auth.endSession(contextOf(request, Access.apiKeyOrUser), request.params.sessionId);
       return reply.status(204).send(null);
     },
   );
 
   r.delete(
-    '/users/:userId/sessions',
+    '/auth/sessions',
     {
       config: sessionAccess,
       schema: {
         tags,
-        summary: "End every session of the user but the caller's own (sign out everywhere)",
-        params: UserIdParam,
+        summary: "End every session of a user but the caller's own (sign out everywhere)",
+        description: 'A user ends its other sessions; an admin or the API key names the user in `userId` and ends all of its sessions (but the admin’s own).',
+        querystring: SessionUserQuery,
         body: EmptyBody,
         response: { 200: EndedSessions, ...errorResponses(403, 404) },
       },
     },
-    async (request) => ({ ended: await auth.endOtherSessions(contextOf(request, Access.apiKeyOrUser), request.params.userId) }),
+    async (request) => ({ ended: await auth.endOtherSessions(contextOf(request, Access.apiKeyOrUser), request.query.userId) }),
   );
 
   r.post(

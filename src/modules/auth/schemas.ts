@@ -77,5 +77,9 @@ export const Session = Type.Object({
   startedBy: Type.Union([Type.String(), Type.Null()], { description: '`api-key:<keyId>` when the tenant’s back end minted the session; null for a login' }),
 });
 export const SessionList = Type.Object({ data: Type.Array(Session) });
-export const SessionParams = Type.Object({ userId: Type.String({ format: 'uuid' }), sessionId: Type.String({ format: 'uuid' }) });
+export const SessionParams = Type.Object({ sessionId: Type.String({ format: 'uuid' }) });
+export const SessionUserQuery = Type.Object(
+  { userId: Type.Optional(Type.String({ format: 'uuid', description: 'Whose sessions (API key: required; admin: default itself; a user: only its own)' })) },
+  { additionalProperties: false },
+);
 export const EndedSessions = Type.Object({ ended: Type.Integer({ minimum: 0, description: 'How many sessions were ended' }) });

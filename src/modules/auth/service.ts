@@ -11,7 +11,7 @@ import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
 import type { AuthRepo } from './repo.js';
 import type { SecurityEventSink, SessionMeta, SessionService, SessionView, TokenPair } from './sessions.js';
 import type { CallContext } from '../../platform/http/context.js';
-import { subjectFor } from '../users/acting-for.js';
+import { ownedBy, subjectFor } from '../users/acting-for.js';
 
 export const LOGIN_PER_IP = 30;
 export const LOGIN_IP_WINDOW_MS = 60_000;
@@ -128,25 +128,28 @@ export function createAuthService(deps: {
      * The live sessions of a user: the caller's own, or (admin, API key) any user's of the
      * tenant; another user's as a plain user is 404. The caller's session is `current`.
      */
-    async listSessions(ctx: CallContext, userId: string): Promise<SessionView[]> {
-      const subject = subjectFor(ctx, userId);
+    async listSessions(ctx: CallContext, userId: string | undefined): Promise<SessionView[]> {
+      const subject = subjectFor(ctx, userId, AuthErrors.userIdRequired);
       if (!(await users.findRow(ctx.tenantId, subject))) throw AuthErrors.userNotFound();
       return sessions.list(ctx.tenantId, subject, ctx.caller.kind === 'user' ? ctx.caller.sessionId : undefined);
     },
 
-    /** Ends one session of a user (its refresh token at once, its access tokens within the session cache's window). */
-    async endSession(ctx: CallContext, userId: string, sessionId: string): Promise<void> {
-      const subject = subjectFor(ctx, userId);
-      const session = await repo.findSession(ctx.tenantId, sessionId);
-      if (!session || session.userId !== subject || session.revokedAt) throw AuthErrors.sessionNotFound();
+    /**
+     * Ends one session (its refresh token at once, its access tokens within the session cache's
+     * window): the caller's own, or (admin, API key) any of the tenant's; another user's is 404.
+     */
+    async endSession(ctx: CallContext, sessionId: string): Promise<void> {
+      const found = await repo.findSession(ctx.tenantId, sessionId);
+      const session = ownedBy(ctx, found?.revokedAt ? undefined : found, AuthErrors.sessionNotFound);
+      const subject = session.userId;
       const reason = ctx.userId === subject ? 'ended_by_user' : 'ended_by_admin';
       if (!(await sessions.revoke(ctx.tenantId, sessionId, reason))) throw AuthErrors.sessionNotFound();
       await record(undefined, ctx.tenantId, { type: 'session.revoked', userId: subject, actor: securityActor(ctx), details: { sessionId, reason } });
     },
 
     /** Ends every session of a user but the caller's own ("sign out everywhere"); returns how many. */
-    async endOtherSessions(ctx: CallContext, userId: string): Promise<number> {
-      const subject = subjectFor(ctx, userId);
+    async endOtherSessions(ctx: CallContext, userId: string | undefined): Promise<number> {
+      const subject = subjectFor(ctx, userId, AuthErrors.userIdRequired);
       if (!(await users.findRow(ctx.tenantId, subject))) throw AuthErrors.userNotFound();
       const own = ctx.caller.kind === 'user' ? ctx.caller.sessionId : undefined;
       const reason = ctx.userId === subject ? 'signed_out_everywhere' : 'ended_by_admin';
