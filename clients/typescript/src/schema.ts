@@ -64,6 +64,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's API keys (not revoked; never their secrets)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        get: operations["getApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (its secret is shown once)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        post: operations["postApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (refused at once)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        delete: operations["deleteApiKeysByKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{keyId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new key with the same name and scopes; the old one stays valid for the overlap
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        post: operations["postApiKeysByKeyIdRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -551,6 +615,56 @@ export interface paths {
         put: operations["putAuthResetPassword"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live sessions of a user (device, address, created, last used, current)
+         * @description A user sees its own; an admin or the API key names any user of the tenant in `userId` (an admin defaults to itself). Another user’s, as a plain user: 404.
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or a user’s access token (any role); with `x-tenant-id`.
+         */
+        get: operations["getAuthSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * End every session of a user but the caller's own (sign out everywhere)
+         * @description A user ends its other sessions; an admin or the API key names the user in `userId` and ends all of its sessions (but the admin’s own).
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or a user’s access token (any role); with `x-tenant-id`.
+         */
+        delete: operations["deleteAuthSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one session: its refresh token is refused at once, its access tokens within 5 seconds
+         * @description A user ends its own; an admin or the API key any of the tenant. Another user’s session, as a plain user: 404.
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or a user’s access token (any role); with `x-tenant-id`.
+         */
+        delete: operations["deleteAuthSessionsBySessionId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4542,7 +4656,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
+                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "API_KEY_EXPIRY_INVALID" | "API_KEY_SCOPES_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
                     /** @constant */
                     statusCode?: 400;
                 };
@@ -4617,7 +4731,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
+                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
                     /** @constant */
                     statusCode?: 404;
                 };
@@ -5204,6 +5318,293 @@ export interface operations {
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "name": "Example",
+                     *           "prefix": "string",
+                     *           "scopes": [
+                     *             "string"
+                     *           ],
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *           "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *           "rotatedFrom": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Updated at most once a minute */
+                            lastUsedAt: string | null;
+                            name: string | null;
+                            /** @description The start of the key (bst_ and 8 hex digits of its id) */
+                            prefix: string;
+                            /** @description The key this one replaced */
+                            rotatedFrom: string | null;
+                            /** @description The scopes; `all` for a key without limits */
+                            scopes: string[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "string",
+                 *       "scopes": [
+                 *         "all"
+                 *       ],
+                 *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Default: never
+                     */
+                    expiresAt?: string;
+                    name?: string;
+                    /** @description Default: all */
+                    scopes?: ("all" | "read-only" | "users" | "kyc" | "wallets" | "documents")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Example",
+                     *       "prefix": "string",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "rotatedFrom": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "apiKey": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The secret key: shown only in this answer */
+                        apiKey: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Updated at most once a minute */
+                        lastUsedAt: string | null;
+                        name: string | null;
+                        /** @description The start of the key (bst_ and 8 hex digits of its id) */
+                        prefix: string;
+                        /** @description The key this one replaced */
+                        rotatedFrom: string | null;
+                        /** @description The scopes; `all` for a key without limits */
+                        scopes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteApiKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postApiKeysByKeyIdRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 0,
+                 *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Expiry of the new key (default: never)
+                     */
+                    expiresAt?: string;
+                    /** @description How long the old key stays valid (default 3600; 0: refused at once) */
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Example",
+                     *       "prefix": "string",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "rotatedFrom": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "apiKey": "string",
+                     *       "previousKeyExpiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The secret key: shown only in this answer */
+                        apiKey: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Updated at most once a minute */
+                        lastUsedAt: string | null;
+                        name: string | null;
+                        /** @description The start of the key (bst_ and 8 hex digits of its id) */
+                        prefix: string;
+                        /**
+                         * Format: date-time
+                         * @description When the old key is refused
+                         */
+                        previousKeyExpiresAt: string;
+                        /** @description The key this one replaced */
+                        rotatedFrom: string | null;
+                        /** @description The scopes; `all` for a key without limits */
+                        scopes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
@@ -6411,6 +6812,168 @@ export interface operations {
             401: components["responses"]["Error401"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAuthSessions: {
+        parameters: {
+            query?: {
+                /** @description Whose sessions (API key: required; admin: default itself; a user: only its own) */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "userAgent": "string",
+                     *           "ip": "string",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *           "current": true,
+                     *           "startedBy": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The session of the calling bearer token */
+                            current: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The client address at the session’s start */
+                            ip: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the session last got a token pair (its start or its last refresh)
+                             */
+                            lastUsedAt: string;
+                            /** @description `api-key:<keyId>` when the tenant’s back end minted the session; null for a login */
+                            startedBy: string | null;
+                            /** @description The User-Agent at the session’s start (first 256 characters) */
+                            userAgent: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteAuthSessions: {
+        parameters: {
+            query?: {
+                /** @description Whose sessions (API key: required; admin: default itself; a user: only its own) */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ended": 0
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many sessions were ended */
+                        ended: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteAuthSessionsBySessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Ended */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
