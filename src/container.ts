@@ -53,9 +53,9 @@ export async function createContainer(options: ContainerOptions) {
   const base = await createPlatform({ ...options, chains: chains.chains });
   const { platform } = base;
 
-  const tenants = createTenantsModule(platform);
-  const users = createUsersModule(platform);
   const audit = createAuditModule(platform);
+  const tenants = createTenantsModule(platform, { audit: audit.services.audit });
+  const users = createUsersModule(platform);
   const auth = await createAuthModule(
     platform,
     { tenants: tenants.services.tenants, users: users.services.users, audit: audit.services.audit },
@@ -173,7 +173,7 @@ export async function createContainer(options: ContainerOptions) {
     rateLimit: base.rateLimit,
     guardDeps: {
       findTenant: (id: string) => tenantsService.findTenant(id),
-      verifyApiKey: (tenantId: string, raw: string) => tenantsService.verifyApiKey(tenantId, raw),
+      verifyApiKey: (tenantId: string, raw: string) => tenantsService.checkApiKey(tenantId, raw),
       verifyAccessToken: (token: string) => sessions.verifyAccessToken(token),
     },
     /** Opens the modules' own listeners (the local chains), in order; before the app listens. */

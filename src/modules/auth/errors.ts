@@ -1,6 +1,8 @@
 import { AppError, CommonErrors } from '../../platform/http/errors.js';
 
 export const AuthErrors = {
+  userIdRequired: () => new AppError(400, 'USER_ID_REQUIRED', 'query.userId is required with an API key'),
+  sessionNotFound: () => new AppError(404, 'SESSION_NOT_FOUND', 'Session not found or ended already'),
   invalidCredentials: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid email or password'),
   invalidRefreshToken: () => new AppError(401, 'REFRESH_TOKEN_INVALID', 'Invalid or expired refresh token'),
   passwordLength: (field: string) =>

@@ -1,4 +1,4 @@
-import { and, count, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { credentials, recoveryCodes, refreshTokens, sessions, type RefreshTokenRow, type SessionRow, type TwoFactorMethod } from './table.js';
@@ -137,14 +137,32 @@ export function createAuthRepo(db: DbOrTx) {
       return rows.length > 0;
     },
 
-    /** Revokes every live session of a user; returns their ids. */
-    async revokeUserSessions(tenantId: string, userId: string, reason: string, at: Date, tx: DbOrTx = db): Promise<string[]> {
+    /** Revokes every live session of a user, but `except` (the caller's own); returns their ids. */
+    async revokeUserSessions(tenantId: string, userId: string, reason: string, at: Date, tx: DbOrTx = db, except?: string): Promise<string[]> {
       const rows = await tx
         .update(sessions)
         .set({ revokedAt: at, revokeReason: reason })
-        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt), except ? ne(sessions.id, except) : undefined))
         .returning({ id: sessions.id });
       return rows.map((r) => r.id);
+    },
+
+    /**
+     * A user's sessions not revoked, newest first (at most `limit`), each with the time it last
+     * got a token pair (its start or its last refresh) and when its newest refresh token expires.
+     */
+    async listUserSessions(tenantId: string, userId: string, limit: number): Promise<Array<SessionRow & { lastUsedAt: Date | null; refreshExpiresAt: Date | null }>> {
+      // The outer columns spelled out: drizzle writes columns unqualified in a one-table select.
+      const ofSession = sql.raw('rt.tenant_id = "sessions"."tenant_id" and rt.session_id = "sessions"."id"');
+      const lastUsed = sql<Date | null>`(select max(rt.created_at) from ${refreshTokens} rt where ${ofSession})`.mapWith(refreshTokens.createdAt);
+      const expires = sql<Date | null>`(select max(rt.expires_at) from ${refreshTokens} rt where ${ofSession})`.mapWith(refreshTokens.expiresAt);
+      const rows = await db
+        .select({ session: sessions, lastUsedAt: lastUsed, refreshExpiresAt: expires })
+        .from(sessions)
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+        .orderBy(desc(sessions.createdAt), desc(sessions.id))
+        .limit(limit);
+      return rows.map((r) => ({ ...r.session, lastUsedAt: r.lastUsedAt ?? null, refreshExpiresAt: r.refreshExpiresAt ?? null }));
     },
 
     /** A refresh token of the tenant by hash, with its session (null when the session row is gone). */

@@ -1,4 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { contextOf } from '../../platform/http/context.js';
@@ -6,7 +6,7 @@ import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/
 import { User, UserIdParam } from '../users/module.js';
 import type { UsersService } from '../users/service.js';
 import type { KeyRing } from './keys.js';
-import { Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, TokenPair } from './schemas.js';
+import { EndedSessions, Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, SessionList, SessionParams, SessionUserQuery, TokenPair } from './schemas.js';
 import { LOGIN_IP_WINDOW_MS, type AuthService } from './service.js';
 import type { SessionMeta } from './sessions.js';
 
@@ -74,6 +74,58 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
       await auth.logout(request.tenant.id, sessionId, userId);
       return reply.status(201).send({ message: 'Logged out' });
     },
+  );
+
+  // Sessions a user can see and end; an admin or the API key does the same for any user of the tenant.
+  const sessionAccess = { auth: Access.apiKeyOrUser };
+  r.get(
+    '/auth/sessions',
+    {
+      config: sessionAccess,
+      schema: {
+        tags,
+        summary: 'Live sessions of a user (device, address, created, last used, current)',
+        description: 'A user sees its own; an admin or the API key names any user of the tenant in `userId` (an admin defaults to itself). Another user’s, as a plain user: 404.',
+        querystring: SessionUserQuery,
+        response: { 200: SessionList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => ({ data: await auth.listSessions(contextOf(request, Access.apiKeyOrUser), request.query.userId) }),
+  );
+
+  r.delete(
+    '/auth/sessions/:sessionId',
+    {
+      config: sessionAccess,
+      schema: {
+        tags,
+        summary: 'End one session: its refresh token is refused at once, its access tokens within 5 seconds',
+        description: 'A user ends its own; an admin or the API key any of the tenant. Another user’s session, as a plain user: 404.',
+        params: SessionParams,
+        body: EmptyBody,
+        response: { 204: Type.Null({ description: 'Ended' }), ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await auth.endSession(contextOf(request, Access.apiKeyOrUser), request.params.sessionId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  r.delete(
+    '/auth/sessions',
+    {
+      config: sessionAccess,
+      schema: {
+        tags,
+        summary: "End every session of a user but the caller's own (sign out everywhere)",
+        description: 'A user ends its other sessions; an admin or the API key names the user in `userId` and ends all of its sessions (but the admin’s own).',
+        querystring: SessionUserQuery,
+        body: EmptyBody,
+        response: { 200: EndedSessions, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => ({ ended: await auth.endOtherSessions(contextOf(request, Access.apiKeyOrUser), request.query.userId) }),
   );
 
   r.post(

@@ -101,3 +101,20 @@ export const TwoFactorEnabled = Type.Object({
 });
 export const RecoveryCodesBody = Type.Object({ password: Password }, { additionalProperties: false });
 export const RecoveryCodesResponse = Type.Object({ recoveryCodes: RecoveryCodes });
+
+export const Session = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], { description: 'The User-Agent at the session’s start (first 256 characters)' }),
+  ip: Type.Union([Type.String(), Type.Null()], { description: 'The client address at the session’s start' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.String({ format: 'date-time', description: 'When the session last got a token pair (its start or its last refresh)' }),
+  current: Type.Boolean({ description: 'The session of the calling bearer token' }),
+  startedBy: Type.Union([Type.String(), Type.Null()], { description: '`api-key:<keyId>` when the tenant’s back end minted the session; null for a login' }),
+});
+export const SessionList = Type.Object({ data: Type.Array(Session) });
+export const SessionParams = Type.Object({ sessionId: Type.String({ format: 'uuid' }) });
+export const SessionUserQuery = Type.Object(
+  { userId: Type.Optional(Type.String({ format: 'uuid', description: 'Whose sessions (API key: required; admin: default itself; a user: only its own)' })) },
+  { additionalProperties: false },
+);
+export const EndedSessions = Type.Object({ ended: Type.Integer({ minimum: 0, description: 'How many sessions were ended' }) });

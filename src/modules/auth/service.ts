@@ -9,7 +9,9 @@ import type { UserRow } from '../users/table.js';
 import { AuthErrors } from './errors.js';
 import { checkPasswordPolicy, type PasswordHasher } from './passwords.js';
 import type { AuthRepo } from './repo.js';
-import type { SecurityEventSink, SessionMeta, SessionService, TokenPair } from './sessions.js';
+import type { SecurityEventSink, SessionMeta, SessionService, SessionView, TokenPair } from './sessions.js';
+import type { CallContext } from '../../platform/http/context.js';
+import { ownedBy, subjectFor } from '../users/acting-for.js';
 
 export const LOGIN_PER_IP = 30;
 export const LOGIN_IP_WINDOW_MS = 60_000;
@@ -30,6 +32,11 @@ export type LoginResult = TokenPair | { twoFactorRequired: true; challengeToken:
 
 /** Issues the second-factor challenge for a user with 2FA on. */
 export type SecondFactorStarter = (tenantId: string, user: UserRow) => Promise<{ twoFactorRequired: true; challengeToken: string }>;
+
+/** The caller as the auth security events name it. */
+function securityActor(ctx: CallContext): { type: 'user' | 'api_key'; id: string } {
+  return ctx.caller.kind === 'user' ? { type: 'user', id: ctx.caller.userId } : { type: 'api_key', id: ctx.caller.keyId };
+}
 
 export function createAuthService(deps: {
   repo: AuthRepo;
@@ -117,12 +124,53 @@ export function createAuthService(deps: {
       await record(undefined, tenantId, { type: 'session.revoked', userId, actor: { type: 'user', id: userId }, details: { sessionId, reason: 'logout' } });
     },
 
+    /**
+     * The live sessions of a user: the caller's own, or (admin, API key) any user's of the
+     * tenant; another user's as a plain user is 404. The caller's session is `current`.
+     */
+    async listSessions(ctx: CallContext, userId: string | undefined): Promise<SessionView[]> {
+      const subject = subjectFor(ctx, userId, AuthErrors.userIdRequired);
+      if (!(await users.findRow(ctx.tenantId, subject))) throw AuthErrors.userNotFound();
+      return sessions.list(ctx.tenantId, subject, ctx.caller.kind === 'user' ? ctx.caller.sessionId : undefined);
+    },
+
+    /**
+     * Ends one session (its refresh token at once, its access tokens within the session cache's
+     * window): the caller's own, or (admin, API key) any of the tenant's; another user's is 404.
+     */
+    async endSession(ctx: CallContext, sessionId: string): Promise<void> {
+      const found = await repo.findSession(ctx.tenantId, sessionId);
+      const session = ownedBy(ctx, found?.revokedAt ? undefined : found, AuthErrors.sessionNotFound);
+      const subject = session.userId;
+      const reason = ctx.userId === subject ? 'ended_by_user' : 'ended_by_admin';
+      if (!(await sessions.revoke(ctx.tenantId, sessionId, reason))) throw AuthErrors.sessionNotFound();
+      await record(undefined, ctx.tenantId, { type: 'session.revoked', userId: subject, actor: securityActor(ctx), details: { sessionId, reason } });
+    },
+
+    /** Ends every session of a user but the caller's own ("sign out everywhere"); returns how many. */
+    async endOtherSessions(ctx: CallContext, userId: string | undefined): Promise<number> {
+      const subject = subjectFor(ctx, userId, AuthErrors.userIdRequired);
+      if (!(await users.findRow(ctx.tenantId, subject))) throw AuthErrors.userNotFound();
+      const own = ctx.caller.kind === 'user' ? ctx.caller.sessionId : undefined;
+      const reason = ctx.userId === subject ? 'signed_out_everywhere' : 'ended_by_admin';
+      const ids = await tx(async (db) => {
+        const revoked = await sessions.revokeAllForUser(ctx.tenantId, subject, reason, db, own);
+        if (revoked.length > 0) {
+          await record(db, ctx.tenantId, { type: 'session.revoked', userId: subject, actor: securityActor(ctx), details: { sessionIds: revoked, reason } });
+        }
+        return revoked;
+      });
+      sessions.forget(ctx.tenantId, ids);
+      return ids.length;
+    },
+
     /** A pair for a user of the tenant, minted by the tenant's back end (API key). */
     async mintForUser(tenantId: string, userId: string, keyId: string, meta: SessionMeta): Promise<TokenPair> {
       const user = await users.findRow(tenantId, userId);
       if (!user) throw AuthErrors.userNotFound();
       return sessions.start(tenantId, user.id, user.role, meta, {
         alsoWrite: [record.statement(tenantId, { type: 'token.minted', userId: user.id, actor: { type: 'api_key', id: keyId } })],
+        actor: `api-key:${keyId}`,
       });
     },
 

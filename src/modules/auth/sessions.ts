@@ -15,7 +15,8 @@ import { ACCESS_TOKEN_TTL_SEC, type TokenService } from './tokens.js';
 
 export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600_000;
 export const REFRESH_RETRY_WINDOW_MS = 10_000;
-const SESSION_CACHE_TTL_MS = 5_000;
+/** How long an instance trusts a live session without reading it again (revocations elsewhere apply within it). */
+export const SESSION_CACHE_TTL_MS = 5_000;
 
 export interface TokenPair {
   accessToken: string;
@@ -29,6 +30,20 @@ export interface TokenPair {
 export interface SessionMeta {
   ip?: string;
   userAgent?: string;
+}
+
+/** A session as its user (or an admin, or the API key) sees it. */
+export interface SessionView {
+  id: string;
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: string;
+  /** When the session last got a token pair (its start, or its last refresh). */
+  lastUsedAt: string;
+  /** True for the session of the calling bearer token. */
+  current: boolean;
+  /** `api-key:<keyId>` when the tenant's back end minted it; null for the user's own login. */
+  startedBy: string | null;
 }
 
 /** A security event of the auth flows. */
@@ -55,6 +70,8 @@ export interface StartOptions {
   db?: DbOrTx;
   /** Further writes that commit with the session (its audit event), in the same statement. */
   alsoWrite?: SQL[];
+  /** Who obtains the session for the user (`api-key:<keyId>`): the tokens' `act.sub`, kept on the session for its refreshes. */
+  actor?: string;
 }
 
 /**
@@ -75,12 +92,12 @@ export function createSessionService(deps: {
   const active = new Map<string, { ok: boolean; until: number }>();
 
   /** A new pair of a session: the refresh token's row (to insert) and the pair (to answer). */
-  async function mintPair(tenantId: string, sessionId: string, userId: string, role: Role) {
+  async function mintPair(tenantId: string, sessionId: string, userId: string, role: Role, actor?: string | null) {
     const now = clock.now();
     const refreshToken = randomToken(32);
     const refreshExpires = new Date(now.getTime() + REFRESH_TOKEN_TTL_MS);
     const row = { tenantId, id: newId(), sessionId, tokenHash: sha256Hex(refreshToken), createdAt: now, expiresAt: refreshExpires };
-    const access = await tokens.sign({ sub: userId, tid: tenantId, sid: sessionId, role });
+    const access = await tokens.sign({ sub: userId, tid: tenantId, sid: sessionId, role, ...(actor ? { act: { sub: actor } } : {}) });
     const pair: TokenPair = {
       accessToken: access.token,
       refreshToken,
@@ -113,8 +130,16 @@ export function createSessionService(deps: {
      */
     async start(tenantId: string, userId: string, role: Role, meta: SessionMeta = {}, options: StartOptions = {}): Promise<TokenPair> {
       const sessionId = newId();
-      const { row, pair } = await mintPair(tenantId, sessionId, userId, role);
-      const session = { tenantId, id: sessionId, userId, createdAt: row.createdAt, ip: meta.ip ?? null, userAgent: meta.userAgent?.slice(0, 256) ?? null };
+      const { row, pair } = await mintPair(tenantId, sessionId, userId, role, options.actor);
+      const session = {
+        tenantId,
+        id: sessionId,
+        userId,
+        createdAt: row.createdAt,
+        ip: meta.ip ?? null,
+        userAgent: meta.userAgent?.slice(0, 256) ?? null,
+        actor: options.actor ?? null,
+      };
       await writeTogether(options.db ?? db, [...repo.sessionStatements(session, row), ...(options.alsoWrite ?? [])]);
       return pair;
     },
@@ -143,7 +168,7 @@ export function createSessionService(deps: {
         }
         const role = await roleOf(session.userId);
         if (!role) break;
-        const { row: next, pair } = await mintPair(tenantId, session.id, session.userId, role);
+        const { row: next, pair } = await mintPair(tenantId, session.id, session.userId, role, session.actor);
         const claimed = await repo.rotateRefreshToken({
           tenantId,
           id: token.id,
@@ -158,21 +183,41 @@ export function createSessionService(deps: {
       throw AuthErrors.invalidRefreshToken();
     },
 
-    async revoke(tenantId: string, sessionId: string, reason: string): Promise<void> {
-      await repo.revokeSession(tenantId, sessionId, reason, clock.now());
+    /** Revokes a session; false when it was revoked already (or does not exist). */
+    async revoke(tenantId: string, sessionId: string, reason: string): Promise<boolean> {
+      const done = await repo.revokeSession(tenantId, sessionId, reason, clock.now());
       active.set(`${tenantId}:${sessionId}`, { ok: false, until: Number.POSITIVE_INFINITY });
       tokens.forgetSession(sessionId);
+      return done;
     },
 
-    /** Revokes every session of a user (password reset); their refresh and access tokens stop working. */
     /**
-     * Revokes every session of a user in `db` and returns their ids. Inside a transaction, call
-     * forget() with them after it commits, so a rollback leaves no stale "revoked" in the cache.
+     * Revokes every session of a user in `db` (but `except`, the caller's own) and returns their
+     * ids; their refresh and access tokens stop working. Inside a transaction, call forget()
+     * with them after it commits, so a rollback leaves no stale "revoked" in the cache.
      */
-    async revokeAllForUser(tenantId: string, userId: string, reason: string, db?: DbOrTx): Promise<string[]> {
-      const ids = await repo.revokeUserSessions(tenantId, userId, reason, clock.now(), db);
+    async revokeAllForUser(tenantId: string, userId: string, reason: string, db?: DbOrTx, except?: string): Promise<string[]> {
+      const ids = await repo.revokeUserSessions(tenantId, userId, reason, clock.now(), db, except);
       if (!db) this.forget(tenantId, ids);
       return ids;
+    },
+
+    /** The user's live sessions (not revoked, refresh token not expired), newest first. */
+    async list(tenantId: string, userId: string, currentSessionId?: string): Promise<SessionView[]> {
+      const now = clock.now().getTime();
+      const rows = await repo.listUserSessions(tenantId, userId, 200);
+      return rows
+        .filter((r) => r.refreshExpiresAt !== null && r.refreshExpiresAt.getTime() > now)
+        .slice(0, 100)
+        .map((r) => ({
+          id: r.id,
+          userAgent: r.userAgent,
+          ip: r.ip,
+          createdAt: r.createdAt.toISOString(),
+          lastUsedAt: (r.lastUsedAt ?? r.createdAt).toISOString(),
+          current: r.id === currentSessionId,
+          startedBy: r.actor,
+        }));
     },
 
     /** Drops cached verifications of revoked sessions on this instance. */
@@ -185,7 +230,8 @@ export function createSessionService(deps: {
 
     /**
      * The claims of a valid access token whose session is live. Session state is cached for
-     * a few seconds; a revocation on this instance takes effect at once, on others within the TTL.
+     * SESSION_CACHE_TTL_MS (5 s); a revocation on this instance takes effect at once, on others
+     * within those 5 seconds.
      */
     async verifyAccessToken(token: string): Promise<AccessClaims | undefined> {
       const claims = await tokens.verify(token);

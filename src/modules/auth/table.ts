@@ -73,6 +73,8 @@ export const sessions = pgTable(
     revokeReason: text('revoke_reason'),
     ip: text('ip'),
     userAgent: text('user_agent'),
+    /** Who started the session when not the user's own login: `api-key:<keyId>` (the token's `act.sub`). */
+    actor: text('actor'),
   },
   (t) => [
     primaryKey({ name: 'sessions_pkey', columns: [t.tenantId, t.id] }),

@@ -53,6 +53,7 @@ export function createTokenService(deps: { keys: KeyRing; clock: Clock; issuer: 
         sid: claims.sid,
         role: claims.role,
         sub: claims.sub,
+        ...(claims.act ? { act: { sub: claims.act.sub } } : {}),
         iss: issuer,
         aud: TOKEN_AUDIENCE,
         iat: now,
@@ -92,10 +93,17 @@ export function createTokenService(deps: { keys: KeyRing; clock: Clock; issuer: 
             clockTolerance: 0,
           },
         );
-        const { sub, tid, sid, role, exp } = payload as { sub: unknown; tid: unknown; sid: unknown; role: unknown; exp: number };
+        const { sub, tid, sid, role, exp, act } = payload as { sub: unknown; tid: unknown; sid: unknown; role: unknown; exp: number; act?: unknown };
         if (typeof sub !== 'string' || typeof tid !== 'string' || typeof sid !== 'string') return undefined;
         if (role !== 'user' && role !== 'admin') return undefined;
-        const claims: AccessClaims = { sub, tid, sid, role: role as Role };
+        // `act` (RFC 8693): who obtained the token for the subject; only its `sub` is read.
+        let actor: AccessClaims['act'];
+        if (act !== undefined) {
+          const actSub = (act as { sub?: unknown } | null)?.sub;
+          if (typeof actSub !== 'string') return undefined;
+          actor = { sub: actSub };
+        }
+        const claims: AccessClaims = { sub, tid, sid, role: role as Role, ...(actor ? { act: actor } : {}) };
         remember(token, claims, exp);
         return claims;
       } catch {

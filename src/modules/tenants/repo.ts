@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { apiKeys, tenants, type ApiKeyRow, type TenantRow } from '../../platform/tenancy/table.js';
@@ -48,7 +48,7 @@ export function createTenantsRepo(db: DbOrTx) {
     },
     async insertApiKey(
       tenantId: string,
-      row: { id: string; secretHash: string; name?: string },
+      row: { id: string; secretHash: string; name?: string; scopes?: string[] | null; expiresAt?: Date | null; rotatedFrom?: string },
       tx: DbOrTx = db,
     ): Promise<ApiKeyRow> {
       const [created] = await tx
@@ -60,6 +60,22 @@ export function createTenantsRepo(db: DbOrTx) {
     async findLiveApiKey(tenantId: string, keyId: string, tx: DbOrTx = db): Promise<ApiKeyRow | undefined> {
       const [row] = await liveApiKey({ tenantId, keyId }, tx);
       return row;
+    },
+    /** The tenant's keys not revoked, newest first (expired ones included: their expiry shows why they fail). */
+    async listApiKeys(tenantId: string, tx: DbOrTx = db): Promise<ApiKeyRow[]> {
+      return tx.select().from(apiKeys).where(and(eq(apiKeys.tenantId, tenantId), isNull(apiKeys.revokedAt))).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(1000);
+    },
+    /** Moves a live key's expiry earlier (a rotation's overlap); never later. */
+    async expireApiKeyBy(tenantId: string, keyId: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
+      const rows = await tx
+        .update(apiKeys)
+        .set({ expiresAt: sql`least(coalesce(${apiKeys.expiresAt}, ${at.toISOString()}::timestamptz), ${at.toISOString()}::timestamptz)` })
+        .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id });
+      return rows.length > 0;
+    },
+    async touchApiKey(tenantId: string, keyId: string, at: Date, tx: DbOrTx = db): Promise<void> {
+      await tx.update(apiKeys).set({ lastUsedAt: at }).where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.id, keyId)));
     },
     async revokeApiKey(tenantId: string, keyId: string, at: Date, tx: DbOrTx = db): Promise<boolean> {
       const rows = await tx

@@ -1,10 +1,13 @@
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
+import type { DbOrTx } from '../../platform/db/client.js';
 import { randomToken, safeEqual, sha256Hex } from '../../platform/crypto/hash.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import { TenantErrors } from './errors.js';
 import type { TenantsRepo } from './repo.js';
+import type { ApiKeyRow } from '../../platform/tenancy/table.js';
+import { KEY_SCOPES } from '../../platform/http/key-scopes.js';
 
 // bst_<key id, 32 hex>_<secret, 32 random bytes base64url>
 const API_KEY_RE = /^bst_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
@@ -49,17 +52,81 @@ export interface CreatedApiKey {
   apiKey: string;
 }
 
+/** What a caller may choose for a new key. */
+export interface ApiKeyOptions {
+  name?: string;
+  scopes?: string[];
+  expiresAt?: Date;
+}
+
+/** A key as the API lists it: never its secret. */
+export interface ApiKeyView {
+  id: string;
+  name: string | null;
+  prefix: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  rotatedFrom: string | null;
+}
+
+/** How often a key's last use is written (per key and instance). */
+export const API_KEY_TOUCH_INTERVAL_MS = 60_000;
+/** The longest overlap a rotation grants the old key. */
+export const MAX_ROTATION_OVERLAP_SEC = 30 * 24 * 3600;
+
+/** The public start of a key (`bst_` and the first 8 hex of its id): enough to tell keys apart. */
+export function apiKeyPrefix(keyId: string): string {
+  return `bst_${keyId.replace(/-/g, '').slice(0, 8)}`;
+}
+
+function viewOf(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: apiKeyPrefix(row.id),
+    scopes: row.scopes && row.scopes.length > 0 ? row.scopes : ['all'],
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    rotatedFrom: row.rotatedFrom,
+  };
+}
+
+/** Scopes as stored: known names only, no duplicates; `all` alone (or nothing) is stored as null. */
+function normalizeScopes(scopes: string[] | undefined): string[] | null {
+  if (scopes === undefined) return null;
+  const list = [...new Set(scopes)];
+  if (list.length === 0) throw TenantErrors.invalidScopes();
+  for (const scope of list) if (!(KEY_SCOPES as readonly string[]).includes(scope)) throw TenantErrors.invalidScopes();
+  if (list.includes('all') && list.length > 1 && !list.includes('read-only')) throw TenantErrors.invalidScopes();
+  return list.length === 1 && list[0] === 'all' ? null : list;
+}
+
 export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) {
   const { repo, clock } = deps;
   // Tenants change rarely and are read on every request: a short-lived cache of hits.
   const cache = new Map<string, { tenant: TenantContext; expires: number }>();
   const originCache = new Map<string, { allowed: boolean; expires: number }>();
 
-  async function issueApiKey(tenantId: string, name?: string): Promise<CreatedApiKey> {
+  // When each key's last use was last written on this instance (bounded; cleared when full).
+  const touched = new Map<string, number>();
+
+  async function issueApiKey(
+    tenantId: string,
+    name?: string,
+    extra: { scopes?: string[] | null; expiresAt?: Date | null; rotatedFrom?: string } = {},
+    tx?: DbOrTx,
+  ): Promise<CreatedApiKey & { row: ApiKeyRow }> {
     const keyId = newId();
     const secret = randomToken(32);
-    await repo.insertApiKey(tenantId, { id: keyId, secretHash: sha256Hex(secret), name });
-    return { keyId, apiKey: `bst_${keyId.replace(/-/g, '')}_${secret}` };
+    const row = await repo.insertApiKey(tenantId, { id: keyId, secretHash: sha256Hex(secret), name, ...extra }, tx);
+    return { keyId, apiKey: `bst_${keyId.replace(/-/g, '')}_${secret}`, row };
+  }
+
+  function checkExpiry(expiresAt: Date | undefined): void {
+    if (expiresAt && expiresAt.getTime() <= clock.now().getTime()) throw TenantErrors.invalidExpiry();
   }
 
   const service = {
@@ -69,8 +136,8 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
       const tenant = await mapConstraintErrors(() => repo.insertTenant({ id: newId(), name: trimmed }), {
         tenants_name_unique: TenantErrors.nameTaken,
       });
-      const key = await issueApiKey(tenant.id, 'initial');
-      return { tenantId: tenant.id, ...key };
+      const { keyId, apiKey } = await issueApiKey(tenant.id, 'initial');
+      return { tenantId: tenant.id, keyId, apiKey };
     },
 
     async findTenantByName(name: string) {
@@ -79,7 +146,41 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
 
     async createApiKey(tenantId: string, name?: string): Promise<CreatedApiKey> {
       if (!(await repo.findTenant(tenantId))) throw TenantErrors.notFound();
-      return issueApiKey(tenantId, name);
+      const { keyId, apiKey } = await issueApiKey(tenantId, name);
+      return { keyId, apiKey };
+    },
+
+    /** The tenant's live keys (not revoked), as the API lists them. */
+    async listApiKeys(tenantId: string): Promise<ApiKeyView[]> {
+      return (await repo.listApiKeys(tenantId)).map(viewOf);
+    },
+
+    /** A new key with optional scopes and expiry; its secret is in the answer only. */
+    async issueApiKey(tenantId: string, options: ApiKeyOptions, tx?: DbOrTx): Promise<ApiKeyView & { apiKey: string }> {
+      checkExpiry(options.expiresAt);
+      const scopes = normalizeScopes(options.scopes);
+      const { apiKey, row } = await issueApiKey(tenantId, options.name, { scopes, expiresAt: options.expiresAt ?? null }, tx);
+      return { ...viewOf(row), apiKey };
+    },
+
+    /**
+     * A new key with the old one's name and scopes (and `expiresAt` when given); the old key
+     * stays valid `overlapSeconds` more (0: refused at once), then is refused.
+     */
+    async rotateApiKey(
+      tenantId: string,
+      keyId: string,
+      options: { overlapSeconds: number; expiresAt?: Date },
+      tx?: DbOrTx,
+    ): Promise<ApiKeyView & { apiKey: string; previousKeyExpiresAt: string }> {
+      checkExpiry(options.expiresAt);
+      const old = await repo.findLiveApiKey(tenantId, keyId, tx);
+      if (!old || (old.expiresAt && old.expiresAt.getTime() <= clock.now().getTime())) throw TenantErrors.apiKeyNotFound();
+      const until = new Date(clock.now().getTime() + options.overlapSeconds * 1000);
+      if (!(await repo.expireApiKeyBy(tenantId, keyId, until, tx))) throw TenantErrors.apiKeyNotFound();
+      const { apiKey, row } = await issueApiKey(tenantId, old.name ?? undefined, { scopes: old.scopes, expiresAt: options.expiresAt ?? null, rotatedFrom: old.id }, tx);
+      const previous = old.expiresAt && old.expiresAt < until ? old.expiresAt : until;
+      return { ...viewOf(row), apiKey, previousKeyExpiresAt: previous.toISOString() };
     },
 
     /** The tenant's app URL: mail links open `${appUrl}/verify-email?...` instead of Bastion's pages. */
@@ -146,8 +247,8 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
       return allowed;
     },
 
-    async revokeApiKey(tenantId: string, keyId: string): Promise<void> {
-      if (!(await repo.revokeApiKey(tenantId, keyId, clock.now()))) throw TenantErrors.apiKeyNotFound();
+    async revokeApiKey(tenantId: string, keyId: string, tx?: DbOrTx): Promise<void> {
+      if (!(await repo.revokeApiKey(tenantId, keyId, clock.now(), tx))) throw TenantErrors.apiKeyNotFound();
     },
 
     /** The tenant for a request, from a short-lived cache. */
@@ -166,8 +267,17 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
       return tenant;
     },
 
-    /** The key id when `rawKey` is a live API key of `tenantId`; compares the secret in constant time. */
+    /** The key id when `rawKey` is a live API key of `tenantId` (see checkApiKey). */
     async verifyApiKey(tenantId: string, rawKey: string): Promise<string | undefined> {
+      return (await service.checkApiKey(tenantId, rawKey))?.keyId;
+    },
+
+    /**
+     * The key id and scopes when `rawKey` is a live, unexpired API key of `tenantId`; compares
+     * the secret in constant time. Records the key's last use at most once a minute per key
+     * and instance (API_KEY_TOUCH_INTERVAL_MS), so requests do not each write.
+     */
+    async checkApiKey(tenantId: string, rawKey: string): Promise<{ keyId: string; scopes: string[] | null } | undefined> {
       const match = API_KEY_RE.exec(rawKey);
       if (!match) return undefined;
       const keyId = uuidFromHex(match[1]!);
@@ -175,7 +285,16 @@ export function createTenantsService(deps: { repo: TenantsRepo; clock: Clock }) 
       // Hash even when the key is unknown, so timing does not tell which key ids exist.
       const presented = sha256Hex(match[2]!);
       const ok = safeEqual(presented, row?.secretHash ?? '0'.repeat(64));
-      return row && ok ? row.id : undefined;
+      if (!row || !ok) return undefined;
+      const now = clock.now().getTime();
+      if (row.expiresAt && row.expiresAt.getTime() <= now) return undefined;
+      const last = touched.get(row.id) ?? row.lastUsedAt?.getTime() ?? 0;
+      if (now - last >= API_KEY_TOUCH_INTERVAL_MS) {
+        if (touched.size >= 10_000) touched.clear();
+        touched.set(row.id, now);
+        await repo.touchApiKey(tenantId, row.id, new Date(now));
+      }
+      return { keyId: row.id, scopes: row.scopes && row.scopes.length > 0 ? row.scopes : null };
     },
   };
   return service;

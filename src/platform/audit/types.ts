@@ -25,7 +25,10 @@ export const AUDIT_TYPES = {
   '2fa.recovery_code_used': 'A TOTP recovery code was spent to sign in (details.remaining: unused codes left); the user is mailed',
   '2fa.recovery_codes_regenerated': 'New TOTP recovery codes replaced the old set (password confirmed)',
   'token.minted': "A token pair was minted for a user by the tenant's API key",
-  'session.revoked': 'A session was ended (logout)',
+  'session.revoked': 'A session was ended (logout, or ended by its user, an admin or an API key; details name the reason)',
+  'api_key.created': 'An API key was created over the API (details: scopes, expiry)',
+  'api_key.revoked': 'An API key was revoked over the API',
+  'api_key.rotated': 'An API key was rotated: a new key, the old one valid until the overlap ends',
   'idp.linked': 'An external IdP identity was linked to an existing user',
 
   // Tracked objects' histories (objectType and objectId set)

@@ -85,6 +85,9 @@ export const ERROR_CATALOGUE = {
   TENANT_APP_URL_INVALID: { status: 400, meaning: 'A tenant app URL is not an absolute http(s) URL' },
   TENANT_CORS_ORIGIN_INVALID: { status: 400, meaning: 'A CORS origin is not scheme, host and port only (never *), or more than 50 are given' },
   API_KEY_NOT_FOUND: { status: 404, meaning: 'The API key does not exist or is revoked already' },
+  API_KEY_SCOPES_INVALID: { status: 400, meaning: 'API key scopes are not a non-empty list of known scopes' },
+  API_KEY_EXPIRY_INVALID: { status: 400, meaning: 'An API key expiry is not in the future' },
+  SESSION_NOT_FOUND: { status: 404, meaning: 'The session does not exist, is not the user’s, or has ended already' },
 
   // Users and authentication
   USER_EMAIL_TAKEN: { status: 409, meaning: 'Another user of the tenant has this email' },

@@ -4,11 +4,12 @@ import { AppError, CommonErrors } from './errors.js';
 import type { AccessClaims, AuthRequirement, Principal, TenantContext } from './principal.js';
 
 export type { AccessClaims, AuthRequirement, Principal, Role, TenantContext } from './principal.js';
+import { areaOfTags, keyAdmits, type KeyArea } from './key-scopes.js';
 
 export interface GuardDeps {
   findTenant(id: string): Promise<TenantContext | undefined>;
-  /** Returns the key id when the raw key is a live key of that tenant, otherwise undefined. */
-  verifyApiKey(tenantId: string, rawKey: string): Promise<string | undefined>;
+  /** The key id and scopes when the raw key is a live, unexpired key of that tenant, otherwise undefined. */
+  verifyApiKey(tenantId: string, rawKey: string): Promise<{ keyId: string; scopes: string[] | null } | undefined>;
   /** Returns the claims of a valid access token; throws or returns undefined otherwise. */
   verifyAccessToken(token: string): Promise<AccessClaims | undefined>;
 }
@@ -20,6 +21,8 @@ declare module 'fastify' {
     auth?: AuthRequirement;
     /** A public route that reads a bearer of its own kind itself (a mailed token, documented as mailedToken). */
     bearerInHandler?: boolean;
+    /** The API-key scope area of the route; by default from its OpenAPI tag (key-scopes.ts). */
+    keyScope?: KeyArea;
   }
   interface FastifyRequest {
     tenant: TenantContext;
@@ -54,7 +57,7 @@ async function resolveTenant(request: FastifyRequest, deps: GuardDeps): Promise<
   request.tenant = tenant;
 }
 
-async function authenticate(request: FastifyRequest, requirement: AuthRequirement, deps: GuardDeps): Promise<void> {
+async function authenticate(request: FastifyRequest, requirement: AuthRequirement, area: KeyArea, deps: GuardDeps): Promise<void> {
   if (requirement === 'public') return;
   const tenantId = request.tenant.id;
   const apiKey = request.headers['x-api-key'];
@@ -62,10 +65,12 @@ async function authenticate(request: FastifyRequest, requirement: AuthRequiremen
 
   if (apiKey !== undefined) {
     if (typeof apiKey !== 'string') throw CommonErrors.invalidApiKey();
-    const keyId = await deps.verifyApiKey(tenantId, apiKey);
-    if (!keyId) throw CommonErrors.invalidApiKey();
-    request.principal = { kind: 'apiKey', tenantId, keyId };
+    const key = await deps.verifyApiKey(tenantId, apiKey);
+    if (!key) throw CommonErrors.invalidApiKey();
+    request.principal = { kind: 'apiKey', tenantId, keyId: key.keyId, scopes: key.scopes };
     if (!requirement.apiKey) throw CommonErrors.forbidden();
+    // A key limited by its scopes: the route's area, and writes for a read-only key.
+    if (!keyAdmits(key.scopes, area, request.method)) throw CommonErrors.forbidden();
     return;
   }
   if (authorization !== undefined) {
@@ -111,7 +116,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   if (!declared) declaredByApp.set(app.server, (declared = new Map()));
   const routes = declared;
   app.addHook('onRoute', (route: RouteOptions) => {
-    const config = (route.config ?? {}) as { tenancy?: boolean; auth?: AuthRequirement; bearerInHandler?: boolean };
+    const config = (route.config ?? {}) as { tenancy?: boolean; auth?: AuthRequirement; bearerInHandler?: boolean; keyScope?: KeyArea };
     if (config.tenancy === false) return;
     const requirement = config.auth;
     if (!requirement) throw new Error(`route ${String(route.method)} ${route.url} declares no auth requirement`);
@@ -120,9 +125,10 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       routes.set(`${method} ${path}`, { auth: requirement, credentialInHandler: Boolean(config.bearerInHandler) });
     }
+    const area = config.keyScope ?? areaOfTags((route.schema as { tags?: string[] } | undefined)?.tags);
     const guard = async (request: FastifyRequest): Promise<void> => {
       await resolveTenant(request, deps);
-      await authenticate(request, requirement, deps);
+      await authenticate(request, requirement, area, deps);
       // The one call context of the request, built once from the checked credential.
       request.ctx = buildContext(request.tenant.id, request.principal);
     };

@@ -13,6 +13,7 @@ import { MAILED_CODE } from './openapi-sampler.js';
 export const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Authentication', description: 'Sign-up, login, token refresh and logout, email verification, password reset, two-factor login, and login at the tenant’s external OpenID provider.' },
   { name: 'Users', description: 'The tenant’s users: the calling user’s profile, and (API key or admin) creating, listing and editing users.' },
+  { name: 'API keys', description: 'The tenant’s API keys (an admin, or a key with scope `all`): list, create with scopes and expiry, revoke, rotate with an overlap.' },
   { name: 'Audit', description: 'The tenant’s audit log: who changed what, newest first.' },
   { name: 'KYC', description: 'Identity verification: sessions at the identity-verification providers (idv-a, idv-b), the records and their history, and manual review.' },
   { name: 'KYC provider callbacks', description: 'Signed callbacks of the identity-verification providers (not for tenants’ clients).' },

@@ -11,7 +11,7 @@ export interface TenantContext {
 }
 
 export type Principal =
-  | { kind: 'apiKey'; tenantId: string; keyId: string }
+  | { kind: 'apiKey'; tenantId: string; keyId: string; scopes: string[] | null }
   | { kind: 'user'; tenantId: string; userId: string; role: Role; sessionId: string };
 
 /** Claims every access token carries, as the verifier returns them. */
@@ -20,6 +20,8 @@ export interface AccessClaims {
   tid: string;
   sid: string;
   role: Role;
+  /** Present on tokens minted for a user by the tenant's back end (RFC 8693 style): `{ sub: 'api-key:<keyId>' }`. */
+  act?: { sub: string };
 }
 
 /**

@@ -25,6 +25,14 @@ export const apiKeys = pgTable(
     name: text('name'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** After this instant the key is refused (an expiry chosen at creation, or a rotation's overlap). */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** What the key may call (src/platform/http/key-scopes.ts); null: everything (`all`), as every older key. */
+    scopes: jsonb('scopes').$type<string[]>(),
+    /** The last request with the key, written at most once a minute per key and instance. */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    /** The key this one replaced (rotation). */
+    rotatedFrom: uuid('rotated_from'),
   },
   (t) => [index('api_keys_tenant_idx').on(t.tenantId, t.id)],
 );
