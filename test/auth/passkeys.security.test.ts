@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 const post = (url: string, headers: Record<string, string>, payload: unknown = {}) => h.inject({ method: 'POST', url, headers, payload: payload as Json });
 const publicHeaders = (t: TestTenant = h.tenant) => ({ 'x-tenant-id': t.tenantId });
 

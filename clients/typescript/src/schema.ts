@@ -516,6 +516,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's passkeys
+         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        get: operations["getAuthPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the caller's passkeys
+         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        delete: operations["deleteAuthPasskeysByPasskeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/login/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a passkey login (no email, no password)
+         * @description Answers the WebAuthn request options with a single-use challenge (5 minutes) and no credentials listed: the authenticator offers the user's discoverable passkeys.
+         *
+         *     Public within the tenant: only `x-tenant-id`.
+         *
+         *     Rate limit: 30 requests a minute per client address within the tenant; over it, 429 with `Retry-After`.
+         */
+        post: operations["postAuthPasskeysLoginBegin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/login/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a passkey login with the browser's assertion
+         * @description Answers the token pair of POST /auth/login. A passkey is two factors (the device, and the user verified on it): no email second factor is asked.
+         *
+         *     Public within the tenant: only `x-tenant-id`.
+         */
+        post: operations["postAuthPasskeysLoginFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/register/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin registering a passkey to the caller
+         * @description Answers the WebAuthn creation options with a single-use challenge (5 minutes). The relying party is the host of the tenant's app URL.
+         *
+         *     Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        post: operations["postAuthPasskeysRegisterBegin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/register/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a passkey registration with the browser's answer
+         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        post: operations["postAuthPasskeysRegisterFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/refresh": {
         parameters: {
             query?: never;
@@ -4542,7 +4670,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
+                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSKEY_CHALLENGE_INVALID" | "PASSKEY_VERIFICATION_FAILED" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
                     /** @constant */
                     statusCode?: 400;
                 };
@@ -4567,7 +4695,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "API_KEY_INVALID" | "CHALLENGE_INVALID" | "CREDENTIALS_REQUIRED" | "CUSTODY_B_CREDENTIAL_REJECTED" | "INVALID_CREDENTIALS" | "REFRESH_TOKEN_INVALID" | "TENANT_REQUIRED" | "TENANT_UNKNOWN" | "TOKEN_INVALID" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_TENANT_UNKNOWN";
+                    code?: "API_KEY_INVALID" | "CHALLENGE_INVALID" | "CREDENTIALS_REQUIRED" | "CUSTODY_B_CREDENTIAL_REJECTED" | "INVALID_CREDENTIALS" | "PASSKEY_LOGIN_FAILED" | "REFRESH_TOKEN_INVALID" | "TENANT_REQUIRED" | "TENANT_UNKNOWN" | "TOKEN_INVALID" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_TENANT_UNKNOWN";
                     /** @constant */
                     statusCode?: 401;
                 };
@@ -4617,7 +4745,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
+                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
                     /** @constant */
                     statusCode?: 404;
                 };
@@ -4667,7 +4795,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_ALREADY_DECIDED" | "BANK_LINK_ITEM_ALREADY_LINKED" | "BUSINESS_PROFILE_EXISTS" | "CUSTODY_B_PROVIDER_CONFLICT" | "CUSTODY_B_USER_ALREADY_REGISTERED" | "DOCUMENT_ALREADY_SIGNED" | "ENTITY_LAST_OWNER" | "ENTITY_LEI_TAKEN" | "ENTITY_MEMBER_EXISTS" | "EVENT_ENDPOINT_LIMIT" | "FAUCET_NOT_SANDBOX" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "KYC_TRANSITION_INVALID" | "TENANT_NAME_TAKEN" | "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENABLED" | "USER_EMAIL_TAKEN" | "USER_PHONE_TAKEN" | "WALLET_ADDRESS_TAKEN" | "WALLET_EXISTS" | "WALLET_KIND_CONFLICT" | "XRPL_COLD_SIGNATURE_REQUIRED" | "XRPL_MULTISIG_PREREQUISITES" | "XRPL_NO_SERVICE_KEY" | "XRPL_TRANSACTION_REFUSED";
+                    code?: "ACCREDITATION_ALREADY_DECIDED" | "BANK_LINK_ITEM_ALREADY_LINKED" | "BUSINESS_PROFILE_EXISTS" | "CUSTODY_B_PROVIDER_CONFLICT" | "CUSTODY_B_USER_ALREADY_REGISTERED" | "DOCUMENT_ALREADY_SIGNED" | "ENTITY_LAST_OWNER" | "ENTITY_LEI_TAKEN" | "ENTITY_MEMBER_EXISTS" | "EVENT_ENDPOINT_LIMIT" | "FAUCET_NOT_SANDBOX" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "KYC_TRANSITION_INVALID" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LIMIT_REACHED" | "TENANT_NAME_TAKEN" | "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENABLED" | "USER_EMAIL_TAKEN" | "USER_PHONE_TAKEN" | "WALLET_ADDRESS_TAKEN" | "WALLET_EXISTS" | "WALLET_KIND_CONFLICT" | "XRPL_COLD_SIGNATURE_REQUIRED" | "XRPL_MULTISIG_PREREQUISITES" | "XRPL_NO_SERVICE_KEY" | "XRPL_TRANSACTION_REFUSED";
                     /** @constant */
                     statusCode?: 409;
                 };
@@ -6306,6 +6434,527 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAuthPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "name": "Example",
+                     *           "deviceType": "singleDevice",
+                     *           "backedUp": true,
+                     *           "transports": [
+                     *             "string"
+                     *           ],
+                     *           "aaguid": "string",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The authenticator model's AAGUID */
+                            aaguid: string | null;
+                            /** @description The authenticator reported the credential backed up (synced) */
+                            backedUp: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description multiDevice: a synced passkey */
+                            deviceType: "singleDevice" | "multiDevice";
+                            /** Format: uuid */
+                            id: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            transports: string[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteAuthPasskeysByPasskeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passkeyId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysLoginBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "challenge": "string",
+                     *         "timeout": 1,
+                     *         "rpId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "string",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "userVerification": "string",
+                     *         "hints": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The challenge is single use and expires then
+                         */
+                        expiresAt: string;
+                        options: {
+                            allowCredentials?: {
+                                id: string;
+                                transports?: string[];
+                                /** @description public-key */
+                                type: string;
+                            }[];
+                            challenge: string;
+                            hints?: string[];
+                            rpId?: string;
+                            timeout?: number;
+                            userVerification?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysLoginFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential": {
+                 *         "id": "c2FtcGxlLXRva2Vu",
+                 *         "rawId": "c2FtcGxlLXRva2Vu",
+                 *         "type": "public-key",
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {},
+                 *         "response": {
+                 *           "clientDataJSON": "c2FtcGxlLXRva2Vu",
+                 *           "authenticatorData": "c2FtcGxlLXRva2Vu",
+                 *           "signature": "c2FtcGxlLXRva2Vu",
+                 *           "userHandle": "c2FtcGxlLXRva2Vu"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Credential id */
+                        id: string;
+                        /** @description Credential id */
+                        rawId: string;
+                        response: {
+                            /** @description Authenticator data, base64url */
+                            authenticatorData: string;
+                            /** @description Client data, base64url */
+                            clientDataJSON: string;
+                            /** @description Signature, base64url */
+                            signature: string;
+                            /** @description User handle, base64url */
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiIzZmE4NWY2NCJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "rt_2p9XkR6vQ1mZ8sLw4cYt0bNj",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "accessTokenExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "refreshTokenExpiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenPair"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysRegisterBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A name the user knows it by ("Laptop", "Phone") */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "Example",
+                     *           "id": "string"
+                     *         },
+                     *         "user": {
+                     *           "id": "string",
+                     *           "name": "Example",
+                     *           "displayName": "string"
+                     *         },
+                     *         "challenge": "string",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "alg": 1,
+                     *             "type": "public-key"
+                     *           }
+                     *         ],
+                     *         "timeout": 1,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "string",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "authenticatorAttachment": "string",
+                     *           "residentKey": "string",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "string"
+                     *         },
+                     *         "attestation": "string",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         },
+                     *         "hints": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The challenge is single use and expires then
+                         */
+                        expiresAt: string;
+                        options: {
+                            attestation?: string;
+                            authenticatorSelection?: {
+                                authenticatorAttachment?: string;
+                                requireResidentKey?: boolean;
+                                residentKey?: string;
+                                userVerification?: string;
+                            };
+                            challenge: string;
+                            excludeCredentials?: {
+                                id: string;
+                                transports?: string[];
+                                /** @description public-key */
+                                type: string;
+                            }[];
+                            extensions?: {
+                                credProps?: boolean;
+                            };
+                            hints?: string[];
+                            pubKeyCredParams: {
+                                alg: number;
+                                /** @description public-key */
+                                type: string;
+                            }[];
+                            rp: {
+                                id?: string;
+                                name: string;
+                            };
+                            timeout?: number;
+                            user: {
+                                displayName: string;
+                                id: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysRegisterFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example",
+                 *       "credential": {
+                 *         "id": "c2FtcGxlLXRva2Vu",
+                 *         "rawId": "c2FtcGxlLXRva2Vu",
+                 *         "type": "public-key",
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {},
+                 *         "response": {
+                 *           "clientDataJSON": "c2FtcGxlLXRva2Vu",
+                 *           "attestationObject": "c2FtcGxlLXRva2Vu",
+                 *           "authenticatorData": "c2FtcGxlLXRva2Vu",
+                 *           "transports": [
+                 *             "string"
+                 *           ],
+                 *           "publicKeyAlgorithm": 1,
+                 *           "publicKey": "c2FtcGxlLXRva2Vu"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Credential id */
+                        id: string;
+                        /** @description Credential id */
+                        rawId: string;
+                        response: {
+                            /** @description Attestation object, base64url */
+                            attestationObject: string;
+                            /** @description Authenticator data */
+                            authenticatorData?: string;
+                            /** @description Client data, base64url */
+                            clientDataJSON: string;
+                            /** @description Public key (SPKI) */
+                            publicKey?: string;
+                            publicKeyAlgorithm?: number;
+                            transports?: string[];
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                    /** @description A name the user knows it by ("Laptop", "Phone") */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Example",
+                     *       "deviceType": "singleDevice",
+                     *       "backedUp": true,
+                     *       "transports": [
+                     *         "string"
+                     *       ],
+                     *       "aaguid": "string",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The authenticator model's AAGUID */
+                        aaguid: string | null;
+                        /** @description The authenticator reported the credential backed up (synced) */
+                        backedUp: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description multiDevice: a synced passkey */
+                        deviceType: "singleDevice" | "multiDevice";
+                        /** Format: uuid */
+                        id: string;
+                        lastUsedAt: string | null;
+                        name: string;
+                        transports: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
