@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents } from '../../src/modules/audit/table.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
+import { routeCases } from '../helpers/security.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 
 const APP = 'https://app.acme.example';
@@ -43,6 +44,32 @@ async function loginWith(auth: SoftAuthenticator, t: TestTenant = h.tenant, over
   const credential = auth.assert(begin.json().options, overrides);
   return { begin: begin.json(), credential, answer: await post('/auth/passkeys/login/finish', publicHeaders(t), { credential }) };
 }
+
+// The routes' shared cases: tenant and credential refusals, malformed input from the schema,
+// and another tenant's passkey (404, still there).
+let foreignPasskey: { tenant: TestTenant; userId: string; id: string } | undefined;
+async function foreignPasskeyUrl() {
+  if (!foreignPasskey) {
+    const tenant = await h.newTenant();
+    await h.container.tenants.setAppUrl(tenant.tenantId, APP);
+    const made = await userWithPasskey('Foreign', tenant);
+    foreignPasskey = { tenant, userId: made.userId, id: made.passkey.id as string };
+  }
+  return `/auth/passkeys/${foreignPasskey.id}`;
+}
+const sampleRegistration = new SoftAuthenticator(APP).register({ challenge: 'c2FtcGxlLWNoYWxsZW5nZQ', rp: {}, user: { id: 'AAAAAAAAAAAAAAAAAAAAAA' } });
+const user = { bearer: 'user' } as const;
+routeCases(() => h, 'GET /auth/passkeys', { url: () => '/auth/passkeys', accepts: user });
+routeCases(() => h, 'POST /auth/passkeys/register/begin', { url: () => '/auth/passkeys/register/begin', payload: () => ({ name: 'Laptop' }), accepts: user });
+routeCases(() => h, 'POST /auth/passkeys/register/finish', { url: () => '/auth/passkeys/register/finish', payload: () => ({ name: 'Laptop', credential: sampleRegistration }), accepts: user });
+routeCases(() => h, 'DELETE /auth/passkeys/{passkeyId}', {
+  url: () => `/auth/passkeys/${foreignPasskey?.id ?? '00000000-0000-7000-8000-000000000000'}`,
+  accepts: user,
+  foreign: foreignPasskeyUrl,
+  unchanged: async () => {
+    expect((await h.container.passkeys.list(foreignPasskey!.tenant.tenantId, foreignPasskey!.userId)).map((p) => p.id)).toEqual([foreignPasskey!.id]);
+  },
+});
 
 describe('passkey registration', () => {
   it("answers creation options for the tenant's app URL: its host is the relying party, discoverable and user-verified, existing passkeys excluded", async () => {
