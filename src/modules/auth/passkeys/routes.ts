@@ -9,8 +9,8 @@ import { TokenPair } from '../schemas.js';
 import { LoginFinishBody, LoginOptions, Passkey, PasskeyIdParam, PasskeyList, RegistrationBeginBody, RegistrationFinishBody, RegistrationOptions } from './schemas.js';
 import type { PasskeyService } from './service.js';
 
-/** Begun logins per client address per minute (each stores a challenge). */
-export const PASSKEY_BEGIN_PER_IP = 30;
+/** Begun and finished passkey logins per client address per minute (a begin stores a challenge). */
+export const PASSKEY_LOGIN_PER_IP = 30;
 
 export function passkeyRoutes(app: FastifyInstance, deps: { passkeys: PasskeyService }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -74,7 +74,8 @@ export function passkeyRoutes(app: FastifyInstance, deps: { passkeys: PasskeySer
     },
   );
 
-  const beginLimit = { name: 'passkey-login-begin', max: PASSKEY_BEGIN_PER_IP, windowMs: 60_000, message: 'Too many passkey logins begun; retry later' };
+  const beginLimit = { name: 'passkey-login-begin', max: PASSKEY_LOGIN_PER_IP, windowMs: 60_000, message: 'Too many passkey logins begun; retry later' };
+  const finishLimit = { name: 'passkey-login-finish', max: PASSKEY_LOGIN_PER_IP, windowMs: 60_000, message: 'Too many passkey login attempts; retry later' };
   r.post(
     '/auth/passkeys/login/begin',
     {
@@ -93,7 +94,7 @@ export function passkeyRoutes(app: FastifyInstance, deps: { passkeys: PasskeySer
   r.post(
     '/auth/passkeys/login/finish',
     {
-      config: { auth: Access.public },
+      config: { auth: Access.public, rateLimit: finishLimit },
       schema: {
         tags,
         summary: "Finish a passkey login with the browser's assertion",

@@ -249,7 +249,7 @@ export function createPasskeyService(deps: {
             id: passkey.credentialId,
             publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
             counter: passkey.counter,
-            transports: passkey.transports as never,
+            transports: passkey.transports,
           },
         });
       } catch (err) {
