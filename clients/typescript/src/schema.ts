@@ -594,6 +594,8 @@ export interface paths {
          * @description Answers the token pair of POST /auth/login. A passkey is two factors (the device, and the user verified on it): no email second factor is asked.
          *
          *     Public within the tenant: only `x-tenant-id`.
+         *
+         *     Rate limit: 30 requests a minute per client address within the tenant; over it, 429 with `Retry-After`.
          */
         post: operations["postAuthPasskeysLoginFinish"];
         delete?: never;
