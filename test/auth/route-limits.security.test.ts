@@ -29,6 +29,8 @@ const rules: Array<{ url: string; max: number; payload: unknown; under: number }
   { url: '/auth/email/verify-otp', max: 30, payload: { email: 'nobody@example.com', code: '123456' }, under: 400 },
   { url: '/auth/forgot-password/verify-otp', max: 30, payload: { email: 'nobody@example.com', code: '123456' }, under: 400 },
   { url: '/auth/token-status', max: 60, payload: { token: 'not-a-reset-token' }, under: 400 },
+  { url: '/auth/passkeys/login/begin', max: 30, payload: {}, under: 201 },
+  { url: '/auth/passkeys/login/finish', max: 30, payload: { credential: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA' } } }, under: 400 },
 ];
 
 describe('route request limits', () => {

@@ -21,6 +21,12 @@ export const AuthErrors = {
     new AppError(429, 'TWO_FACTOR_LOCKED', 'Too many failed second-factor attempts; try again later', {
       'retry-after': String(retryAfterSec),
     }),
+  passkeyNotFound: () => new AppError(404, 'PASSKEY_NOT_FOUND', 'Passkey not found'),
+  passkeyChallenge: () => new AppError(400, 'PASSKEY_CHALLENGE_INVALID', 'The passkey challenge is unknown, used or expired; begin again'),
+  passkeyVerification: (why: string) => new AppError(400, 'PASSKEY_VERIFICATION_FAILED', `The passkey registration does not verify: ${why}`),
+  passkeyTaken: () => new AppError(409, 'PASSKEY_ALREADY_REGISTERED', 'This passkey is registered already'),
+  passkeyLimit: (max: number) => new AppError(409, 'PASSKEY_LIMIT_REACHED', `At most ${max} passkeys per user; remove one first`),
+  passkeyLogin: () => new AppError(401, 'PASSKEY_LOGIN_FAILED', 'The passkey login is refused'),
   twoFactorAlreadyEnabled: () => new AppError(409, 'TWO_FACTOR_ALREADY_ENABLED', 'A second factor is already enabled'),
   twoFactorNotEnabled: () => new AppError(409, 'TWO_FACTOR_NOT_ENABLED', 'Two-factor authentication is not enabled'),
   wrongPassword: () => new AppError(403, 'PASSWORD_INCORRECT', 'The password is not correct'),

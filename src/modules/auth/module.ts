@@ -13,6 +13,9 @@ import { createAuthMailer } from './mailer.js';
 import { createOneTimeRepo } from './one-time-repo.js';
 import { createOneTimeService } from './one-time.js';
 import { authPages } from './pages.js';
+import { createPasskeyRepo } from './passkeys/repo.js';
+import { passkeyRoutes } from './passkeys/routes.js';
+import { createPasskeyService } from './passkeys/service.js';
 import { createPasswordHasher } from './passwords.js';
 import { createRecoveryService } from './recovery.js';
 import { createAuthRepo } from './repo.js';
@@ -33,7 +36,7 @@ export interface AuthModuleOptions {
 
 /**
  * Authentication: signing keys and tokens, sessions, passwords, email verification, recovery,
- * second factor, and login through each tenant's external OpenID provider.
+ * second factor, passkeys (WebAuthn), and login through each tenant's external OpenID provider.
  */
 export async function createAuthModule(
   platform: Platform,
@@ -103,7 +106,9 @@ export async function createAuthModule(
     logger,
   });
 
-  const services = { keys, tokens, sessions, passwords, oneTime, verification, recovery, twoFactor, auth, idpConfig, idpLogin };
+  const passkeys = createPasskeyService({ repo: createPasskeyRepo(db), clock, users, sessions, record, publicBaseUrl, logger });
+
+  const services = { keys, tokens, sessions, passwords, oneTime, verification, recovery, twoFactor, auth, idpConfig, idpLogin, passkeys };
   const module: BastionModule<typeof services> = {
     name: 'auth',
     services,
@@ -112,6 +117,7 @@ export async function createAuthModule(
         authRoutes(scope, { auth, users, loginPerIp: options.loginPerIp ?? LOGIN_PER_IP });
         authFlowRoutes(scope, { verification, recovery, twoFactor, background });
         idpRoutes(scope, { login: idpLogin, config: idpConfig });
+        passkeyRoutes(scope, { passkeys });
       },
       open: (app) => {
         jwksRoute(app, keys);

@@ -13,8 +13,8 @@
 export const AUDIT_TYPES = {
   // Authentication and sessions (src/modules/auth)
   'user.registered': 'A user registered (password, or a first external-IdP login)',
-  'login.succeeded': 'A login completed (password, second factor or external IdP) and a session started',
-  'login.failed': 'A login was refused (wrong credentials, or an IdP answer that does not verify)',
+  'login.succeeded': 'A login completed (password, second factor, passkey or external IdP) and a session started',
+  'login.failed': 'A login was refused (wrong credentials, a passkey assertion or an IdP answer that does not verify)',
   'login.second_factor_required': 'The password was right; the login waits for the second factor (emailed code or authenticator app)',
   'login.second_factor_failed': 'A second-factor code was wrong or expired',
   'refresh.reused': 'A refresh token was presented again after its rotation: the session family was revoked',
@@ -29,6 +29,9 @@ export const AUDIT_TYPES = {
   'api_key.created': 'An API key was created over the API (details: scopes, expiry)',
   'api_key.revoked': 'An API key was revoked over the API',
   'api_key.rotated': 'An API key was rotated: a new key, the old one valid until the overlap ends',
+  'passkey.registered': 'A passkey (WebAuthn credential) was registered to the user',
+  'passkey.removed': "A passkey was removed from the user's account",
+  'passkey.clone_suspected': "A passkey login was refused: the authenticator's signature counter did not advance (a cloned authenticator)",
   'idp.linked': 'An external IdP identity was linked to an existing user',
 
   // Tracked objects' histories (objectType and objectId set)

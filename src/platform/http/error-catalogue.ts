@@ -104,6 +104,12 @@ export const ERROR_CATALOGUE = {
   TWO_FACTOR_LOCKED: { status: 429, meaning: 'Too many wrong second-factor codes; locked for a while' },
   TWO_FACTOR_ALREADY_ENABLED: { status: 409, meaning: 'A second factor is enabled already' },
   TWO_FACTOR_NOT_ENABLED: { status: 409, meaning: 'Two-factor authentication is not enabled' },
+  PASSKEY_NOT_FOUND: { status: 404, meaning: 'The caller has no passkey with this id' },
+  PASSKEY_CHALLENGE_INVALID: { status: 400, meaning: 'The passkey challenge in the response is unknown, used, expired, or of another tenant, user or purpose' },
+  PASSKEY_VERIFICATION_FAILED: { status: 400, meaning: 'The passkey registration response does not verify (origin, relying party, user verification, signature)' },
+  PASSKEY_ALREADY_REGISTERED: { status: 409, meaning: 'This authenticator credential is registered already' },
+  PASSKEY_LIMIT_REACHED: { status: 409, meaning: 'The user has the most passkeys allowed; remove one first' },
+  PASSKEY_LOGIN_FAILED: { status: 401, meaning: 'The passkey assertion is refused (unknown credential, bad signature, counter gone back)' },
   IDP_STATE_INVALID: { status: 400, meaning: 'The identity-provider login state is unknown, altered, expired, used or of another tenant' },
   IDP_UNAVAILABLE: { status: 502, meaning: 'The external identity provider answered its discovery with something that is not OpenID Connect' },
 
