@@ -64,6 +64,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's API keys (not revoked; never their secrets)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        get: operations["getApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (its secret is shown once)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        post: operations["postApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (refused at once)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        delete: operations["deleteApiKeysByKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{keyId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new key with the same name and scopes; the old one stays valid for the overlap
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        post: operations["postApiKeysByKeyIdRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -542,6 +606,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's passkeys
+         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        get: operations["getAuthPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the caller's passkeys
+         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        delete: operations["deleteAuthPasskeysByPasskeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/login/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a passkey login (no email, no password)
+         * @description Answers the WebAuthn request options with a single-use challenge (5 minutes) and no credentials listed: the authenticator offers the user's discoverable passkeys.
+         *
+         *     Public within the tenant: only `x-tenant-id`.
+         *
+         *     Rate limit: 30 requests a minute per client address within the tenant; over it, 429 with `Retry-After`.
+         */
+        post: operations["postAuthPasskeysLoginBegin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/login/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a passkey login with the browser's assertion
+         * @description Answers the token pair of POST /auth/login. A passkey is two factors (the device, and the user verified on it): no email second factor is asked.
+         *
+         *     Public within the tenant: only `x-tenant-id`.
+         *
+         *     Rate limit: 30 requests a minute per client address within the tenant; over it, 429 with `Retry-After`.
+         */
+        post: operations["postAuthPasskeysLoginFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/register/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin registering a passkey to the caller
+         * @description Answers the WebAuthn creation options with a single-use challenge (5 minutes). The relying party is the host of the tenant's app URL.
+         *
+         *     Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        post: operations["postAuthPasskeysRegisterBegin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/register/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a passkey registration with the browser's answer
+         * @description Who may call: a user’s access token (any role); with `x-tenant-id`.
+         */
+        post: operations["postAuthPasskeysRegisterFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/refresh": {
         parameters: {
             query?: never;
@@ -577,6 +771,56 @@ export interface paths {
         put: operations["putAuthResetPassword"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live sessions of a user (device, address, created, last used, current)
+         * @description A user sees its own; an admin or the API key names any user of the tenant in `userId` (an admin defaults to itself). Another user’s, as a plain user: 404.
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or a user’s access token (any role); with `x-tenant-id`.
+         */
+        get: operations["getAuthSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * End every session of a user but the caller's own (sign out everywhere)
+         * @description A user ends its other sessions; an admin or the API key names the user in `userId` and ends all of its sessions (but the admin’s own).
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or a user’s access token (any role); with `x-tenant-id`.
+         */
+        delete: operations["deleteAuthSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one session: its refresh token is refused at once, its access tokens within 5 seconds
+         * @description A user ends its own; an admin or the API key any of the tenant. Another user’s session, as a plain user: 404.
+         *
+         *     Who may call: an API key of the tenant (`x-api-key`), or a user’s access token (any role); with `x-tenant-id`.
+         */
+        delete: operations["deleteAuthSessionsBySessionId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4664,7 +4908,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
+                    code?: "ACCOUNT_SET_NOT_XRPL" | "ACCREDITATION_DOCUMENT_UNKNOWN" | "ADDRESS_INVALID" | "AMOUNT_INVALID" | "API_KEY_EXPIRY_INVALID" | "API_KEY_SCOPES_INVALID" | "BAD_REQUEST" | "BANK_LINK_PUBLIC_TOKEN_INVALID" | "BANK_LINK_SANDBOX_CREDENTIALS_INVALID" | "BUSINESS_PROFILE_TIN_INVALID" | "CHALLENGE_EXPIRED" | "CHALLENGE_MISMATCH" | "CHALLENGE_UNKNOWN" | "CHALLENGE_USED" | "CODE_INVALID" | "CONTRACT_INVALID" | "CUSTODY_B_PROVIDER_REJECTED" | "CUSTODY_B_REGISTRATION_CHALLENGE_MISSING" | "CUSTODY_B_TYPED_DATA_INVALID" | "DOCUMENT_BASE64_INVALID" | "DOCUMENT_CONTENT_REQUIRED" | "DOCUMENT_EMPTY" | "DOCUMENT_FORM_INVALID" | "DOCUMENT_PDF_ENCRYPTED" | "DOCUMENT_PDF_MALFORMED" | "DOCUMENT_URL_FETCH_FAILED" | "DOCUMENT_URL_REFUSED" | "DOCUMENT_URL_TIMEOUT" | "EMPTY_JSON_BODY" | "ENTITY_COUNTRY_INVALID" | "ENTITY_LEI_INVALID" | "ENTITY_METADATA_TOO_LARGE" | "ENTITY_PERMISSION_UNKNOWN" | "ENUM_VALUE_UNKNOWN" | "EVENTS_CURSOR_UNKNOWN" | "EVENT_ENDPOINT_UPDATE_EMPTY" | "EVENT_ENDPOINT_URL_CREDENTIALS" | "EVENT_ENDPOINT_URL_INVALID" | "EVENT_ENDPOINT_URL_PRIVATE_ADDRESS" | "EVENT_ENDPOINT_URL_SCHEME" | "EVENT_ENDPOINT_URL_UNRESOLVABLE" | "EVENT_REPLAY_RANGE_INVALID" | "FAUCET_AMOUNT_INVALID" | "FAUCET_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_MISMATCH" | "IDEMPOTENCY_KEY_REQUIRED" | "IDP_STATE_INVALID" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "MALFORMED_URL" | "NETWORK_INVALID" | "ONE_TIME_TOKEN_INVALID" | "PASSKEY_CHALLENGE_INVALID" | "PASSKEY_VERIFICATION_FAILED" | "PASSWORD_POLICY" | "PAYMENT_METHOD_ACCOUNT_INVALID" | "PAYMENT_METHOD_BIC_INVALID" | "PAYMENT_METHOD_CURRENCY_INVALID" | "PAYMENT_METHOD_IBAN_INVALID" | "PAYMENT_METHOD_KIND_MISMATCH" | "PAYMENT_METHOD_ROUTING_INVALID" | "PROVIDER_UNKNOWN" | "REDIRECT_URL_NOT_ALLOWED" | "REQUEST_TOO_DEEP" | "SEQUENCE_INVALID" | "SIGNATURE_INVALID" | "SIWE_CHAIN_MISMATCH" | "SIWE_DOMAIN_MISMATCH" | "SIWE_MESSAGE_EXPIRED" | "SIWE_MESSAGE_INVALID" | "SIWE_MESSAGE_NOT_YET_VALID" | "SIWE_SIGNATURE_MALLEATED" | "SIWE_URI_MISMATCH" | "SYMBOL_UNKNOWN" | "TENANT_APP_URL_INVALID" | "TENANT_CORS_ORIGIN_INVALID" | "TENANT_NAME_INVALID" | "TRANSACTION_INVALID" | "TRANSFER_SOURCE_INVALID" | "TRAVEL_RULE_DATA_REQUIRED" | "USER_EMAIL_INVALID" | "USER_ID_REQUIRED" | "USER_PHONE_INVALID" | "VALIDATION_FAILED" | "VAULT_LOOKUP_INVALID" | "WEBHOOK_MALFORMED" | "XRPL_ACCOUNT_NOT_FOUND" | "XRPL_ACCOUNT_NOT_SECURED" | "XRPL_BLOB_FOREIGN_ACCOUNT" | "XRPL_BLOB_INVALID" | "XRPL_BLOB_NO_LAST_LEDGER" | "XRPL_BLOB_SIGNATURE_INVALID" | "XRPL_QUORUM_NOT_MET" | "XRPL_SETTINGS_EMPTY";
                     /** @constant */
                     statusCode?: 400;
                 };
@@ -4689,7 +4933,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "API_KEY_INVALID" | "CHALLENGE_INVALID" | "CREDENTIALS_REQUIRED" | "CUSTODY_B_CREDENTIAL_REJECTED" | "INVALID_CREDENTIALS" | "REFRESH_TOKEN_INVALID" | "TENANT_REQUIRED" | "TENANT_UNKNOWN" | "TOKEN_INVALID" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_TENANT_UNKNOWN";
+                    code?: "API_KEY_INVALID" | "CHALLENGE_INVALID" | "CREDENTIALS_REQUIRED" | "CUSTODY_B_CREDENTIAL_REJECTED" | "INVALID_CREDENTIALS" | "PASSKEY_LOGIN_FAILED" | "REFRESH_TOKEN_INVALID" | "TENANT_REQUIRED" | "TENANT_UNKNOWN" | "TOKEN_INVALID" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_TENANT_UNKNOWN";
                     /** @constant */
                     statusCode?: 401;
                 };
@@ -4739,7 +4983,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_DELIVERY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
+                    code?: "ACCREDITATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "BANK_LINK_ITEM_NOT_FOUND" | "BANK_LINK_ORIGINATOR_NOT_FOUND" | "BANK_LINK_SANDBOX_UNAVAILABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_PROFILE_NOT_FOUND" | "CUSTODY_B_USER_NOT_REGISTERED" | "CUSTODY_TRANSACTION_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ENTITY_MEMBER_NOT_FOUND" | "ENTITY_NOT_FOUND" | "EVENT_DELIVERY_NOT_FOUND" | "EVENT_ENDPOINT_NOT_FOUND" | "IDENTITY_PATH_NOT_FOUND" | "KYC_NOT_FOUND" | "PASSKEY_NOT_FOUND" | "PAYMENT_METHOD_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SIGNED_DOCUMENT_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "USER_NOT_FOUND" | "VAULT_NOT_FOUND" | "WALLET_NOT_FOUND" | "XRPL_SECURE_ACCOUNT_NOT_FOUND" | "XRPL_TEST_SIGNING_OFF";
                     /** @constant */
                     statusCode?: 404;
                 };
@@ -4789,7 +5033,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "ACCREDITATION_ALREADY_DECIDED" | "BANK_LINK_ITEM_ALREADY_LINKED" | "BUSINESS_PROFILE_EXISTS" | "CUSTODY_B_PROVIDER_CONFLICT" | "CUSTODY_B_USER_ALREADY_REGISTERED" | "DOCUMENT_ALREADY_SIGNED" | "ENTITY_LAST_OWNER" | "ENTITY_LEI_TAKEN" | "ENTITY_MEMBER_EXISTS" | "EVENT_DELIVERY_DELIVERED" | "EVENT_DELIVERY_IN_FLIGHT" | "EVENT_ENDPOINT_DISABLED" | "EVENT_ENDPOINT_LIMIT" | "FAUCET_NOT_SANDBOX" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "KYC_TRANSITION_INVALID" | "TENANT_NAME_TAKEN" | "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENABLED" | "USER_EMAIL_TAKEN" | "USER_PHONE_TAKEN" | "WALLET_ADDRESS_TAKEN" | "WALLET_EXISTS" | "WALLET_KIND_CONFLICT" | "XRPL_COLD_SIGNATURE_REQUIRED" | "XRPL_MULTISIG_PREREQUISITES" | "XRPL_NO_SERVICE_KEY" | "XRPL_TRANSACTION_REFUSED";
+                    code?: "ACCREDITATION_ALREADY_DECIDED" | "BANK_LINK_ITEM_ALREADY_LINKED" | "BUSINESS_PROFILE_EXISTS" | "CUSTODY_B_PROVIDER_CONFLICT" | "CUSTODY_B_USER_ALREADY_REGISTERED" | "DOCUMENT_ALREADY_SIGNED" | "ENTITY_LAST_OWNER" | "ENTITY_LEI_TAKEN" | "ENTITY_MEMBER_EXISTS" | "EVENT_DELIVERY_DELIVERED" | "EVENT_DELIVERY_IN_FLIGHT" | "EVENT_ENDPOINT_DISABLED" | "EVENT_ENDPOINT_LIMIT" | "FAUCET_NOT_SANDBOX" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "KYC_TRANSITION_INVALID" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LIMIT_REACHED" | "TENANT_NAME_TAKEN" | "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENABLED" | "USER_EMAIL_TAKEN" | "USER_PHONE_TAKEN" | "WALLET_ADDRESS_TAKEN" | "WALLET_EXISTS" | "WALLET_KIND_CONFLICT" | "XRPL_COLD_SIGNATURE_REQUIRED" | "XRPL_MULTISIG_PREREQUISITES" | "XRPL_NO_SERVICE_KEY" | "XRPL_TRANSACTION_REFUSED";
                     /** @constant */
                     statusCode?: 409;
                 };
@@ -5326,6 +5570,293 @@ export interface operations {
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "name": "Example",
+                     *           "prefix": "string",
+                     *           "scopes": [
+                     *             "string"
+                     *           ],
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *           "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *           "rotatedFrom": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Updated at most once a minute */
+                            lastUsedAt: string | null;
+                            name: string | null;
+                            /** @description The start of the key (bst_ and 8 hex digits of its id) */
+                            prefix: string;
+                            /** @description The key this one replaced */
+                            rotatedFrom: string | null;
+                            /** @description The scopes; `all` for a key without limits */
+                            scopes: string[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "string",
+                 *       "scopes": [
+                 *         "all"
+                 *       ],
+                 *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Default: never
+                     */
+                    expiresAt?: string;
+                    name?: string;
+                    /** @description Default: all */
+                    scopes?: ("all" | "read-only" | "users" | "kyc" | "wallets" | "documents")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Example",
+                     *       "prefix": "string",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "rotatedFrom": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "apiKey": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The secret key: shown only in this answer */
+                        apiKey: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Updated at most once a minute */
+                        lastUsedAt: string | null;
+                        name: string | null;
+                        /** @description The start of the key (bst_ and 8 hex digits of its id) */
+                        prefix: string;
+                        /** @description The key this one replaced */
+                        rotatedFrom: string | null;
+                        /** @description The scopes; `all` for a key without limits */
+                        scopes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteApiKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postApiKeysByKeyIdRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 0,
+                 *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Expiry of the new key (default: never)
+                     */
+                    expiresAt?: string;
+                    /** @description How long the old key stays valid (default 3600; 0: refused at once) */
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Example",
+                     *       "prefix": "string",
+                     *       "scopes": [
+                     *         "string"
+                     *       ],
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "rotatedFrom": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "apiKey": "string",
+                     *       "previousKeyExpiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The secret key: shown only in this answer */
+                        apiKey: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description Updated at most once a minute */
+                        lastUsedAt: string | null;
+                        name: string | null;
+                        /** @description The start of the key (bst_ and 8 hex digits of its id) */
+                        prefix: string;
+                        /**
+                         * Format: date-time
+                         * @description When the old key is refused
+                         */
+                        previousKeyExpiresAt: string;
+                        /** @description The key this one replaced */
+                        rotatedFrom: string | null;
+                        /** @description The scopes; `all` for a key without limits */
+                        scopes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
@@ -6568,6 +7099,527 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    getAuthPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "name": "Example",
+                     *           "deviceType": "singleDevice",
+                     *           "backedUp": true,
+                     *           "transports": [
+                     *             "string"
+                     *           ],
+                     *           "aaguid": "string",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The authenticator model's AAGUID */
+                            aaguid: string | null;
+                            /** @description The authenticator reported the credential backed up (synced) */
+                            backedUp: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description multiDevice: a synced passkey */
+                            deviceType: "singleDevice" | "multiDevice";
+                            /** Format: uuid */
+                            id: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            transports: string[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteAuthPasskeysByPasskeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passkeyId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysLoginBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "challenge": "string",
+                     *         "timeout": 1,
+                     *         "rpId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "string",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "userVerification": "string",
+                     *         "hints": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The challenge is single use and expires then
+                         */
+                        expiresAt: string;
+                        options: {
+                            allowCredentials?: {
+                                id: string;
+                                transports?: string[];
+                                /** @description public-key */
+                                type: string;
+                            }[];
+                            challenge: string;
+                            hints?: string[];
+                            rpId?: string;
+                            timeout?: number;
+                            userVerification?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysLoginFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential": {
+                 *         "id": "c2FtcGxlLXRva2Vu",
+                 *         "rawId": "c2FtcGxlLXRva2Vu",
+                 *         "type": "public-key",
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {},
+                 *         "response": {
+                 *           "clientDataJSON": "c2FtcGxlLXRva2Vu",
+                 *           "authenticatorData": "c2FtcGxlLXRva2Vu",
+                 *           "signature": "c2FtcGxlLXRva2Vu",
+                 *           "userHandle": "c2FtcGxlLXRva2Vu"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Credential id */
+                        id: string;
+                        /** @description Credential id */
+                        rawId: string;
+                        response: {
+                            /** @description Authenticator data, base64url */
+                            authenticatorData: string;
+                            /** @description Client data, base64url */
+                            clientDataJSON: string;
+                            /** @description Signature, base64url */
+                            signature: string;
+                            /** @description User handle, base64url */
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiIzZmE4NWY2NCJ9.c2lnbmF0dXJl",
+                     *       "refreshToken": "rt_2p9XkR6vQ1mZ8sLw4cYt0bNj",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "accessTokenExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "refreshTokenExpiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenPair"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysRegisterBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A name the user knows it by ("Laptop", "Phone") */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "Example",
+                     *           "id": "string"
+                     *         },
+                     *         "user": {
+                     *           "id": "string",
+                     *           "name": "Example",
+                     *           "displayName": "string"
+                     *         },
+                     *         "challenge": "string",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "alg": 1,
+                     *             "type": "public-key"
+                     *           }
+                     *         ],
+                     *         "timeout": 1,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "string",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "authenticatorAttachment": "string",
+                     *           "residentKey": "string",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "string"
+                     *         },
+                     *         "attestation": "string",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         },
+                     *         "hints": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The challenge is single use and expires then
+                         */
+                        expiresAt: string;
+                        options: {
+                            attestation?: string;
+                            authenticatorSelection?: {
+                                authenticatorAttachment?: string;
+                                requireResidentKey?: boolean;
+                                residentKey?: string;
+                                userVerification?: string;
+                            };
+                            challenge: string;
+                            excludeCredentials?: {
+                                id: string;
+                                transports?: string[];
+                                /** @description public-key */
+                                type: string;
+                            }[];
+                            extensions?: {
+                                credProps?: boolean;
+                            };
+                            hints?: string[];
+                            pubKeyCredParams: {
+                                alg: number;
+                                /** @description public-key */
+                                type: string;
+                            }[];
+                            rp: {
+                                id?: string;
+                                name: string;
+                            };
+                            timeout?: number;
+                            user: {
+                                displayName: string;
+                                id: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    postAuthPasskeysRegisterFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Example",
+                 *       "credential": {
+                 *         "id": "c2FtcGxlLXRva2Vu",
+                 *         "rawId": "c2FtcGxlLXRva2Vu",
+                 *         "type": "public-key",
+                 *         "authenticatorAttachment": "platform",
+                 *         "clientExtensionResults": {},
+                 *         "response": {
+                 *           "clientDataJSON": "c2FtcGxlLXRva2Vu",
+                 *           "attestationObject": "c2FtcGxlLXRva2Vu",
+                 *           "authenticatorData": "c2FtcGxlLXRva2Vu",
+                 *           "transports": [
+                 *             "string"
+                 *           ],
+                 *           "publicKeyAlgorithm": 1,
+                 *           "publicKey": "c2FtcGxlLXRva2Vu"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Credential id */
+                        id: string;
+                        /** @description Credential id */
+                        rawId: string;
+                        response: {
+                            /** @description Attestation object, base64url */
+                            attestationObject: string;
+                            /** @description Authenticator data */
+                            authenticatorData?: string;
+                            /** @description Client data, base64url */
+                            clientDataJSON: string;
+                            /** @description Public key (SPKI) */
+                            publicKey?: string;
+                            publicKeyAlgorithm?: number;
+                            transports?: string[];
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                    /** @description A name the user knows it by ("Laptop", "Phone") */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "name": "Example",
+                     *       "deviceType": "singleDevice",
+                     *       "backedUp": true,
+                     *       "transports": [
+                     *         "string"
+                     *       ],
+                     *       "aaguid": "string",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The authenticator model's AAGUID */
+                        aaguid: string | null;
+                        /** @description The authenticator reported the credential backed up (synced) */
+                        backedUp: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description multiDevice: a synced passkey */
+                        deviceType: "singleDevice" | "multiDevice";
+                        /** Format: uuid */
+                        id: string;
+                        lastUsedAt: string | null;
+                        name: string;
+                        transports: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     postAuthRefresh: {
         parameters: {
             query?: never;
@@ -6665,6 +7717,168 @@ export interface operations {
             401: components["responses"]["Error401"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAuthSessions: {
+        parameters: {
+            query?: {
+                /** @description Whose sessions (API key: required; admin: default itself; a user: only its own) */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "userAgent": "string",
+                     *           "ip": "string",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-01-15T09:30:00.000Z",
+                     *           "current": true,
+                     *           "startedBy": "string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The session of the calling bearer token */
+                            current: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The client address at the session’s start */
+                            ip: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the session last got a token pair (its start or its last refresh)
+                             */
+                            lastUsedAt: string;
+                            /** @description `api-key:<keyId>` when the tenant’s back end minted the session; null for a login */
+                            startedBy: string | null;
+                            /** @description The User-Agent at the session’s start (first 256 characters) */
+                            userAgent: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteAuthSessions: {
+        parameters: {
+            query?: {
+                /** @description Whose sessions (API key: required; admin: default itself; a user: only its own) */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ended": 0
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many sessions were ended */
+                        ended: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteAuthSessionsBySessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields; the body may be omitted */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Ended */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
