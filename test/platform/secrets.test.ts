@@ -1,3 +1,4 @@
+import { runMigrations } from '../../src/platform/db/migrate.js';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,14 @@ describe('secrets at rest', () => {
 
   it('rotating the master key rewraps every data key in one transaction; a data key the current key cannot open refuses it, nothing changed', async () => {
     // Embedded databases of their own: data_keys is not tenant-scoped, the harness's is shared.
-    const [db, other] = await Promise.all([openDatabase({ image: migratedImage() }), openDatabase({ image: migratedImage() })]);
+    // (On the PostgreSQL pass there is no migrated image: an empty one is migrated here.)
+    const embedded = async () => {
+      const image = migratedImage();
+      const database = await openDatabase({ image });
+      if (!image) await runMigrations(database, { sandboxes: false });
+      return database;
+    };
+    const [db, other] = await Promise.all([embedded(), embedded()]);
     try {
       const k1 = Buffer.alloc(32, 1);
       const k2 = Buffer.alloc(32, 2);
