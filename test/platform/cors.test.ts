@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,8 +7,11 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 import { ensureChromium } from '../helpers/chromium.js';
 import { commands, UsageError } from '../../src/cli-commands.js';
 
-const APP = 'https://app.acme.example';
-const OTHER = 'https://app.other.example';
+// Origins of this run only: tenants of other test files share the database, and a preflight
+// admits an origin that any tenant admits.
+const RUN = randomUUID().slice(0, 8);
+const APP = `https://app-${RUN}.acme.example`;
+const OTHER = `https://app-${RUN}.other.example`;
 
 describe('CORS per tenant', () => {
   let h: Harness;
@@ -26,10 +30,10 @@ describe('CORS per tenant', () => {
     });
 
   it('admits no origin until the tenant names one: a preflight is refused without CORS headers, an answer carries none', async () => {
-    const answer = await preflight('https://nobody.example');
+    const answer = await preflight(`https://nobody-${RUN}.example`);
     expect(answer.statusCode).toBe(404);
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
-    const read = await h.inject({ method: 'GET', url: `/users?limit=1`, headers: { ...h.keyHeaders(), origin: 'https://nobody.example' } });
+    const read = await h.inject({ method: 'GET', url: `/users?limit=1`, headers: { ...h.keyHeaders(), origin: `https://nobody-${RUN}.example` } });
     expect(read.statusCode).toBe(200);
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -69,14 +73,14 @@ describe('CORS per tenant', () => {
       await expect(h.container.tenants.setCorsOrigins(h.tenant.tenantId, [bad])).rejects.toMatchObject({ statusCode: 400, code: 'TENANT_CORS_ORIGIN_INVALID' });
     }
     expect((await h.container.tenants.corsOrigins(h.tenant.tenantId)).source).toBe('app-url');
-    expect(await h.container.tenants.setCorsOrigins(h.tenant.tenantId, [`${OTHER}/`, 'HTTP://LOCALHOST:5173'])).toEqual({
-      origins: [OTHER, 'http://localhost:5173'],
+    expect(await h.container.tenants.setCorsOrigins(h.tenant.tenantId, [`${OTHER}/`, `HTTP://LOCALHOST-${RUN}:5173`])).toEqual({
+      origins: [OTHER, `http://localhost-${RUN}:5173`],
       source: 'set',
     });
     expect((await preflight(OTHER)).headers['access-control-allow-origin']).toBe(OTHER);
     expect((await preflight(APP)).statusCode).toBe(404);
-    const read = await h.inject({ method: 'GET', url: '/users?limit=1', headers: { ...h.keyHeaders(), origin: 'http://localhost:5173' } });
-    expect(read.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    const read = await h.inject({ method: 'GET', url: '/users?limit=1', headers: { ...h.keyHeaders(), origin: `http://localhost-${RUN}:5173` } });
+    expect(read.headers['access-control-allow-origin']).toBe(`http://localhost-${RUN}:5173`);
     expect(await h.container.tenants.setCorsOrigins(h.tenant.tenantId, [])).toEqual({ origins: [], source: 'set' });
     expect((await preflight(OTHER)).statusCode).toBe(404);
     expect(await h.container.tenants.setCorsOrigins(h.tenant.tenantId, null)).toEqual({ origins: [APP], source: 'app-url' });

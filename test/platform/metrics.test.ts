@@ -51,8 +51,9 @@ describe('Prometheus metrics', () => {
     expect(sample(before, 'bastion_mail_backlog')).toBeGreaterThanOrEqual(1);
     while ((await h.container.mail.worker.drainOnce()) > 0);
     const after = await scrape();
-    // On PostgreSQL the outbox is shared with the other test files: only the embedded database is ours alone.
-    if (!usingPostgres) expect(sample(after, 'bastion_mail_backlog')).toBe(0);
+    // The outbox is shared with the other test files (their tenants' mail is not this harness's to
+    // send): ours left it. On PostgreSQL other files run at the same time, so only the embedded pass compares.
+    if (!usingPostgres) expect(sample(after, 'bastion_mail_backlog')).toBeLessThan(sample(before, 'bastion_mail_backlog')!);
     expect(sample(after, 'bastion_mail_deliveries_total', 'outcome="sent"')).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'bastion_password_pool_jobs', 'state="queued"')).toBe(0);
     expect(sample(after, 'bastion_event_backlog', 'stage="delivery"')).toBeGreaterThanOrEqual(0);
