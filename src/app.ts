@@ -92,12 +92,13 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
 
   installGracefulClose(app);
   registerSecurityHeaders(app);
-  // Browser apps on the origins each tenant admits (before the rate limits: a preflight is not counted).
+  registerGlobalRateLimit(app, container.rateLimit.global);
+  // Browser apps on the origins each tenant admits. After the per-address net: a preflight with
+  // an origin never seen costs one query over the tenants, so preflights count like any request.
   await registerCors(app, {
     tenantAllows: (tenantId, origin) => container.tenants.tenantAllowsOrigin(tenantId, origin),
     anyTenantAllows: (origin) => container.tenants.anyTenantAllowsOrigin(origin),
   });
-  registerGlobalRateLimit(app, container.rateLimit.global);
   installRouteRateLimits(app, container.rateLimit.limiter);
 
   await app.register(swagger, swaggerOptions(container.config.publicBaseUrl));

@@ -168,3 +168,25 @@ describe.skipIf(!ensureChromium().path && !ensureChromium().required)('CORS in a
     expect(after.json()).toEqual(before.json());
   });
 });
+
+describe('preflights count against the per-address limit', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ rateLimit: { globalMax: 3 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('a flood of preflights with origins never seen is cut off by the net (each unseen origin costs a query)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const answer = await h.inject({
+        method: 'OPTIONS',
+        url: '/auth/login',
+        headers: { origin: `https://flood-${randomUUID().slice(0, 8)}.example`, 'access-control-request-method': 'POST' },
+      });
+      statuses.push(answer.statusCode);
+    }
+    expect(statuses.slice(0, 3)).toEqual([404, 404, 404]);
+    expect(statuses.slice(3)).toEqual([429, 429, 429]);
+  });
+});
