@@ -11,6 +11,7 @@ import { compileWallets } from '../wallets/contracts.js';
 import { messageFor } from '../wallets/siwe.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import type { ChallengeDto } from '../../src/modules/wallets/schemas.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
 /**
  * Issue #28 end to end: the service as `npm start` runs it (its own process, the local chains on
@@ -41,7 +42,7 @@ async function freePort(): Promise<number> {
 
 function run(args: string[]): Promise<string> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgsFor(args[0]!), ...args.slice(1)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -76,7 +77,7 @@ beforeAll(async () => {
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
   };
-  service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  service = spawn(process.execPath, nodeArgsFor('src/main.ts'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   service.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   service.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const deadline = Date.now() + 240_000;

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
-/** The service as `npm start` runs it, from the sources (tsx), so no build is needed. */
+/** The service as `npm start` runs it: the build when fresh, otherwise the sources through tsx (scripts/built.mjs). */
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<{ code: number | null; at: number }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -111,7 +112,7 @@ describe.skipIf(ONE_PASS_ONLY)('the service process', () => {
     agent.destroy();
     idle.destroy();
 
-    expect(outcomes.filter((o) => o.error)).toEqual([]);
+    expect(outcomes.filter((o) => o.error), proc.output().slice(-3000)).toEqual([]);
     const statuses = outcomes.map((o, i) => `${i % 2 === 0 ? 'user' : 'login'} ${o.status}`);
     expect(statuses.filter((s) => s !== 'user 201' && s !== 'login 401')).toEqual([]);
     // The answers written once the service took the signal tell the client the connection ends

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { shBlocks, type ReadmeBlock } from '../helpers/markdown.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /**
@@ -110,7 +111,7 @@ describe.skipIf(ONE_PASS_ONLY)('the README walkthrough, run in order on a fresh 
     mkdirSync(join(work, 'tmp'));
     port = await freePort();
     const dataDir = join(work, 'data');
-    service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    service = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
       cwd: ROOT,
       // The local chains on random ports: the README reads their addresses from GET /ready.
       env: { ...env(dataDir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0' },

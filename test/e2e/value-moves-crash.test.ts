@@ -14,9 +14,10 @@ import { loadConfig } from '../../src/config.js';
 import { chainDefinition } from '../../src/providers/evm-chain/clients.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import { kill9, startProcess, type Started } from '../providers/processes/spawn.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
 /**
- * Value moves cut by a crash, with real processes: the service (tsx src/main.ts) on one DATA_DIR
+ * Value moves cut by a crash, with real processes: the service (src/main.ts, built when fresh) on one DATA_DIR
  * killed with SIGKILL at each step of a move (BASTION_CRASH_AT, a test-only hook) or by the test
  * right after its answer, then started again on the same data. The EVM chain runs in its own
  * process (as a node would, over EVM_RPC_URL), so the test reads it directly; the XRPL stand-in
@@ -49,7 +50,7 @@ afterAll(async () => {
 
 async function startService(rpcUrl: string, env: Record<string, string> = {}, at = { port, dataDir }): Promise<Service> {
   const base = `http://127.0.0.1:${at.port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
     env: {
       PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: at.dataDir, PORT: String(at.port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
       EVM_RPC_URL: rpcUrl, EVM_CHAIN_ID: '31337',

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { runCliIn } from '../helpers/cli.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
-/** The real binary (`node src/cli.ts`): this file is the suite's smoke test of it (other CLI tests run it in process). */
+/** The real binary (`node dist/src/cli.js`, or src/cli.ts through tsx when the build is stale): this file is the suite's smoke test of it (other CLI tests run it in process). */
 function binary(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -20,7 +21,7 @@ const cli = (env: Record<string, string>, ...args: string[]) => runCliIn({ PATH:
 
 /** The service as a real process on the embedded DATA_DIR. */
 function service(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

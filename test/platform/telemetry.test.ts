@@ -10,6 +10,7 @@ import { tracingWanted } from '../../src/platform/telemetry/settings.js';
 import { cliJson } from '../helpers/cli.js';
 import { TEST_MASTER_KEY, usingPostgres } from '../helpers/harness.js';
 import { POSTGRES_PASS_ONLY } from '../helpers/passes.js';
+import { nodeArgsFor } from '../../scripts/built.mjs';
 
 interface Received {
   path: string;
@@ -94,7 +95,7 @@ describe.skipIf(POSTGRES_PASS_ONLY)('OpenTelemetry traces of the service process
       OTEL_SERVICE_NAME: 'bastion-under-test',
       ...(usingPostgres ? { DATABASE_URL: process.env.DATABASE_URL!, MASTER_KEY: TEST_MASTER_KEY } : {}),
     };
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, nodeArgsFor('src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     await waitFor(() => output.includes('Server listening') || output.includes('failed to start'), 180_000);

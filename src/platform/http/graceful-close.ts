@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 declare module 'fastify' {
@@ -16,8 +18,9 @@ declare module 'fastify' {
  * waiting connection per event-loop turn (and a turn may pass without one), so a burst sent
  * just before the signal is still in the listen queue, where closing the listener resets it
  * (and closing idle connections resets those accepted but not read yet). The loop turns until
- * QUIET_TURNS turns in a row and QUIET_MS bring no new connection and no new request; bounded
- * by MAX_SETTLE_MS for a client that keeps opening connections.
+ * QUIET_TURNS turns in a row and QUIET_MS bring no new connection and no new request, and every
+ * connection accepted meanwhile has sent its first request (or closed); bounded by MAX_SETTLE_MS
+ * for a client that keeps opening connections or opens one and sends nothing.
  */
 const QUIET_TURNS = 3;
 const QUIET_MS = 50;
@@ -57,14 +60,26 @@ export function installGracefulClose(app: FastifyInstance): void {
 
 async function settle(app: FastifyInstance): Promise<void> {
   let arrivals = 0;
-  const arrived = () => void arrivals++;
-  app.server.on('connection', arrived).on('request', arrived);
+  // Connections accepted whose first request has not been read yet: to Node they are idle, so
+  // closing idle connections would reset them (under load the read can trail the accept by
+  // more than QUIET_MS). They are waited for, within MAX_SETTLE_MS.
+  const fresh = new Set<Socket>();
+  const connected = (socket: Socket) => {
+    arrivals++;
+    fresh.add(socket);
+    socket.once('close', () => fresh.delete(socket));
+  };
+  const requested = (request: IncomingMessage) => {
+    arrivals++;
+    fresh.delete(request.socket);
+  };
+  app.server.on('connection', connected).on('request', requested);
   try {
     const started = Date.now();
     let lastArrival = started;
     for (let quiet = 0, seen = 0; ; ) {
       const now = Date.now();
-      if (now - started >= MAX_SETTLE_MS || (quiet >= QUIET_TURNS && now - lastArrival >= QUIET_MS)) return;
+      if (now - started >= MAX_SETTLE_MS || (fresh.size === 0 && quiet >= QUIET_TURNS && now - lastArrival >= QUIET_MS)) return;
       // Turn by turn while arrivals come; past QUIET_TURNS, wait by timer (no busy loop).
       await (quiet < QUIET_TURNS ? nextTurn() : sleep(10));
       if (arrivals === seen) quiet++;
@@ -75,6 +90,6 @@ async function settle(app: FastifyInstance): Promise<void> {
       }
     }
   } finally {
-    app.server.off('connection', arrived).off('request', arrived);
+    app.server.off('connection', connected).off('request', requested);
   }
 }
