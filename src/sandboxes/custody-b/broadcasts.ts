@@ -3,7 +3,7 @@ import { keccak256, parseTransaction, type Hex, type PrivateKeyAccount } from 'v
 import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
 import { broadcastSignedEvm } from '../../providers/evm-chain/broadcast.js';
 import { broadcastSignedXrpl } from '../../providers/xrpl-ledger/broadcast.js';
-import { type CustodyBSandboxOptions } from './context.js';
+import type { CustodyBSandboxOptions } from './options.js';
 import { SandboxError } from './errors.js';
 import type { SandboxStore } from './store.js';
 import { custodyBSandboxSignatures, type CustodyBSandboxSignatureRow } from './table.js';

@@ -1,14 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../../platform/clock.js';
-import type { SecretBox } from '../../platform/crypto/secrets.js';
-import type { Db } from '../../platform/db/client.js';
 import { canonicalJson } from '../../platform/idempotency/key.js';
-import type { EvmChainPort } from '../../providers/evm-chain/port.js';
-import type { XrplLedgerPort } from '../../providers/xrpl-ledger/port.js';
 import { APP_ID_HEADER, NONCE_HEADER, USER_ACTION_HEADER } from '../../providers/custody-b/port.js';
-import type { Platform } from '../../platform/module/module.js';
 import type { Broadcasts } from './broadcasts.js';
+import type { CustodyBSandboxOptions } from './options.js';
 import type { SandboxStore } from './store.js';
 import type { RelyingParty } from './verify.js';
 
@@ -20,20 +15,8 @@ export const USER_ACTION_TTL_MS = 5 * 60_000;
 export const USER_TOKEN_TTL_MS = 60 * 60_000;
 const NONCE_WINDOW_MS = 5 * 60_000;
 
-export interface CustodyBSandboxOptions {
-  db: Db;
-  secrets: SecretBox;
-  clock: Clock;
-  publicBaseUrl: () => string;
-  /** The local EVM chain, where signed transactions are broadcast. */
-  evmChain: () => Promise<EvmChainPort>;
-  /** The XRPL ledger (the stand-in by default), where XRPL wallets' transactions are submitted. */
-  xrplLedger: XrplLedgerPort;
-  /** Broadcasts are durable: stored signed before they are sent, resumed by the platform's sweeper. */
-  inFlight: Platform['inFlight'];
-  /** True while the tenant's custody-b is this sandbox (not a configured provider): the faucet pays only then. */
-  onSandbox: (tenantId: string) => Promise<boolean>;
-}
+
+export type { CustodyBSandboxOptions } from './options.js';
 
 export interface SandboxContext {
   options: CustodyBSandboxOptions;
