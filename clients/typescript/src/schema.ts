@@ -64,6 +64,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accreditations/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's claims awaiting a decision, oldest first (the review queue of an admin or the back end)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        get: operations["getAccreditationsPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -2801,7 +2821,7 @@ export interface paths {
         };
         /**
          * Full profile of a user
-         * @description Who may call: an API key of the tenant (`x-api-key`); with `x-tenant-id`.
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
          */
         get: operations["getUsersById"];
         put?: never;
@@ -5573,6 +5593,78 @@ export interface operations {
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getAccreditationsPending: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100 */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total": 0,
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "type": "income",
+                     *           "documentIds": [
+                     *             "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+                     *           ],
+                     *           "notes": "string",
+                     *           "status": "pending",
+                     *           "reason": "Document expired",
+                     *           "decidedAt": "2026-01-15T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "history": [
+                     *             {
+                     *               "from": "string",
+                     *               "to": "string",
+                     *               "actor": {
+                     *                 "type": "string",
+                     *                 "id": "string"
+                     *               },
+                     *               "reason": "Document expired",
+                     *               "at": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Accreditation"][];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
