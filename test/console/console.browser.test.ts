@@ -8,6 +8,7 @@ import { defaultConsoleDir } from '../../src/platform/http/console.js';
 import { ensureChromium } from '../helpers/chromium.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { signIn as registerEoa } from '../wallets/siwe.js';
+import { PNG, upload } from '../documents/fixtures.js';
 
 const SHOTS = join(process.cwd(), 'docs', 'console');
 const PASSWORD = 'a long console passphrase';
@@ -89,6 +90,8 @@ describe.skipIf(!ensureChromium().path && !ensureChromium().required)('the opera
     });
     expect(created.statusCode, created.body).toBe(201);
     const kycId = created.json().kycId as string;
+    const scan = await upload(h, h.bearerHeaders(user.token), { type: 'identity', name: 'Passport scan' }, PNG, 'image/png');
+    expect(scan.statusCode, scan.body).toBe(201);
     // A pending accreditation claim too, so the queue shows both kinds.
     await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', userId: user.userId, notes: 'W-2 for two years' } });
 
@@ -125,6 +128,11 @@ describe.skipIf(!ensureChromium().path && !ensureChromium().required)('the opera
     // The attempt: decided by no one yet; reject it with a reason.
     await page.getByRole('link', { name: `Open attempt …${kycId.slice(-8)}` }).click();
     await page.getByRole('heading', { level: 1, name: /KYC attempt of Grace Hopper/ }).waitFor();
+    // The user's document, inline: fetched with the admin's token, shown from a blob: URL the CSP admits.
+    await page.getByRole('button', { name: 'View Passport scan' }).click();
+    const image = page.getByRole('img', { name: 'Passport scan' });
+    await image.waitFor();
+    await expect.poll(() => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
     await page.getByRole('radio', { name: 'Reject' }).check();
     await page.getByLabel(/^Reason/).fill('The passport photo is unreadable');
     await page.screenshot({ path: join(SHOTS, 'kyc-attempt.png'), fullPage: true });
@@ -172,7 +180,8 @@ describe.skipIf(!ensureChromium().path && !ensureChromium().required)('the opera
 
     // With a user's token in the console's place (as if planted): every page answers "Admins only" and no data.
     await page.evaluate(
-      ({ tenantId, token, userId }) => sessionStorage.setItem('bastion.console.session', JSON.stringify({ tenantId, accessToken: token, refreshToken: 'none', email: 'planted', userId })),
+      ({ tenantId, token, userId }) =>
+        (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('bastion.console.session', JSON.stringify({ tenantId, accessToken: token, refreshToken: 'none', email: 'planted', userId })),
       { tenantId: h.tenant.tenantId, token: plain.token, userId: plain.userId },
     );
     for (const path of ['/', '/users', `/users/${plain.userId}`, '/audit', '/events']) {

@@ -53,13 +53,13 @@ function UserParts({ userId }: { userId: string }) {
       <section aria-labelledby="kyc-history">
         <h2 id="kyc-history">KYC history</h2>
         <Show loaded={kyc} label="KYC history">
-          {(page) => (page.data.length === 0 ? <Empty>No KYC attempts.</Empty> : <KycTable rows={page.data} caption={`${page.total} attempts, newest first`} />)}
+          {(page) => (page.data.length === 0 ? <Empty>No KYC attempts.</Empty> : <KycTable rows={page.data} caption={`${page.total} ${page.total === 1 ? 'attempt' : 'attempts'}, newest first`} />)}
         </Show>
       </section>
       <section aria-labelledby="accreditations">
         <h2 id="accreditations">Accreditations</h2>
         <Show loaded={accreditations} label="accreditations">
-          {(page) => (page.data.length === 0 ? <Empty>No accreditation claims.</Empty> : <AccreditationTable rows={page.data} caption={`${page.total} claims, newest first`} />)}
+          {(page) => (page.data.length === 0 ? <Empty>No accreditation claims.</Empty> : <AccreditationTable rows={page.data} caption={`${page.total} ${page.total === 1 ? 'claim' : 'claims'}, newest first`} />)}
         </Show>
       </section>
       <section aria-labelledby="wallets">
@@ -147,7 +147,7 @@ function UserParts({ userId }: { userId: string }) {
                       </td>
                       <td>{s.ip ?? '—'}</td>
                       <td className="clip">{s.userAgent ?? '—'}</td>
-                      <td>{typeof s.startedBy === 'string' ? s.startedBy : JSON.stringify(s.startedBy)}</td>
+                      <td>{s.startedBy ?? 'a sign-in'}</td>
                     </tr>
                   ))}
                 </tbody>
