@@ -9,6 +9,7 @@ import { ensureChromium } from '../helpers/chromium.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { signIn as registerEoa } from '../wallets/siwe.js';
 import { PNG, upload } from '../documents/fixtures.js';
+import { entityOf, TIN } from '../entities/fixtures.js';
 
 const SHOTS = join(process.cwd(), 'docs', 'console');
 const PASSWORD = 'a long console passphrase';
@@ -95,6 +96,11 @@ describe.skipIf(!ensureChromium().path && !ensureChromium().required)('the opera
     // A pending accreditation claim too, so the queue shows both kinds.
     await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', userId: user.userId, notes: 'W-2 for two years' } });
 
+    // And an entity's business profile, submitted to the provider (its sandbox) and awaiting its review.
+    const entity = await entityOf(h);
+    const profile = await h.inject({ method: 'POST', url: `/entities/${entity.entityId}/business-profile-a`, headers: entity.owner.headers, payload: { tin: TIN } });
+    expect(profile.statusCode, profile.body).toBe(201);
+
     const page = await newPage();
     await page.goto(`${h.baseUrl}/console/?tenant=${h.tenant.tenantId}`);
     await page.getByLabel('Email').fill(adminEmail);
@@ -107,6 +113,7 @@ describe.skipIf(!ensureChromium().path && !ensureChromium().required)('the opera
     await queued.waitFor();
     await page.getByRole('heading', { name: 'Accreditation claims awaiting a decision' }).waitFor();
     await page.getByRole('table').nth(1).waitFor();
+    await page.getByRole('region', { name: 'Business profiles awaiting the provider' }).getByRole('cell', { name: 'Acme Holdings LLC' }).first().waitFor();
     await page.screenshot({ path: join(SHOTS, 'review-queue.png'), fullPage: true });
 
     // Users: find by the wallet address (keyboard: type and Enter).

@@ -1,4 +1,4 @@
-import type { Accreditation, KycSummary } from '@bastion/client';
+import type { Accreditation, BusinessProfile, KycSummary } from '@bastion/client';
 import { need, shortId } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Empty, Mono, PageTitle, Show, Status, useLoad, When } from '../ui.tsx';
@@ -21,6 +21,18 @@ export function Queue() {
     return { total: pages.reduce((n, p) => n + p.total, 0), rows: rows.sort((a, b) => a.createdAt.localeCompare(b.createdAt)) };
   }, 'kyc');
   const accreditations = useLoad(async (client) => need(await client.GET('/accreditations/pending', { params: { query: { limit: 100, offset: 0 } } })), 'accreditations');
+  const profiles = useLoad(async (client) => {
+    const page = need(await client.GET('/business-profiles/pending', { params: { query: { limit: 100, offset: 0 } } }));
+    // The entities' names, each read as the admin (GET /entities/{id}).
+    const names = new Map<string, string>();
+    await Promise.all(
+      [...new Set(page.data.map((p) => p.entityId))].map(async (id) => {
+        const entity = await client.GET('/entities/{id}', { params: { path: { id } } });
+        if (entity.data) names.set(id, entity.data.legalName);
+      }),
+    );
+    return { ...page, names };
+  }, 'profiles');
 
   return (
     <>
@@ -42,6 +54,15 @@ export function Queue() {
         <Show loaded={accreditations} label="accreditation claims">
           {({ data, total }) =>
             data.length === 0 ? <Empty>No accreditation claim awaits a decision.</Empty> : <AccreditationTable rows={data} caption={`${total} pending, oldest first`} />
+          }
+        </Show>
+      </section>
+      <section aria-labelledby="profile-queue">
+        <h2 id="profile-queue">Business profiles awaiting the provider</h2>
+        <p className="muted">The business-profile provider decides these (its review tasks below); the console follows them.</p>
+        <Show loaded={profiles} label="business profiles">
+          {({ data, total, names }) =>
+            data.length === 0 ? <Empty>No business profile awaits a decision.</Empty> : <ProfileTable rows={data} names={names} caption={`${total} awaiting, oldest first`} />
           }
         </Show>
       </section>
@@ -123,6 +144,52 @@ export function AccreditationTable({ rows, caption }: { rows: Accreditation[]; c
             </td>
             <td>
               <When at={a.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ProfileTable({ rows, names, caption }: { rows: BusinessProfile[]; names: Map<string, string>; caption: string }) {
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Entity</th>
+          <th scope="col">Status</th>
+          <th scope="col">Review tasks</th>
+          <th scope="col">TIN</th>
+          <th scope="col">Submitted</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((p) => (
+          <tr key={p.id}>
+            <td>{names.get(p.entityId) ?? <Mono>{shortId(p.entityId)}</Mono>}</td>
+            <td>
+              <Status value={p.status} />
+            </td>
+            <td>
+              {p.tasks.length === 0 ? (
+                <span className="muted">none yet</span>
+              ) : (
+                <ul className="tasks">
+                  {p.tasks.map((t) => (
+                    <li key={t.key}>
+                      <Status value={t.status} /> {t.label}: {t.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td>
+              <Mono>{p.tin}</Mono>
+            </td>
+            <td>
+              <When at={p.createdAt} />
             </td>
           </tr>
         ))}
