@@ -165,6 +165,11 @@ describe.skipIf(ONE_PASS_ONLY || (!ensureChromium().path && !ensureChromium().re
     await page.getByRole('cell', { name: 'kyc.transition' }).first().waitFor();
     await page.screenshot({ path: join(SHOTS, 'audit-log.png'), fullPage: true });
 
+    // Event endpoints: the tenant has none here; the page says so.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Event endpoints' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Event endpoints' }).waitFor();
+    await page.getByText('No event endpoints.').waitFor();
+
     expect(cspViolations).toEqual([]);
     await page.close();
   }, 120_000);
