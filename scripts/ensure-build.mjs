@@ -18,5 +18,18 @@ if (stale) {
   process.stdout.write('Building Bastion...\n');
   execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
 }
+// The operator console (static files under /console): built when missing or older than its source.
+// Without it the service still starts; /console answers 503 saying how to build it.
+const consoleIndex = 'dist/console/index.html';
+const vite = join('node_modules', '.bin', 'vite');
+if (!existsSync(consoleIndex) || newest('console') > statSync(consoleIndex).mtimeMs) {
+  try {
+    if (!existsSync(vite)) throw new Error('vite is not installed');
+    process.stdout.write('Building the operator console...\n');
+    execSync(`${vite} build --config console/vite.config.ts`, { stdio: 'inherit' });
+  } catch {
+    process.stdout.write('The operator console could not be built (the dev dependencies are not installed?); /console answers 503 until `npm run build`.\n');
+  }
+}
 // The embedded database's template (a fresh DATA_DIR starts from it: no initdb in the service).
 execSync('node dist/src/platform/db/make-pglite-template.js', { stdio: 'inherit' });

@@ -13,6 +13,7 @@ import { installGuards } from './platform/http/guards.js';
 import { installIdempotency } from './platform/idempotency/http.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { registerCors } from './platform/http/cors.js';
+import { registerConsole } from './platform/http/console.js';
 import { activeTelemetry } from './platform/telemetry/settings.js';
 import { AccessLogController } from './platform/log/access-log.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
@@ -40,6 +41,8 @@ export interface BuildAppOptions {
   onUndeclaredAnswer?: (answer: UndeclaredAnswer) => void;
   /** Shorter server timeouts (tests of the timeouts themselves); SERVER_TIMEOUTS otherwise. */
   serverTimeouts?: Partial<ServerTimeouts>;
+  /** Where the built operator console is (default: dist/console of the repository). */
+  consoleDir?: string;
 }
 
 export async function buildApp(container: Container, logger: Logger, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -125,6 +128,8 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
     return { status: 'ready', sandboxes: servedSandboxes(container.config), checks };
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The operator console's static files (console/, built by vite); it calls the API below as an admin.
+  registerConsole(app, options.consoleDir);
   // Outside tenancy: each module's open routes (JWKS, mailed-link pages, signed provider
   // callbacks, sandboxes), each in its own scope so its content-type parsers stay its own.
   for (const module of container.modules) {

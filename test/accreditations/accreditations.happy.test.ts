@@ -120,4 +120,29 @@ describe('accreditations', () => {
     const ok = await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', documentIds: [mine], userId } });
     expect(ok.statusCode, ok.body).toBe(201);
   });
+
+  it("GET /accreditations/pending: the tenant's pending claims, oldest first, for an admin or the key; a decided claim leaves it", async () => {
+    const tenant = await h.newTenant();
+    const [ada, bob] = [await h.createUser(tenant), await h.createUser(tenant)];
+    const submit = async (userId: string, type: string) => (await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(tenant), payload: { type, userId } })).json().id as string;
+    const first = await submit(ada, 'income');
+    const second = await submit(bob, 'net_worth');
+    const third = await submit(ada, 'entity');
+    const admin = await h.createUser(tenant, undefined, 'admin');
+    const adminHeaders = h.bearerHeaders(await h.tokenFor(admin, tenant, 'admin'), tenant);
+    const decided = await h.inject({ method: 'POST', url: `/accreditations/${second}/decision`, headers: adminHeaders, payload: { decision: 'approved' } });
+    expect(decided.statusCode).toBe(201);
+    for (const headers of [adminHeaders, h.keyHeaders(tenant)]) {
+      const res = await h.inject({ method: 'GET', url: '/accreditations/pending', headers });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().total).toBe(2);
+      expect(res.json().data.map((a: { id: string }) => a.id)).toEqual([first, third]);
+      expect(res.json().data[0]).toMatchObject({ userId: ada, type: 'income', status: 'pending', history: [{ to: 'pending' }] });
+    }
+    const paged = await h.inject({ method: 'GET', url: '/accreditations/pending?limit=1&offset=1', headers: adminHeaders });
+    expect(paged.json()).toMatchObject({ total: 2, data: [{ id: third }] });
+    // Another tenant's queue holds none of them.
+    const other = await h.inject({ method: 'GET', url: '/accreditations/pending', headers: h.keyHeaders() });
+    expect(other.json().data.map((a: { id: string }) => a.id)).not.toContain(first);
+  });
 });

@@ -17,6 +17,7 @@ let foreignClaim: { tenant: TestTenant; userId: string; id?: string } | undefine
 
 routeCases(() => h, 'POST /accreditations', { url: () => '/accreditations', payload: () => ({ type: 'income', userId }), accepts: { apiKey: true, bearer: 'user' } });
 routeCases(() => h, 'GET /accreditations', { url: () => `/accreditations?userId=${userId}`, accepts: { apiKey: true, bearer: 'user' } });
+routeCases(() => h, 'GET /accreditations/pending', { url: () => '/accreditations/pending', accepts: { apiKey: true, bearer: 'admin' } });
 routeCases(() => h, 'POST /accreditations/{id}/decision', {
     url: () => `/accreditations/${claimId}/decision`,
     payload: () => ({ decision: 'approved', reason: 'sec' }),

@@ -152,4 +152,34 @@ describe('the sandbox review page', () => {
     expect((await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=nope' })).status).toBe(422);
     expect((await fetch(`${h.baseUrl}/sandbox/business-profile-a/businesses/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
   });
+
+});
+
+describe('the review queue of business profiles', () => {
+  it("GET /business-profiles/pending: the tenant's profiles awaiting the provider, oldest first, for an admin or the key; a decided one leaves it", async () => {
+    const tenant = await h.newTenant();
+    const first = await entityOf(h, tenant);
+    const second = await entityOf(h, tenant);
+    const a = (await submit(first.entityId, first.owner.headers)).json();
+    h.clock.advance(1_000);
+    const b = (await submit(second.entityId, second.owner.headers)).json();
+    expect([a.status, b.status]).toEqual(['pending', 'pending']);
+    const admin = await h.createUser(tenant, undefined, 'admin');
+    const adminHeaders = h.bearerHeaders(await h.tokenFor(admin, tenant, 'admin'), tenant);
+    for (const headers of [adminHeaders, h.keyHeaders(tenant)]) {
+      const res = await h.inject({ method: 'GET', url: '/business-profiles/pending', headers });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ total: 2, data: [{ id: a.id, entityId: first.entityId, status: 'pending', tin: '*****6789' }, { id: b.id, entityId: second.entityId }] });
+      expect(res.body).not.toContain('3456789');
+    }
+    // The provider decides the first: it leaves the queue.
+    h.clock.advance(60_000);
+    const review = await sandboxCall(h, 'POST', `/v1/businesses/${a.providerBusinessId}/review`, { status: 'approved' }, tenant);
+    expect(review.status).toBe(200);
+    const after = await h.inject({ method: 'GET', url: '/business-profiles/pending?limit=10', headers: adminHeaders });
+    expect(after.json()).toMatchObject({ total: 1, data: [{ id: b.id }] });
+    // Another tenant's queue holds neither.
+    const other = await h.inject({ method: 'GET', url: '/business-profiles/pending', headers: h.keyHeaders() });
+    expect(other.json().data.map((p: { id: string }) => p.id)).not.toContain(b.id);
+  });
 });

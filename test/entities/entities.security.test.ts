@@ -122,6 +122,7 @@ routeCases(() => h, 'POST /entities/{id}/business-profile-a', {
   accepts,
   ...foreignCase((f) => `/entities/${f.entityId}/business-profile-a`),
 });
+routeCases(() => h, 'GET /business-profiles/pending', { url: () => '/business-profiles/pending', accepts: { apiKey: true, bearer: 'admin' } });
 routeCases(() => h, 'GET /entities/{id}/business-profile-a', {
   url: () => `/entities/${entityId}/business-profile-a`,
   accepts,

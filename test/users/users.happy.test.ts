@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -40,7 +41,19 @@ describe('POST /users', () => {
   });
 });
 
+const id8 = () => randomUUID().slice(0, 8);
+
 describe('GET /users/{id} and PATCH /users/{id}', () => {
+  it("an admin's token reads a user's full profile too (the operator console's user page); editing stays the back end's", async () => {
+    const id = await h.createUser(undefined, `admin-reads-${id8()}@example.com`);
+    const admin = await h.tokenFor(await h.createUser(undefined, undefined, 'admin'), undefined, 'admin');
+    const got = await h.inject({ method: 'GET', url: `/users/${id}`, headers: h.bearerHeaders(admin) });
+    expect(got.statusCode).toBe(200);
+    expect(got.json()).toMatchObject({ id, walletAddresses: { evm: null, xrpl: null } });
+    const patched = await h.inject({ method: 'PATCH', url: `/users/${id}`, headers: h.bearerHeaders(admin), payload: { fullName: 'x' } });
+    expect(patched.statusCode).toBe(403);
+  });
+
   it('reads the full profile back and edits name and phone (stored as E.164)', async () => {
     const id = await h.createUser(undefined, 'bob@example.com');
     const got = await h.inject({ method: 'GET', url: `/users/${id}`, headers: h.keyHeaders() });

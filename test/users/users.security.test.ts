@@ -24,7 +24,7 @@ async function foreignUserUnchanged(): Promise<void> {
 
 routeCases(() => h, 'POST /users', { url: () => '/users', payload: () => ({ email: 'sec@example.com' }), accepts: { apiKey: true } });
 routeCases(() => h, 'GET /users', { url: () => '/users', accepts: { apiKey: true, bearer: 'admin' } });
-routeCases(() => h, 'GET /users/{id}', { url: () => `/users/${userId}`, accepts: { apiKey: true }, foreign: async () => `/users/${await otherTenantsUser()}` });
+routeCases(() => h, 'GET /users/{id}', { url: () => `/users/${userId}`, accepts: { apiKey: true, bearer: 'admin' }, foreign: async () => `/users/${await otherTenantsUser()}` });
 routeCases(() => h, 'PATCH /users/{id}', {
   url: () => `/users/${userId}`,
   payload: () => ({ fullName: 'x' }),

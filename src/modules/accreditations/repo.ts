@@ -1,4 +1,4 @@
-import { and, count, desc, eq, ne } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ne } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { accreditations, type AccreditationRow } from './table.js';
@@ -47,6 +47,25 @@ export function createAccreditationsRepo(db: DbOrTx) {
         .from(accreditations)
         .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.userId, userId)))
         .orderBy(desc(accreditations.id))
+        .limit(page.limit)
+        .offset(page.offset);
+    },
+
+    async countPending(tenantId: string, tx: DbOrTx = db): Promise<number> {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(accreditations)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.status, 'pending')));
+      return Number(row?.n ?? 0);
+    },
+
+    /** The tenant's pending claims, oldest first (the review queue). */
+    async listPending(tenantId: string, page: PageParams, tx: DbOrTx = db): Promise<AccreditationRow[]> {
+      return tx
+        .select()
+        .from(accreditations)
+        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.status, 'pending')))
+        .orderBy(asc(accreditations.createdAt), asc(accreditations.id))
         .limit(page.limit)
         .offset(page.offset);
     },

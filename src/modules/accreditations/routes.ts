@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { contextOf } from '../../platform/http/context.js';
 import { errorResponses, IdParam } from '../../platform/http/schemas.js';
-import { Accreditation, AccreditationList, CreateAccreditationBody, DecisionBody, ListAccreditationsQuery } from './schemas.js';
+import { Accreditation, AccreditationList, CreateAccreditationBody, DecisionBody, ListAccreditationsQuery, PendingAccreditationsQuery } from './schemas.js';
 import type { AccreditationsService } from './service.js';
 
 
@@ -42,6 +42,20 @@ export function accreditationsRoutes(app: FastifyInstance, deps: { accreditation
       const { userId, limit, offset } = request.query;
       return accreditations.listForUser(contextOf(request, Access.apiKeyOrUser), userId, { limit, offset });
     },
+  );
+
+  r.get(
+    '/accreditations/pending',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags,
+        summary: "The tenant's claims awaiting a decision, oldest first (the review queue of an admin or the back end)",
+        querystring: PendingAccreditationsQuery,
+        response: { 200: AccreditationList, ...errorResponses(403) },
+      },
+    },
+    async (request) => accreditations.listPending(request.tenant.id, request.query),
   );
 
   r.post(

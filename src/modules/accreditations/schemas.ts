@@ -51,6 +51,8 @@ export const ListAccreditationsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const PendingAccreditationsQuery = Type.Object({ ...PageQueryFields }, { additionalProperties: false });
+
 export const AccreditationList = Paged(Accreditation);
 
 export type AccreditationDto = Static<typeof Accreditation>;

@@ -112,6 +112,17 @@ export function createAccreditationsService(deps: {
       return { total: result.total, data: result.data.map((row) => toDto(row, history.filter((a) => a.objectId === row.id))) };
     },
 
+    /** Every pending claim of the tenant, oldest first (an admin's or the back end's review queue). */
+    async listPending(tenantId: string, page: PageParams): Promise<Page<AccreditationDto>> {
+      const result = await paginate(
+        () => repo.countPending(tenantId),
+        () => repo.listPending(tenantId, page),
+        (row) => row,
+      );
+      const history = await audit.history(tenantId, 'accreditation', result.data.map((row) => row.id));
+      return { total: result.total, data: result.data.map((row) => toDto(row, history.filter((a) => a.objectId === row.id))) };
+    },
+
     /** Decides a pending claim; a claim is decided once (a second decision is 409). */
     async decide(tenantId: string, id: string, input: DecisionInput, actor: Actor): Promise<AccreditationDto> {
       return tx(async (db) => {

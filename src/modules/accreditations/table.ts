@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from '../../platform/tenancy/table.js';
 
@@ -27,6 +28,8 @@ export const accreditations = pgTable(
   (t) => [
     primaryKey({ name: 'accreditations_pkey', columns: [t.tenantId, t.id] }),
     index('accreditations_tenant_user_idx').on(t.tenantId, t.userId, t.id),
+    // The review queue: a tenant's pending claims, oldest first.
+    index('accreditations_tenant_pending_idx').on(t.tenantId, t.createdAt, t.id).where(sql`status = 'pending'`),
   ],
 );
 

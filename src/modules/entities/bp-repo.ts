@@ -1,6 +1,10 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
+import type { PageParams } from '../../platform/http/pagination.js';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { businessProfiles, type BusinessProfileRow } from './table.js';
+import { businessProfiles, type BusinessProfileRow, type ProfileStatus } from './table.js';
+
+/** Statuses in which a profile waits for the provider's decision. */
+export const AWAITING: ProfileStatus[] = ['pending', 'in_review'];
 
 /** Business profiles (their webhooks' event ids are the platform's inbound_webhooks). */
 export function createBusinessProfilesRepo(db: DbOrTx) {
@@ -19,6 +23,25 @@ export function createBusinessProfilesRepo(db: DbOrTx) {
         .orderBy(desc(businessProfiles.id))
         .limit(1);
       return row;
+    },
+
+    async countAwaiting(tenantId: string, tx: DbOrTx = db): Promise<number> {
+      const [row] = await tx
+        .select({ n: count() })
+        .from(businessProfiles)
+        .where(and(eq(businessProfiles.tenantId, tenantId), inArray(businessProfiles.status, AWAITING)));
+      return Number(row?.n ?? 0);
+    },
+
+    /** The tenant's profiles awaiting a decision, oldest first (the review queue). */
+    async listAwaiting(tenantId: string, page: PageParams, tx: DbOrTx = db): Promise<BusinessProfileRow[]> {
+      return tx
+        .select()
+        .from(businessProfiles)
+        .where(and(eq(businessProfiles.tenantId, tenantId), inArray(businessProfiles.status, AWAITING)))
+        .orderBy(asc(businessProfiles.createdAt), asc(businessProfiles.id))
+        .limit(page.limit)
+        .offset(page.offset);
     },
 
     async findById(tenantId: string, id: string, tx: DbOrTx = db, lock = false): Promise<BusinessProfileRow | undefined> {

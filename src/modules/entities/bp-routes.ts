@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Access } from '../../platform/http/access.js';
 import { errorResponses } from '../../platform/http/schemas.js';
-import { BusinessProfile, SubmitBusinessProfileBody, WebhookAck, WebhookParams } from './bp-schemas.js';
+import { BusinessProfile, BusinessProfileList, PendingBusinessProfilesQuery, SubmitBusinessProfileBody, WebhookAck, WebhookParams } from './bp-schemas.js';
 import type { BusinessProfilesService } from './bp-service.js';
 import { callerOf } from './caller.js';
 import { EntityParams } from './schemas.js';
@@ -27,6 +27,20 @@ export function businessProfileRoutes(app: FastifyInstance, deps: { businessProf
       },
     },
     async (request, reply) => reply.status(201).send(await businessProfiles.submit(request.tenant.id, request.params.id, request.body, callerOf(request))),
+  );
+
+  r.get(
+    '/business-profiles/pending',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags,
+        summary: "The tenant's business profiles awaiting the provider's decision (pending, in_review), oldest first (an admin or the back end)",
+        querystring: PendingBusinessProfilesQuery,
+        response: { 200: BusinessProfileList, ...errorResponses(403) },
+      },
+    },
+    async (request) => businessProfiles.listAwaiting(request.tenant.id, request.query),
   );
 
   r.get(

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Paged, PageQueryFields } from '../../platform/http/pagination.js';
 import { PROFILE_STATUSES } from './table.js';
 
 const literals = <const T extends readonly string[]>(values: T) => Type.Enum<[...T]>(values);
@@ -41,6 +42,9 @@ export const BusinessProfile = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
+
+export const PendingBusinessProfilesQuery = Type.Object({ ...PageQueryFields }, { additionalProperties: false });
+export const BusinessProfileList = Paged(BusinessProfile);
 
 export const WebhookParams = Type.Object({ tenantId: Type.String({ maxLength: 100 }) });
 export const WebhookAck = Type.Object({ received: Type.Boolean(), applied: Type.Boolean() });

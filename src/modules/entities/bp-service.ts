@@ -5,6 +5,7 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { appendEvent } from '../../platform/events/outbox.js';
+import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { InboundWebhook } from '../../platform/providers/define.js';
 import { ProviderError } from '../../platform/providers/errors.js';
 import type { Providers } from '../../platform/providers/service.js';
@@ -149,6 +150,15 @@ export function createBusinessProfilesService(deps: {
         await appendEvent(db, tenantId, 'entity.business_profile_submitted', { ...details, actor });
         return toDto((await repo.findById(tenantId, id, db))!);
       });
+    },
+
+    /** Every profile of the tenant awaiting the provider's decision, oldest first (the route admits only an API key or an admin). */
+    async listAwaiting(tenantId: string, page: PageParams): Promise<Page<BusinessProfileDto>> {
+      return paginate(
+        () => repo.countAwaiting(tenantId),
+        () => repo.listAwaiting(tenantId, page),
+        toDto,
+      );
     },
 
     async get(tenantId: string, entityId: string, caller: Caller): Promise<BusinessProfileDto> {

@@ -146,6 +146,10 @@ export const businessProfiles = pgTable(
     primaryKey({ name: 'business_profiles_pkey', columns: [t.tenantId, t.id] }),
     index('business_profiles_tenant_entity_idx').on(t.tenantId, t.entityId, t.id),
     foreignKey({ name: 'business_profiles_entity_fk', columns: [t.tenantId, t.entityId], foreignColumns: [entities.tenantId, entities.id] }).onDelete('cascade'),
+    // The review queue: a tenant's profiles awaiting the provider's decision, oldest first.
+    index('business_profiles_tenant_awaiting_idx')
+      .on(t.tenantId, t.createdAt, t.id)
+      .where(sql`${t.status} in ('pending', 'in_review')`),
     // At most one live submission per entity and provider: a second is 409.
     uniqueIndex('business_profiles_live_unique')
       .on(t.tenantId, t.entityId, t.provider)

@@ -98,7 +98,7 @@ export function usersRoutes(app: FastifyInstance, deps: { users: UsersService })
   r.get(
     '/users/:id',
     {
-      config: { auth: Access.apiKey },
+      config: { auth: Access.apiKeyOrAdmin },
       schema: {
         tags,
         summary: 'Full profile of a user',

@@ -1,0 +1,1 @@
+CREATE INDEX "accreditations_tenant_pending_idx" ON "accreditations" USING btree ("tenant_id","created_at","id") WHERE status = 'pending';

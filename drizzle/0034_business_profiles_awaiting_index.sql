@@ -1,0 +1,1 @@
+CREATE INDEX "business_profiles_tenant_awaiting_idx" ON "business_profiles" USING btree ("tenant_id","created_at","id") WHERE "business_profiles"."status" in ('pending', 'in_review');
