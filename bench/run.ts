@@ -13,7 +13,7 @@ import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine
 import { startServer, type ServerProcess } from './processes.js';
 import { burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type BurstResult, type Row } from './report.js';
 import { buildScenarios, flowScenarios, loginBurst, webhookRequests, type CeilingKind, type Scenario, type ScenarioData } from './scenarios.js';
-import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, type FlowRow } from './flows/index.js';
+import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, settleService, type FlowRow } from './flows/index.js';
 import {
   addLoginPasswords,
   bulkInsertUsers,
@@ -199,7 +199,11 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
       };
       flows = await flowsPhase(ctx, run);
       if (READ_KEYS.some(run)) await prepareReads(ctx);
-      await measureScenarios(flowScenarios(data, tokens));
+      for (const scenario of flowScenarios(data, tokens)) {
+        if (!run(scenario.key)) continue;
+        await settleService(ctx);
+        await measureScenarios([scenario]);
+      }
     }
     return { rows, argon2Around, byKey, burst: burstResult, flows, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
   } finally {

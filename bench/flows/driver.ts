@@ -88,3 +88,22 @@ export async function withCpu<T>(pids: { server?: number; db?: () => number }, w
     dbMs: pids.db ? pids.db() - dbBefore : undefined,
   };
 }
+
+/**
+ * Waits until the process has been nearly idle (under 5% of one core) for a second, at most
+ * `maxSec`: the flows leave work behind them (webhooks to deliver, sweepers, in-flight rows)
+ * that would otherwise be counted in the next row. Answers the seconds waited and whether it
+ * settled.
+ */
+export async function settle(pid: number, maxSec = 30): Promise<{ waitedSec: number; settled: boolean }> {
+  const started = Date.now();
+  let last = processCpuMs(pid);
+  while (Date.now() - started < maxSec * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = processCpuMs(pid);
+    const busyMs = now - last;
+    last = now;
+    if (busyMs < 50) return { waitedSec: (Date.now() - started) / 1000, settled: true };
+  }
+  return { waitedSec: maxSec, settled: false };
+}

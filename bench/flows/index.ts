@@ -5,7 +5,7 @@
 import type { Config } from '../../src/config.js';
 import type { ServerProcess } from '../processes.js';
 import { postgresCpuMs } from '../machine.js';
-import { closedLoop, withCpu, type FlowOp, type FlowResult } from './driver.js';
+import { closedLoop, settle, withCpu, type FlowOp, type FlowResult } from './driver.js';
 import { confirmationWatcher, evmCeiling, prepareVaults, transferOp } from './custody.js';
 import { documentFactory, storageCeiling, uploadOp } from './documents.js';
 import { call, inParallel, type Caller } from './http.js';
@@ -67,11 +67,19 @@ function line(label: string, r: FlowResult, unit: FlowRow['unit']): string {
   return `  ${label}: ${rate}, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms${r.failures ? `, ${r.failures} failed (${r.firstError})` : ''}`;
 }
 
+/** Waits for the service to be idle again (the previous row's leftovers), and says when it was not. */
+export async function settleService(ctx: Pick<FlowContext, 'service' | 'log'>): Promise<void> {
+  const { waitedSec, settled } = await settle(ctx.service.pid);
+  if (!settled) ctx.log(`  (the service was still busy after ${waitedSec.toFixed(0)} s: the next row shares the machine with that work)`);
+  else if (waitedSec > 1.5) ctx.log(`  (waited ${waitedSec.toFixed(0)} s for the service to be idle)`);
+}
+
 /** Measures one row (CPU of the service and PostgreSQL per completed operation), then its ceiling. */
 async function row(
   ctx: FlowContext,
   spec: { key: FlowKey; route: string; unit: FlowRow['unit']; inFlight: number; op: FlowOp; ceilingName: string; ceiling: () => Promise<FlowResult> },
 ): Promise<FlowRow> {
+  await settleService(ctx);
   ctx.service.takePeakRss();
   const measured = await withCpu(
     { server: ctx.service.pid, db: ctx.databaseName ? () => postgresCpuMs(ctx.databaseName!) : undefined },
@@ -84,6 +92,7 @@ async function row(
   const share = ctx.durationSec / (ctx.durationSec + ctx.warmupSec);
   const cpu = { serverMs: (measured.serverMs * share) / n, ...(measured.dbMs === undefined ? {} : { dbMs: (measured.dbMs * share) / n }) };
   ctx.log(line(spec.route, result, spec.unit) + `, CPU/op ${cpu.serverMs.toFixed(2)} ms + PostgreSQL ${cpu.dbMs?.toFixed(2) ?? '-'} ms`);
+  await settleService(ctx);
   const ceiling = await spec.ceiling();
   ctx.log(line(`ceiling: ${spec.ceilingName}`, ceiling, spec.unit));
   return { key: spec.key, route: spec.route, unit: spec.unit, inFlight: spec.inFlight, result, cpu, rssMb, ceiling: { name: spec.ceilingName, result: ceiling } };
