@@ -13,7 +13,7 @@ import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine
 import { startServer, type ServerProcess } from './processes.js';
 import { burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type BurstResult, type Row } from './report.js';
 import { buildScenarios, flowScenarios, loginBurst, webhookRequests, type CeilingKind, type Scenario, type ScenarioData } from './scenarios.js';
-import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, settleService, type FlowRow } from './flows/index.js';
+import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, READ_USERS, settleService, type FlowRow } from './flows/index.js';
 import {
   addLoginPasswords,
   bulkInsertUsers,
@@ -198,8 +198,8 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
         config: loadConfig({ ...baseEnv(s, db), PORT: String(s.servicePort) }), inFlight: s.inFlight, warmupSec: s.warmupSec, durationSec: s.durationSec, log,
       };
       flows = await flowsPhase(ctx, run);
-      if (READ_KEYS.some(run)) await prepareReads(ctx);
-      for (const scenario of flowScenarios(data, tokens)) {
+      const readTokens = READ_KEYS.some(run) ? await prepareReads(ctx) : tokens.slice(0, READ_USERS);
+      for (const scenario of flowScenarios(data, readTokens)) {
         if (!run(scenario.key)) continue;
         await settleService(ctx);
         await measureScenarios([scenario]);

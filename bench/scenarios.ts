@@ -115,8 +115,9 @@ export function webhookRequests(d: ScenarioData, path = '/kyc/callback/idv-a/dec
 
 /**
  * The rows after the value-moving ones (issue #30, goal 6): the signed idv-a decision webhook
- * (each attempt decided once), and the reads of what the flows and the seed left, with the
- * fresh access tokens of the flow phase.
+ * (each attempt decided once), and the reads of what the flows and the seed left, as the
+ * users of `accessTokens` (fresh tokens of the flow phase, of the users prepareReads gave an
+ * EOA and a cold wallet).
  */
 export function flowScenarios(d: ScenarioData, accessTokens: string[]): Scenario[] {
   const c = d.connections;

@@ -166,6 +166,11 @@ async function main(): Promise<void> {
     for (const [side, x] of [[bastion, a], [peer, b]] as const) log(`| ${side.name} | ${x.rps.toFixed(0)} | ${x.serverMs.toFixed(2)} + ${x.dbMs.toFixed(2)} | ${x.failures} |`);
     log('');
     log(`Bastion / better-auth: ${(a.rps / b.rps).toFixed(2)}× (goal: 1.3× or more)`);
+    // A round with failed sign-ups, or too short to complete a few dozen, measures nothing.
+    const invalid = [...runs.values()].flat().filter((m) => m.result.failures > 0 || m.result.exhausted || m.result.requests < 50);
+    if (invalid.length > 0) {
+      throw new Error(`not recorded: ${invalid.length} measurement(s) had failures, ran out of emails or completed fewer than 50 sign-ups (a longer BENCH_DURATION, an idle machine)`);
+    }
     const result: PeerResult = { measuredAt: new Date().toISOString(), betterAuthVersion: version, bastionRps: a.rps, peerRps: b.rps };
     writeFileSync(join(root, PEER_RESULT_FILE), JSON.stringify(result, null, 2) + '\n');
     log(`written to ${PEER_RESULT_FILE} (the Targets block of npm run bench shows it)`);
