@@ -4,12 +4,17 @@
 //   GET /bare     a constant small JSON body: what Fastify alone costs per request.
 //   GET /pk/:id   the primary-key SELECT of GET /users/me (the users repo's findById), through
 //                 the same driver and pool (openDatabase: drizzle on a pg pool of the same size).
+//   POST /hmac     the check of a signed idv-a webhook and nothing else: the raw JSON body kept,
+//                  HMAC-SHA256 under BENCH_HMAC_SECRET compared in constant time with
+//                  x-hmac-signature (the service's own verifyBodySignature), the body parsed,
+//                  201 with an acknowledgement (401 when the signature does not match).
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/client.js';
 import { AccessLogController } from '../src/platform/log/access-log.js';
 import { createLogger } from '../src/platform/log/logger.js';
 import { createUsersRepo } from '../src/modules/users/repo.js';
+import { SIGNATURE_HEADER, verifyBodySignature } from '../src/providers/idv/signature.js';
 
 const config = loadConfig();
 const tenantId = process.env.BENCH_TENANT_ID;
@@ -27,6 +32,20 @@ app.get<{ Params: { id: string } }>('/pk/:id', async (request, reply) => {
   if (!row) return reply.status(404).send({ statusCode: 404 });
   return row;
 });
+
+const hmacSecret = process.env.BENCH_HMAC_SECRET;
+if (hmacSecret) {
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.post('/hmac', async (request, reply) => {
+      const raw = request.body as Buffer;
+      const signature = request.headers[SIGNATURE_HEADER];
+      if (typeof signature !== 'string' || !verifyBodySignature(raw, signature, hmacSecret)) return reply.status(401).send({ statusCode: 401 });
+      const body = JSON.parse(raw.toString('utf8')) as { verification?: { id?: string } };
+      return reply.status(201).send({ received: true, applied: true, outcome: `applied ${body.verification?.id ?? ''}` });
+    });
+  });
+}
 
 await app.listen({ port: config.port, host: config.host });
 const stop = () => {

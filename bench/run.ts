@@ -1,7 +1,8 @@
 // `npm run bench`: seeds a tenant of 1,000,000 users (and one of 10,000), starts the built
 // service in its own process, drives each route over loopback, measures the ceilings in the
 // same run, and writes bench/results.md. README "Benchmark" says how to read it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
@@ -10,17 +11,20 @@ import { prepareDatabase, type BenchDatabase } from './database.js';
 import { autocannonBackend, chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from './load/index.js';
 import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
-import { burstTable, evaluateTargets, table, targetList, type BurstResult, type Row } from './report.js';
-import { buildScenarios, loginBurst, type CeilingKind, type ScenarioData } from './scenarios.js';
+import { burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type BurstResult, type Row } from './report.js';
+import { buildScenarios, flowScenarios, loginBurst, webhookRequests, type CeilingKind, type Scenario, type ScenarioData } from './scenarios.js';
+import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, READ_USERS, settleService, type FlowRow } from './flows/index.js';
 import {
   addLoginPasswords,
   bulkInsertUsers,
   checkRowCount,
   createBenchTenant,
+  idvAWebhookSecret,
   LOGIN_PASSWORD,
   mintAccessTokens,
   mintRefreshTokens,
   sampleUserIds,
+  seedKycAttempts,
   type SeededTenant,
 } from './seed.js';
 import { readSettings, type BenchSettings } from './settings.js';
@@ -32,6 +36,10 @@ const LOGIN_ACCOUNTS = 64;
 const log = (line: string) => process.stdout.write(line + '\n');
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
+
+/** The rows after the value-moving ones: the decision webhook and the reads of what the flows left. */
+const FLOW_SCENARIO_KEYS = ['webhook', 'kyc-attempts', 'evm-eoas', 'xrpl-wallets'];
+const READ_KEYS = ['kyc-attempts', 'evm-eoas', 'xrpl-wallets'];
 
 /** node flags writing a CPU profile of a server (BENCH_CPU_PROF=1) into bench/.data/profiles/<name>. */
 const cpuProf = (s: BenchSettings, name: string) => (s.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${s.cpuProfDir}/${name}`] : []);
@@ -45,10 +53,24 @@ function baseEnv(s: BenchSettings, db: BenchDatabase): Record<string, string | u
     REDIS_URL: process.env.REDIS_URL,
     HOST: '127.0.0.1',
     PUBLIC_BASE_URL: `http://127.0.0.1:${s.servicePort}`,
+    // The local chains on free ports (named by GET /ready): another service on this machine may hold 8545 and 6006.
+    EVM_LOCAL_RPC_PORT: '0',
+    XRPL_LOCAL_PORT: '0',
   };
 }
 
-async function seed(s: BenchSettings, db: BenchDatabase): Promise<ScenarioData> {
+/**
+ * The local chains' state and the stored documents of earlier runs: the chains would replay
+ * every earlier run's transactions at each start, and the blobs would pile up. The database
+ * is new (or the bench's tenants are), so nothing the run reads points at them.
+ */
+function clearEarlierRuns(s: BenchSettings): void {
+  for (const name of ['evm-local-chain.journal', 'xrpl-standin.json', 'xrpl-standin.json.journal', 'blobs']) {
+    rmSync(join(s.dataDir, name), { recursive: true, force: true });
+  }
+}
+
+async function seed(s: BenchSettings, db: BenchDatabase, run: (key: string) => boolean): Promise<ScenarioData> {
   const started = Date.now();
   const config = loadConfig({ ...baseEnv(s, db), LOG_LEVEL: 'warn', PORT: String(s.servicePort) });
   const container = await createContainer({ config });
@@ -64,11 +86,16 @@ async function seed(s: BenchSettings, db: BenchDatabase): Promise<ScenarioData> 
     const big = await tenant('bench-big', s.bigUsers);
     const small = await tenant('bench-small', s.smallUsers);
     const loginEmails = await addLoginPasswords(container, big.tenantId, LOGIN_ACCOUNTS);
+    // The decision webhooks' attempts (the KYC read lists them too) and the tenant's idv-a secret.
+    const attempts = run('webhook') || run('kyc-attempts') ? await seedKycAttempts(container.database.db, big.tenantId, big.sampleIds, s.webhooks) : [];
+    const webhook = { secret: await idvAWebhookSecret(container, big.tenantId), attempts };
+    // One per bearer user, in order: the flow rows run past the access tokens' 15 minutes.
+    const flowRefreshTokens = await mintRefreshTokens(container.database.db, big.tenantId, big.sampleIds, big.sampleIds.length);
     // Access tokens last 15 minutes: minted last, just before the service starts.
     const refreshTokens = await mintRefreshTokens(container.database.db, big.tenantId, big.sampleIds, s.refreshTokens);
     const accessTokens = await mintAccessTokens(container, big.tenantId, big.sampleIds);
     log(`seeded in ${seconds(started)} (row_counts checked; ${accessTokens.length} sessions, ${refreshTokens.length} refresh tokens)`);
-    return { big, small, loginEmails, loginPassword: LOGIN_PASSWORD, accessTokens, refreshTokens, connections: s.connections };
+    return { big, small, loginEmails, loginPassword: LOGIN_PASSWORD, accessTokens, refreshTokens, connections: s.connections, webhook, flowRefreshTokens };
   } finally {
     await container.close();
   }
@@ -121,6 +148,7 @@ interface ServicePhase {
   argon2Around: Argon2Ceiling[];
   byKey: Map<string, Row & { ceilingKind: CeilingKind }>;
   burst?: BurstResult;
+  flows: FlowRow[];
   peakRssMb: number;
   errors: { count: number; last: string[] };
 }
@@ -139,36 +167,64 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
     const rows: Row[] = [];
     const byKey: ServicePhase['byKey'] = new Map();
     const argon2Around: Argon2Ceiling[] = [];
-    for (const scenario of buildScenarios(data)) {
-      if (!run(scenario.key)) continue;
-      // The machine's speed drifts (a shared host): login is compared with the argon2id
-      // ceiling measured right before and right after it, with the service idle.
-      if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'before login'));
-      const measured = await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure);
-      if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'after login'));
-      const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured };
-      rows.push(row);
-      byKey.set(scenario.key, row);
-    }
+    const measureScenarios = async (scenarios: Scenario[]) => {
+      for (const scenario of scenarios) {
+        if (!run(scenario.key)) continue;
+        // The machine's speed drifts (a shared host): login is compared with the argon2id
+        // ceiling measured right before and right after it, with the service idle.
+        if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'before login'));
+        const measured = await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure);
+        if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'after login'));
+        const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured };
+        rows.push(row);
+        byKey.set(scenario.key, row);
+      }
+    };
+    await measureScenarios(buildScenarios(data));
     let burstResult: BurstResult | undefined;
     if (run('burst')) {
       // A quarter of what GET /users/me reached: a load the service carries with room to spare.
       const meRps = byKey.get('me')?.result.rps;
       burstResult = await burst(backend, service, s, data, meRps ? Math.max(100, Math.round(meRps / 4 / 100) * 100) : 500);
     }
-    return { rows, argon2Around, byKey, burst: burstResult, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
+    // The value-moving rows, then the webhook and the reads of what they left (issue #30, goal 6).
+    let flows: FlowRow[] = [];
+    if ([...FLOW_KEYS, ...FLOW_SCENARIO_KEYS].some(run)) {
+      log('value-moving paths (closed loop, each ceiling measured right after its row):');
+      const caller = { baseUrl: service.baseUrl, tenantId: data.big.tenantId };
+      const tokens = await freshAccessTokens(caller, data.flowRefreshTokens);
+      const ctx = {
+        service, caller, apiKey: data.big.apiKey, tokens, userIds: data.big.sampleIds, databaseUrl: db.url, databaseName: db.name,
+        config: loadConfig({ ...baseEnv(s, db), PORT: String(s.servicePort) }), inFlight: s.inFlight, warmupSec: s.warmupSec, durationSec: s.durationSec, log,
+      };
+      flows = await flowsPhase(ctx, run);
+      const readTokens = READ_KEYS.some(run) ? await prepareReads(ctx) : tokens.slice(0, READ_USERS);
+      for (const scenario of flowScenarios(data, readTokens)) {
+        if (!run(scenario.key)) continue;
+        await settleService(ctx);
+        await measureScenarios([scenario]);
+      }
+    }
+    return { rows, argon2Around, byKey, burst: burstResult, flows, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
   } finally {
     await service.stop();
   }
 }
 
 /** The bare Fastify route and the same primary-key SELECT, in the ceiling server (after the service stopped). */
-async function ceilingPhase(s: BenchSettings, db: BenchDatabase, data: ScenarioData, backend: LoadBackend, when: string): Promise<{ rows: Row[]; pk: LoadResult }> {
+async function ceilingPhase(
+  s: BenchSettings,
+  db: BenchDatabase,
+  data: ScenarioData,
+  backend: LoadBackend,
+  when: string,
+  withHmac: boolean,
+): Promise<{ rows: Row[]; pk: LoadResult; hmac?: LoadResult }> {
   log(`ceilings ${when} (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool):`);
   const server = await startServer({
     name: 'ceiling server',
     script: here('./ceiling-server.js'),
-    env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId },
+    env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId, BENCH_HMAC_SECRET: data.webhook.secret },
     port: s.ceilingPort,
     nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
   });
@@ -178,13 +234,19 @@ async function ceilingPhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
     // The same users as the bearer routes read.
     const pkSpec = { connections: s.connections, requests: data.big.sampleIds.map((id) => ({ method: 'GET' as const, path: `/pk/${id}`, headers: {} })) };
     const pk = await measure(backend, server, s, db, 'bare Fastify + PK SELECT', pkSpec, pkSpec);
-    return {
-      rows: [
-        { route: `ceiling: bare Fastify route (no database), ${when}`, ...bare },
-        { route: `ceiling: bare Fastify + the same PK SELECT (same repo, driver and pool), ${when}`, ...pk },
-      ],
-      pk: pk.result,
-    };
+    const rows: Row[] = [
+      { route: `ceiling: bare Fastify route (no database), ${when}`, ...bare },
+      { route: `ceiling: bare Fastify + the same PK SELECT (same repo, driver and pool), ${when}`, ...pk },
+    ];
+    // The decision webhook's ceiling: the same signed bodies, only their HMAC checked.
+    let hmac: LoadResult | undefined;
+    if (withHmac) {
+      const hmacSpec = { connections: s.connections, requests: webhookRequests(data, '/hmac') };
+      const measured = await measure(backend, server, s, db, 'bare Fastify + the HMAC check', hmacSpec, hmacSpec);
+      rows.push({ route: `ceiling: bare Fastify route checking the webhook's HMAC (raw body, same secret), ${when}`, ...measured });
+      hmac = measured.result;
+    }
+    return { rows, pk: pk.result, ...(hmac ? { hmac } : {}) };
   } finally {
     await server.stop();
   }
@@ -207,27 +269,33 @@ async function main(): Promise<void> {
   const busy = await idleCpuBusy();
   const backend = chooseBackend(s.tool, log);
   const db = await prepareDatabase(s.dataDir, log);
+  clearEarlierRuns(s);
   log(`load generator: ${backend.name}; database: ${db.label}; service LOG_LEVEL=${s.logLevel}`);
-  const data = await seed(s, db);
   const run = (key: string) => s.only.length === 0 || s.only.includes(key);
+  const data = await seed(s, db, run);
 
   // The ceilings before and after the service's rows (the machine's speed drifts on a shared
   // host); the plain reads are compared with the mean of the two.
-  const ceilingsBefore = run('ceilings') ? await ceilingPhase(s, db, data, backend, 'before') : undefined;
+  // The read ceilings serve the reads of the flow phase and the webhook's HMAC ceiling too.
+  const ceilings = run('ceilings') || READ_KEYS.some(run) || run('webhook');
+  const ceilingsBefore = ceilings ? await ceilingPhase(s, db, data, backend, 'before', run('webhook')) : undefined;
   const service = await servicePhase(s, db, data, backend, run);
-  const ceilingsAfter = run('ceilings') ? await ceilingPhase(s, db, data, backend, 'after') : undefined;
+  const ceilingsAfter = ceilings ? await ceilingPhase(s, db, data, backend, 'after', run('webhook')) : undefined;
   // Event delivery to a local receiver beside a bare POST loop to it (BENCH_EVENTS events).
   const events = run('events')
     ? await eventsPhase(baseEnv(s, db), s.ceilingPort + 1, Number(process.env.BENCH_EVENTS || 10_000), s.durationSec, log)
     : undefined;
   const ceilingRuns = [ceilingsBefore, ceilingsAfter].filter((c) => c !== undefined);
   const pkRps = ceilingRuns.length ? ceilingRuns.reduce((sum, c) => sum + c.pk.rps, 0) / ceilingRuns.length : undefined;
+  const hmacRuns = ceilingRuns.flatMap((c) => (c.hmac ? [c.hmac.rps] : []));
+  const hmacRps = hmacRuns.length ? hmacRuns.reduce((sum, v) => sum + v, 0) / hmacRuns.length : undefined;
   // Plain libuv verifies beside the pool's, to show what the pool itself costs or gains.
   const plain = run('login') ? await argon2Ceiling(s, 'plain') : undefined;
   const argon2Rps = service.argon2Around.length ? service.argon2Around.reduce((sum, c) => sum + c.rps, 0) / service.argon2Around.length : undefined;
   for (const row of service.byKey.values()) {
     if (row.ceilingKind === 'argon2' && argon2Rps) row.ceiling = { name: 'raw argon2id (mean of before and after)', rps: argon2Rps };
     if (row.ceilingKind === 'pk' && pkRps) row.ceiling = { name: 'bare + PK SELECT (mean of before and after)', rps: pkRps };
+    if (row.ceilingKind === 'hmac' && hmacRps) row.ceiling = { name: 'bare + HMAC check (mean of before and after)', rps: hmacRps };
   }
 
   const report = [
@@ -244,18 +312,20 @@ async function main(): Promise<void> {
     '',
     events ? eventsTable(events) : '',
     '',
+    service.flows.length ? flowTable(service.flows) : '',
+    '',
     `Service peak RSS over the whole run (VmHWM): ${service.peakRssMb.toFixed(0)} MiB. Error log lines: ${service.errors.count}.`,
     '',
     '## Targets',
     '',
-    targetList(evaluateTargets(service.byKey, service.burst, service.peakRssMb)),
+    targetList(evaluateTargets({ results: service.byKey, burst: service.burst, peakRss: service.peakRssMb, events, flows: service.flows, peer: readPeerResult() })),
     '',
   ].join('\n');
   writeFileSync(s.resultsFile, report);
   log('');
   log(report);
   if (service.errors.count > 0) log(`last error lines of the service:\n${service.errors.last.join('\n')}`);
-  log(`bench finished in ${seconds(started)}; written to bench/results.md`);
+  log(`bench finished in ${seconds(started)}; written to ${s.resultsFile}`);
 }
 
 main().then(

@@ -1,8 +1,9 @@
+import { signBody, SIGNATURE_HEADER } from '../src/providers/idv/signature.js';
 import type { LoadSpec, RequestSpec } from './load/index.js';
 import type { SeededTenant } from './seed.js';
 
 /** Which ceiling a route is compared with. */
-export type CeilingKind = 'pk' | 'argon2';
+export type CeilingKind = 'pk' | 'argon2' | 'hmac';
 
 export interface Scenario {
   /** Short name for BENCH_ONLY. */
@@ -25,6 +26,10 @@ export interface ScenarioData {
   /** Unused refresh tokens of the big tenant, each used once. */
   refreshTokens: string[];
   connections: number;
+  /** The idv-a decision webhooks: the tenant's webhook secret and the seeded attempts, each decided once. */
+  webhook: { secret: string; attempts: Array<{ kycId: string; sessionId: string }> };
+  /** Unused refresh tokens, one per bearer user in order: the flow rows exchange them for fresh access tokens. */
+  flowRefreshTokens: string[];
 }
 
 const json = { 'content-type': 'application/json' };
@@ -90,6 +95,45 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
       ...same({ connections: c, requests: withKey(d.small, d.small.sampleIds.map((id) => `/users?limit=20&afterId=${id}`)) }),
     },
     { key: 'proof', route: 'GET /kyc/identity/proof?path=user.id', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, d.accessTokens, '/kyc/identity/proof?path=user.id') }) },
+  ];
+}
+
+/**
+ * Signed idv-a decision webhooks (approved), one per seeded attempt, as idv-a sends them: the
+ * exact bytes and their HMAC-SHA256 under the tenant's secret in x-hmac-signature.
+ */
+export function webhookRequests(d: ScenarioData, path = '/kyc/callback/idv-a/decision'): RequestSpec[] {
+  const tenantId = d.big.tenantId;
+  return d.webhook.attempts.map(({ kycId, sessionId }) => {
+    const body = JSON.stringify({
+      status: 'success',
+      verification: { id: sessionId, status: 'approved', vendorData: `${tenantId}:${kycId}`, decisionTime: new Date().toISOString() },
+    });
+    return { method: 'POST', path, headers: { ...json, [SIGNATURE_HEADER]: signBody(body, d.webhook.secret) }, body };
+  });
+}
+
+/**
+ * The rows after the value-moving ones (issue #30, goal 6): the signed idv-a decision webhook
+ * (each attempt decided once), and the reads of what the flows and the seed left, as the
+ * users of `accessTokens` (fresh tokens of the flow phase, of the users prepareReads gave an
+ * EOA and a cold wallet).
+ */
+export function flowScenarios(d: ScenarioData, accessTokens: string[]): Scenario[] {
+  const c = d.connections;
+  const webhooks = webhookRequests(d);
+  const warmupShare = Math.floor(webhooks.length / 4);
+  return [
+    {
+      key: 'webhook',
+      route: 'POST /kyc/callback/idv-a/decision (signed, each attempt decided once)',
+      ceiling: 'hmac',
+      warmup: { connections: c, once: true, requests: webhooks.slice(0, warmupShare) },
+      measure: { connections: c, once: true, requests: webhooks.slice(warmupShare) },
+    },
+    { key: 'kyc-attempts', route: 'GET /kyc/attempts', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, accessTokens, '/kyc/attempts') }) },
+    { key: 'evm-eoas', route: 'GET /evm-eoas', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, accessTokens, '/evm-eoas') }) },
+    { key: 'xrpl-wallets', route: 'GET /non-custodian-xrpl/wallets', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, accessTokens, '/non-custodian-xrpl/wallets') }) },
   ];
 }
 

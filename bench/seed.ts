@@ -8,6 +8,8 @@ import { createAuthRepo } from '../src/modules/auth/repo.js';
 import { REFRESH_TOKEN_TTL_MS } from '../src/modules/auth/sessions.js';
 import { refreshTokens, sessions } from '../src/modules/auth/table.js';
 import { users } from '../src/modules/users/table.js';
+import { SESSION_TTL_MS } from '../src/modules/kyc/state.js';
+import { kycRecords } from '../src/modules/kyc/table.js';
 
 export interface SeededTenant {
   tenantId: string;
@@ -139,4 +141,37 @@ export async function mintRefreshTokens(db: Db, tenantId: string, userIds: strin
     await db.insert(refreshTokens).values(tokenRows);
   }
   return tokens;
+}
+
+/**
+ * `count` idv-a KYC attempts of the given users, as POST /kyc leaves them once the person has
+ * submitted (provider idv-a, flow session, status submitted, the provider's session id), in
+ * bulk: the decision-webhook row decides each of them once.
+ */
+export async function seedKycAttempts(db: Db, tenantId: string, userIds: string[], count: number): Promise<Array<{ kycId: string; sessionId: string }>> {
+  const attempts: Array<{ kycId: string; sessionId: string }> = [];
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  for (let done = 0; done < count; done += BATCH) {
+    const rows: Array<typeof kycRecords.$inferInsert> = [];
+    for (let i = done; i < Math.min(count, done + BATCH); i++) {
+      const id = newId();
+      const sessionId = `bench-${randomToken(12)}`;
+      rows.push({
+        tenantId, id, userId: userIds[i % userIds.length]!, provider: 'idv-a', providerSessionId: sessionId, sessionUrl: null, flow: 'session',
+        status: 'submitted', expiresAt, createdAt: now, updatedAt: now,
+      });
+      attempts.push({ kycId: id, sessionId });
+    }
+    await db.insert(kycRecords).values(rows);
+  }
+  return attempts;
+}
+
+/** The tenant's idv-a webhook secret: the sandbox's credentials, made on first use as POST /kyc would. */
+export async function idvAWebhookSecret(container: Container, tenantId: string): Promise<string> {
+  const config = await container.platform.providerSettings.resolve(tenantId, 'idv', 'idv-a');
+  const secret = config.secrets['webhook-secret'];
+  if (!secret) throw new Error('idv-a has no webhook secret for the bench tenant');
+  return secret;
 }

@@ -30,6 +30,10 @@ export interface BenchSettings {
   tokenUsers: number;
   /** Refresh tokens minted for POST /auth/refresh (each is used once). */
   refreshTokens: number;
+  /** Operations in flight of the value-moving rows (closed loop), and of their ceilings. */
+  inFlight: number;
+  /** Seeded KYC attempts, each decided once by the decision-webhook row. */
+  webhooks: number;
   /** The service's LOG_LEVEL (production: info) and of the ceiling server. */
   logLevel: string;
   tool: string | undefined;
@@ -55,6 +59,8 @@ export function readSettings(): BenchSettings {
     smallUsers: int('BENCH_SMALL_USERS', 10_000),
     tokenUsers: int('BENCH_TOKEN_USERS', 1_000),
     refreshTokens: int('BENCH_REFRESH_TOKENS', 40_000),
+    inFlight: int('BENCH_IN_FLIGHT', 16),
+    webhooks: int('BENCH_WEBHOOKS', 20_000),
     logLevel: process.env.BENCH_LOG_LEVEL || 'info',
     tool: process.env.BENCH_TOOL || undefined,
     only: (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
@@ -63,6 +69,7 @@ export function readSettings(): BenchSettings {
     servicePort: int('BENCH_PORT', 3900),
     ceilingPort: int('BENCH_CEILING_PORT', 3901),
     dataDir: join(root, 'bench', '.data'),
-    resultsFile: join(root, 'bench', 'results.md'),
+    // A run of some rows only (BENCH_ONLY) does not overwrite the whole run's results.
+    resultsFile: process.env.BENCH_RESULTS || join(root, 'bench', process.env.BENCH_ONLY ? '.data' : '', 'results.md'),
   };
 }

@@ -1,0 +1,137 @@
+// custody-a transfer to CONFIRMED, on the built-in custody-a sandbox over the service's local
+// EVM chain. Each of N users gets a vault (POST /evm-vaults), funded with 1 ETH by the
+// sandbox's faucet; an operation is POST .../transactions/transfer (0.0001 ETH, its own
+// Idempotency-Key) and ends when Bastion's record of it says CONFIRMED (the sandbox signs,
+// publishes and confirms it and tells Bastion by signed webhooks). The record is watched in
+// the database every 10 ms (one query for every transfer in flight), so the watching adds no
+// request to the service.
+// Ceiling: a direct transaction on the same chain through its JSON-RPC (viem: a local account
+// signs, eth_sendRawTransaction, the receipt polled every 10 ms), with N accounts in flight.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createPublicClient, createWalletClient, defineChain, http, parseEther, type Hex, type PrivateKeyAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { closedLoop, type FlowOp } from './driver.js';
+import { call, inParallel, type Caller } from './http.js';
+
+const DESTINATION = '0x000000000000000000000000000000000000dEaD';
+const FINAL_FAILED = new Set(['FAILED', 'REJECTED']);
+
+export interface Vault {
+  vaultId: string;
+  walletId: string;
+}
+
+/** N vaults with an EVM wallet, one per user, each funded with 1 ETH by the sandbox's faucet. */
+export async function prepareVaults(caller: Caller, apiKey: string, userIds: string[]): Promise<Vault[]> {
+  return inParallel(userIds, 4, async (userId) => {
+    const vault = await call<{ id: string; wallets: Array<{ walletId: string; chain: string }> }>(caller, 'POST', '/evm-vaults', { apiKey, json: { userId } });
+    const wallet = vault.wallets.find((w) => w.chain === 'evm');
+    if (!wallet) throw new Error('the vault has no EVM wallet');
+    await call(caller, 'POST', `/sandbox/custody-a/vaults/${vault.id}/fund`, { apiKey, json: { symbol: 'ETH', qty: '1' }, expect: 200 }).catch(async (error: unknown) => {
+      // The faucet answers 201 on some versions: accept either.
+      if (!(error instanceof Error) || !/: 201 /.test(error.message)) throw error;
+    });
+    return { vaultId: vault.id, walletId: wallet.walletId };
+  });
+}
+
+/** Watches custody_transactions: one SELECT every 10 ms for every transaction awaited. */
+export function confirmationWatcher(databaseUrl: string, tenantId: string) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  const waiting = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      if (waiting.size > 0) {
+        const ids = [...waiting.keys()];
+        const { rows } = await pool.query<{ id: string; status: string; failure_reason: string | null }>(
+          'select id, status, failure_reason from custody_transactions where tenant_id = $1 and id = any($2::uuid[])',
+          [tenantId, ids],
+        );
+        for (const row of rows) {
+          const waiter = waiting.get(row.id);
+          if (!waiter) continue;
+          if (row.status === 'CONFIRMED') waiter.resolve();
+          else if (FINAL_FAILED.has(row.status)) waiter.reject(new Error(`transfer ${row.status}: ${row.failure_reason ?? ''}`));
+          else continue;
+          waiting.delete(row.id);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    confirmed(id: string, timeoutMs = 30_000): Promise<void> {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error(`transfer ${id} not CONFIRMED within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiting.set(id, {
+          resolve: () => (clearTimeout(timer), resolve()),
+          reject: (error) => (clearTimeout(timer), reject(error)),
+        });
+      });
+    },
+    async close() {
+      stopped = true;
+      await loop.catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+/** The row's operation: worker w transfers from its vault and waits for CONFIRMED. */
+export function transferOp(caller: Caller, apiKey: string, vaults: Vault[], watcher: ReturnType<typeof confirmationWatcher>): FlowOp {
+  let n = 0;
+  const run = `${Date.now().toString(36)}`;
+  return async (worker) => {
+    const { vaultId, walletId } = vaults[worker]!;
+    const answer = await call<{ transactionId: string; status: string }>(caller, 'POST', `/custody-a/vaults/${vaultId}/wallets/${walletId}/transactions/transfer`, {
+      apiKey,
+      headers: { 'idempotency-key': `bench-${run}-${n++}` },
+      json: { destinationAddress: DESTINATION, symbol: 'ETH', qty: '0.0001' },
+    });
+    if (answer.status !== 'CONFIRMED') await watcher.confirmed(answer.transactionId);
+  };
+}
+
+/** Direct transactions on the chain behind `rpcUrl`: N fresh accounts funded by a development account of `dataDir`. */
+export async function evmCeiling(options: { rpcUrl: string; chainId: number; dataDir: string; concurrency: number; warmupSec: number; durationSec: number }) {
+  const chain = defineChain({
+    id: options.chainId,
+    name: 'bench local chain',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [options.rpcUrl] } },
+  });
+  const transport = http(options.rpcUrl);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 10 });
+  const dev = JSON.parse(readFileSync(join(options.dataDir, 'evm-dev-accounts.json'), 'utf8')) as { accounts: Array<{ privateKey: Hex }> };
+  const funder = createWalletClient({ chain, transport, account: privateKeyToAccount(dev.accounts[0]!.privateKey) });
+  const accounts: PrivateKeyAccount[] = Array.from({ length: options.concurrency }, () => privateKeyToAccount(generatePrivateKey()));
+  for (const account of accounts) {
+    const hash = await funder.sendTransaction({ to: account.address, value: parseEther('1') });
+    await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+  }
+  const fees = await publicClient.estimateFeesPerGas();
+  const clients = accounts.map((account) => createWalletClient({ chain, transport, account }));
+  const nonces = accounts.map(() => 0);
+  return closedLoop(
+    async (worker) => {
+      const hash = await clients[worker]!.sendTransaction({
+        to: DESTINATION,
+        value: 100_000_000_000_000n,
+        nonce: nonces[worker]!,
+        gas: 21_000n,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      nonces[worker]!++;
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+      if (receipt.status !== 'success') throw new Error(`transaction ${receipt.status}`);
+    },
+    options,
+  );
+}

@@ -1,0 +1,48 @@
+// The HTTP side of the flow rows: fetch (undici, keep-alive) to the service, a failure for
+// any status other than the one expected.
+
+export interface Caller {
+  baseUrl: string;
+  tenantId: string;
+}
+
+export class UnexpectedAnswer extends Error {}
+
+/** Sends a request and answers its JSON; throws unless the status is `expect`. */
+export async function call<T = Record<string, unknown>>(
+  caller: Caller,
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  options: { bearer?: string; apiKey?: string; json?: unknown; form?: FormData; headers?: Record<string, string>; expect?: number } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { 'x-tenant-id': caller.tenantId, ...options.headers };
+  if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  let body: string | FormData | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.form) {
+    body = options.form;
+  }
+  const response = await fetch(caller.baseUrl + path, { method, headers, body });
+  const text = await response.text();
+  const expect = options.expect ?? (method === 'GET' || method === 'PUT' ? 200 : 201);
+  if (response.status !== expect) throw new UnexpectedAnswer(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** Runs `work` over `items` with `concurrency` in flight (setup steps, not measured). */
+export async function inParallel<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!, i);
+      }
+    }),
+  );
+  return results;
+}
