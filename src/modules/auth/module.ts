@@ -76,15 +76,15 @@ export async function createAuthModule(
     return twoFactor.startChallenge(tenant, user);
   };
   const auth = createAuthService({
+    db,
     repo: authRepo,
     tx,
-    clock,
     users,
     sessions,
     passwords,
     limiter,
     record,
-    onRegistered: (txDb, tenant, user) => verification.sendInitial(txDb, tenant, user),
+    onRegistered: (builder, tenant, user) => verification.initialMail(builder, tenant, user),
     startSecondFactor,
   });
 
@@ -114,7 +114,7 @@ export async function createAuthModule(
     services,
     routes: {
       tenant: (scope) => {
-        authRoutes(scope, { auth, users, loginPerIp: options.loginPerIp ?? LOGIN_PER_IP });
+        authRoutes(scope, { auth, loginPerIp: options.loginPerIp ?? LOGIN_PER_IP });
         authFlowRoutes(scope, { verification, recovery, twoFactor, background });
         idpRoutes(scope, { login: idpLogin, config: idpConfig });
         passkeyRoutes(scope, { passkeys });

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { attemptCounters, oneTimeSecrets, type OneTimePurpose, type OneTimeSecretRow } from './table.js';
 
@@ -6,6 +6,11 @@ export function createOneTimeRepo(db: DbOrTx) {
   return {
     async insert(row: typeof oneTimeSecrets.$inferInsert, tx: DbOrTx = db): Promise<void> {
       await tx.insert(oneTimeSecrets).values(row);
+    },
+
+    /** The same insert, built but not run (writeTogether). */
+    insertStatement(row: typeof oneTimeSecrets.$inferInsert, tx: DbOrTx = db): SQL {
+      return tx.insert(oneTimeSecrets).values(row).getSQL();
     },
 
     /** Voids the live secrets of a user and purpose(s) (a new code replaces the old one; a reset ends every reset secret). */

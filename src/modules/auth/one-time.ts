@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import { randomDigits, randomToken, sha256Hex } from '../../platform/crypto/hash.js';
@@ -27,26 +28,42 @@ export type CodeCheck = { ok: true; row: OneTimeSecretRow } | { ok: false; reaso
 export function createOneTimeService(deps: { repo: OneTimeRepo; clock: Clock }) {
   const { repo, clock } = deps;
 
+  const codeRow = (tenantId: string, userId: string, purpose: OneTimePurpose, code: string, data?: Record<string, unknown>) => {
+    const now = clock.now();
+    return { tenantId, id: newId(), userId, purpose, secretHash: codeHash(tenantId, userId, purpose, code), createdAt: now, expiresAt: new Date(now.getTime() + CODE_TTL_MS), data };
+  };
+  const tokenRow = (tenantId: string, userId: string, purpose: OneTimePurpose, token: string, ttlMs: number, data?: Record<string, unknown>) => {
+    const now = clock.now();
+    return { tenantId, id: newId(), userId, purpose, secretHash: tokenHash(token), createdAt: now, expiresAt: new Date(now.getTime() + ttlMs), data };
+  };
+
   return {
     async issueCode(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, data?: Record<string, unknown>): Promise<string> {
-      const now = clock.now();
       await repo.voidLive(tenantId, userId, purpose, db);
       const code = randomDigits(6);
-      await repo.insert(
-        { tenantId, id: newId(), userId, purpose, secretHash: codeHash(tenantId, userId, purpose, code), createdAt: now, expiresAt: new Date(now.getTime() + CODE_TTL_MS), data },
-        db,
-      );
+      await repo.insert(codeRow(tenantId, userId, purpose, code, data), db);
       return code;
     },
 
     async issueToken(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, ttlMs: number, data?: Record<string, unknown>): Promise<string> {
-      const now = clock.now();
       const token = randomToken(32);
-      await repo.insert(
-        { tenantId, id: newId(), userId, purpose, secretHash: tokenHash(token), createdAt: now, expiresAt: new Date(now.getTime() + ttlMs), data },
-        db,
-      );
+      await repo.insert(tokenRow(tenantId, userId, purpose, token, ttlMs, data), db);
       return token;
+    },
+
+    /**
+     * A code of a user who has no secrets yet (created in the same statement), its insert built
+     * but not run (writeTogether): with nothing live to void, issueCode's first write is skipped.
+     */
+    newUserCode(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose): { code: string; statement: SQL } {
+      const code = randomDigits(6);
+      return { code, statement: repo.insertStatement(codeRow(tenantId, userId, purpose, code), db) };
+    },
+
+    /** A token as issueToken makes it, its insert built but not run (writeTogether). */
+    tokenStatement(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, ttlMs: number): { token: string; statement: SQL } {
+      const token = randomToken(32);
+      return { token, statement: repo.insertStatement(tokenRow(tenantId, userId, purpose, token, ttlMs), db) };
     },
 
     /** Voids every live secret of these purposes of a user (a newer request, a reset). */

@@ -43,6 +43,11 @@ export function createAuthRepo(db: DbOrTx) {
         });
     },
 
+    /** The credential row of a user created in the same statement, built but not run (sign-up's writeTogether). */
+    newPasswordStatement(tenantId: string, userId: string, passwordHash: string, at: Date): SQL {
+      return db.insert(credentials).values({ tenantId, userId, passwordHash, passwordChangedAt: at }).getSQL();
+    },
+
     /**
      * Sets the active second factor. Anything but TOTP drops the TOTP secret, a pending setup
      * and the last step (one method at a time); TOTP takes the confirmed secret and its step.

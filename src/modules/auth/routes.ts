@@ -4,7 +4,7 @@ import { Access } from '../../platform/http/access.js';
 import { contextOf } from '../../platform/http/context.js';
 import { EmptyBody, errorResponses, MessageResponse } from '../../platform/http/schemas.js';
 import { User, UserIdParam } from '../users/module.js';
-import type { UsersService } from '../users/service.js';
+import { toUserDto } from '../users/service.js';
 import type { KeyRing } from './keys.js';
 import { EndedSessions, Jwks, LoginBody, LoginResponse, RefreshBody, RegisterBody, SessionList, SessionParams, SessionUserQuery, TokenPair } from './schemas.js';
 import { LOGIN_IP_WINDOW_MS, type AuthService } from './service.js';
@@ -15,9 +15,9 @@ export function sessionMeta(request: FastifyRequest): SessionMeta {
   return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : undefined };
 }
 
-export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; users: UsersService; loginPerIp: number }): void {
+export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; loginPerIp: number }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { auth, users } = deps;
+  const { auth } = deps;
   const tags = ['Authentication'];
 
   r.post(
@@ -27,8 +27,8 @@ export function authRoutes(app: FastifyInstance, deps: { auth: AuthService; user
       schema: { tags, summary: 'Register with email and password', body: RegisterBody, response: { 201: User, ...errorResponses(409, 429, 503) } },
     },
     async (request, reply) => {
-      const user = await auth.register(request.tenant, request.body);
-      return reply.status(201).send(await users.getUser(request.tenant.id, user.id));
+      // The row as written: no second read.
+      return reply.status(201).send(toUserDto(await auth.register(request.tenant, request.body)));
     },
   );
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/clock.js';
+import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { Role, TenantContext } from '../../platform/http/guards.js';
@@ -24,8 +24,11 @@ export interface RegisterInput {
   fullName?: string;
 }
 
-/** Called after a user registers, inside the same transaction (the verification mail). */
-export type OnRegistered = (db: DbOrTx, tenant: TenantContext, user: UserRow) => Promise<void>;
+/**
+ * What a registration writes beside the user (the verification mail: its code, token and
+ * message), built but not run, to commit in the same statement; `sent` runs once it committed.
+ */
+export type RegistrationWrites = (db: DbOrTx, tenant: TenantContext, user: UserRow) => Promise<{ writes: SQL[]; sent(): Promise<void> } | undefined>;
 
 /** What login answers: a pair, or a second-factor challenge. */
 export type LoginResult = TokenPair | { twoFactorRequired: true; challengeToken: string };
@@ -39,18 +42,18 @@ function securityActor(ctx: CallContext): { type: 'user' | 'api_key'; id: string
 }
 
 export function createAuthService(deps: {
+  db: DbOrTx;
   repo: AuthRepo;
   tx: RunInTx;
-  clock: Clock;
   users: UsersService;
   sessions: SessionService;
   passwords: PasswordHasher;
   limiter: RateLimiter;
   record: SecurityEventSink;
-  onRegistered?: OnRegistered;
+  onRegistered?: RegistrationWrites;
   startSecondFactor?: SecondFactorStarter;
 }) {
-  const { repo, tx, clock, users, sessions, passwords, limiter, record } = deps;
+  const { db, repo, tx, users, sessions, passwords, limiter, record } = deps;
 
   const roleOf = async (tenantId: string, userId: string, db?: DbOrTx): Promise<Role | undefined> =>
     (await users.findRow(tenantId, userId, db))?.role;
@@ -71,17 +74,25 @@ export function createAuthService(deps: {
   }
 
   return {
+    /**
+     * Registers a user: the user, its `user.created` event, its credential, the
+     * `user.registered` audit row and the verification mail (code, token, message) are one SQL
+     * statement (writeTogether): they commit together, in one round trip, as login's writes do.
+     * Returns the row as stored.
+     */
     async register(tenant: TenantContext, input: RegisterInput): Promise<UserRow> {
       const tenantId = tenant.id;
       checkPasswordPolicy(input.password);
       const passwordHash = await passwords.hash(input.password);
-      return tx(async (db) => {
-        const user = await users.createUser(tenantId, { email: input.email, fullName: input.fullName }, db);
-        await repo.upsertPassword(tenantId, user.id, passwordHash, clock.now(), db);
-        await record(db, tenantId, { type: 'user.registered', userId: user.id });
-        await deps.onRegistered?.(db, tenant, user);
-        return user;
-      });
+      const user = users.newRow(tenantId, { email: input.email, fullName: input.fullName });
+      const mail = await deps.onRegistered?.(db, tenant, user);
+      await users.insertTogether(user, [
+        repo.newPasswordStatement(tenantId, user.id, passwordHash, user.createdAt),
+        record.statement(tenantId, { type: 'user.registered', userId: user.id }),
+        ...(mail?.writes ?? []),
+      ]);
+      await mail?.sent();
+      return user;
     },
 
     /**

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
@@ -17,26 +18,38 @@ export const VERIFY_TOKEN_TTL_MS = 24 * 3600_000;
 export function createVerificationService(deps: { tx: RunInTx; users: UsersService; oneTime: OneTimeService; mailer: AuthMailer }) {
   const { tx, users, oneTime, mailer } = deps;
 
-  /** `initial`: the mail of a registration, one per account (its address is unique), sent even while the mail cap cannot be counted. */
-  async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean, initial = false): Promise<void> {
-    if (!(await mailer.allow(tenant.id, user.email, 'verify', initial))) return;
+  const content = (tenant: TenantContext, code: string, token: string | undefined) => ({
+    title: 'Confirm your email address',
+    intro: token
+      ? 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.'
+      : 'Enter this code to confirm your email address. It is valid for 10 minutes.',
+    code,
+    link: token ? { url: mailer.link(tenant, 'verify-email', token), label: 'Confirm my email' } : undefined,
+    outro: 'If you did not create an account, ignore this message.',
+  });
+
+  async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean): Promise<void> {
+    if (!(await mailer.allow(tenant.id, user.email, 'verify'))) return;
     const code = await oneTime.issueCode(db, tenant.id, user.id, 'email_verify_code');
     const token = withLink ? await oneTime.issueToken(db, tenant.id, user.id, 'email_verify_token', VERIFY_TOKEN_TTL_MS) : undefined;
-    await mailer.send(db, tenant.id, user.email, {
-      title: 'Confirm your email address',
-      intro: withLink
-        ? 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.'
-        : 'Enter this code to confirm your email address. It is valid for 10 minutes.',
-      code,
-      link: token ? { url: mailer.link(tenant, 'verify-email', token), label: 'Confirm my email' } : undefined,
-      outro: 'If you did not create an account, ignore this message.',
-    });
+    await mailer.send(db, tenant.id, user.email, content(tenant, code, token));
   }
 
   return {
-    /** The first mail, inside the registration transaction. */
-    async sendInitial(db: DbOrTx, tenant: TenantContext, user: UserRow): Promise<void> {
-      await send(db, tenant, user, true, true);
+    /**
+     * The first mail of a registration (link and code), as writes built but not run, to commit
+     * in the statement that creates the user (its code, its token, the mail); `sent` counts it
+     * against the address's mail cap once that statement committed. One per account (its
+     * address is unique): sent even while the cap cannot be counted. None when the address's
+     * cap is reached (a mail of an earlier, failed or deleted registration).
+     */
+    async initialMail(db: DbOrTx, tenant: TenantContext, user: UserRow): Promise<{ writes: SQL[]; sent(): Promise<void> } | undefined> {
+      const cap = await mailer.may(tenant.id, user.email, 'verify', true);
+      if (!cap) return undefined;
+      const code = oneTime.newUserCode(db, tenant.id, user.id, 'email_verify_code');
+      const token = oneTime.tokenStatement(db, tenant.id, user.id, 'email_verify_token', VERIFY_TOKEN_TTL_MS);
+      const mail = mailer.statement(db, tenant.id, user.email, content(tenant, code.code, token.token));
+      return { writes: [code.statement, token.statement, mail], sent: cap.sent };
     },
 
     /** Generic: does nothing visible when the account does not exist or is verified. */

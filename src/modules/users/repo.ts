@@ -61,6 +61,11 @@ export function createUsersRepo(db: DbOrTx) {
       return created!;
     },
 
+    /** The insert of a complete new row, built but not run (writeTogether). */
+    insertStatement(row: UserRow, tx: DbOrTx = db): SQL {
+      return tx.insert(users).values(row).getSQL();
+    },
+
     async findById(tenantId: string, id: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
       const [row] = await byId({ tenantId, id }, tx);
       return row;

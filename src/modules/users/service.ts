@@ -1,10 +1,12 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
+import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { Viewer } from '../../platform/http/context.js';
 import type { AppError } from '../../platform/http/errors.js';
@@ -73,8 +75,30 @@ const userConstraints = {
   users_tenant_phone_unique: UserErrors.phoneTaken,
 };
 
-export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: Clock }) {
-  const { repo, tx, clock } = deps;
+export function createUsersService(deps: { db: DbOrTx; repo: UsersRepo; tx: RunInTx; clock: Clock }) {
+  const { db, repo, tx, clock } = deps;
+
+  /** A new user's complete row, as it will be stored (not written); a 400 for an invalid email. */
+  function newRow(tenantId: string, input: CreateUserInput & { emailVerified?: boolean; role?: UserRole }): UserRow {
+    if (!isValidEmail(input.email)) throw UserErrors.invalidEmail();
+    const now = clock.now();
+    return {
+      tenantId,
+      id: newId(),
+      email: normalizeEmail(input.email),
+      fullName: input.fullName?.trim() || null,
+      phone: null,
+      role: input.role ?? 'user',
+      emailVerified: input.emailVerified ?? false,
+      kycStatus: null,
+      evmEoa: null,
+      evmCompatibleAddress: null,
+      xrplAddress: null,
+      xrplSecureAccountAddress: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
 
   async function requireUser(tenantId: string, id: string, db?: DbOrTx): Promise<UserRow> {
     const row = await repo.findById(tenantId, id, db);
@@ -102,26 +126,33 @@ export function createUsersService(deps: { repo: UsersRepo; tx: RunInTx; clock: 
       input: CreateUserInput & { emailVerified?: boolean; role?: UserRole },
       outerTx?: DbOrTx,
     ): Promise<UserRow> {
-      if (!isValidEmail(input.email)) throw UserErrors.invalidEmail();
-      const now = clock.now();
+      const values = newRow(tenantId, input);
       const create = async (db: DbOrTx) => {
-        const row = await repo.insert(
-          tenantId,
-          {
-            id: newId(),
-            email: normalizeEmail(input.email),
-            fullName: input.fullName?.trim() || null,
-            role: input.role ?? 'user',
-            emailVerified: input.emailVerified ?? false,
-            createdAt: now,
-            updatedAt: now,
-          },
-          db,
-        );
+        const row = await repo.insert(tenantId, values, db);
         await appendEvent(db, tenantId, 'user.created', { userId: row.id, email: row.email });
         return row;
       };
       return mapConstraintErrors(() => (outerTx ? create(outerTx) : tx(create)), userConstraints);
+    },
+
+    /**
+     * A new user's row as createUser would store it, not yet written: for a caller that writes
+     * the user together with rows of its own (insertTogether), and must know its id first.
+     */
+    newRow,
+
+    /**
+     * Writes a row from newRow, its `user.created` event and `alsoWrite` (other modules' writes,
+     * built but not run) as one SQL statement: all commit or none (sign-up, one round trip).
+     * A taken email is the same 409 as createUser's.
+     */
+    async insertTogether(row: UserRow, alsoWrite: SQLWrapper[]): Promise<void> {
+      const writes = [
+        repo.insertStatement(row, db),
+        appendEventStatement(db, row.tenantId, 'user.created', { userId: row.id, email: row.email }),
+        ...alsoWrite,
+      ];
+      await mapConstraintErrors(() => writeTogether(db, writes), userConstraints);
     },
 
     async getUser(tenantId: string, id: string): Promise<UserDto> {

@@ -36,8 +36,14 @@ export const users = pgTable(
     uniqueIndex('users_tenant_phone_unique')
       .on(t.tenantId, t.phone)
       .where(sql`${t.phone} is not null`),
-    index('users_tenant_evm_eoa_idx').on(t.tenantId, t.evmEoa),
-    index('users_tenant_xrpl_secure_idx').on(t.tenantId, t.xrplSecureAccountAddress),
+    // Partial: only the filters `evmEoa = ...` / `xrplSecureAccountAddress = ...` read them, and
+    // most users have neither, so a sign-up does not pay for two index entries of NULL.
+    index('users_tenant_evm_eoa_idx')
+      .on(t.tenantId, t.evmEoa)
+      .where(sql`${t.evmEoa} is not null`),
+    index('users_tenant_xrpl_secure_idx')
+      .on(t.tenantId, t.xrplSecureAccountAddress)
+      .where(sql`${t.xrplSecureAccountAddress} is not null`),
   ],
 );
 

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
 import { payloadProblem, testPayloadProblem, type EventPayload, type TestEventPayload } from './payloads.js';
@@ -69,9 +70,21 @@ export class EventPayloadError extends Error {
  * payload is typed by its event type's schema and checked against it before the insert.
  */
 export async function appendEvent<T extends EventType>(tx: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>): Promise<void> {
+  await eventInsert(tx, tenantId, type, payload);
+}
+
+/**
+ * The same append, checked the same way, built but not run: for writeTogether with the change
+ * it reports (platform/db/write-together.ts), so both commit in one statement.
+ */
+export function appendEventStatement<T extends EventType>(db: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>): SQL {
+  return eventInsert(db, tenantId, type, payload).getSQL();
+}
+
+function eventInsert<T extends EventType>(db: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>) {
   const problem = payloadProblem(type, payload);
   if (problem) throw new EventPayloadError(type, problem);
-  await tx.insert(outboxEvents).values({ id: newId(), tenantId, type, payload: payload as Record<string, unknown> });
+  return db.insert(outboxEvents).values({ id: newId(), tenantId, type, payload: payload as Record<string, unknown> });
 }
 
 /** Writes a test event's outbox row, already dispatched and outside the stream; returns its id and seq. */

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
 import { mailOutbox } from './table.js';
@@ -40,4 +41,12 @@ export async function enqueueMail(
   const id = newId();
   await tx.insert(mailOutbox).values({ tenantId, id, ...checkMessage(message), createdAt: options.now });
   return id;
+}
+
+/**
+ * The same write, checked the same way, built but not run: for writeTogether with the state
+ * change that sends it (platform/db/write-together.ts), so both commit in one statement.
+ */
+export function enqueueMailStatement(db: DbOrTx, tenantId: string, message: MailMessage, options: { now?: Date } = {}): SQL {
+  return db.insert(mailOutbox).values({ tenantId, id: newId(), ...checkMessage(message), createdAt: options.now }).getSQL();
 }

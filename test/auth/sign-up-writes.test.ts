@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents } from '../../src/modules/audit/table.js';
+import { credentials, oneTimeSecrets } from '../../src/modules/auth/table.js';
+import { toUserDto } from '../../src/modules/users/service.js';
+import { users } from '../../src/modules/users/table.js';
+import { mailOutbox } from '../../src/platform/mail/table.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { outbox } from '../helpers/outbox.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h.close());
+
+const signUp = (email: string, password = 'a sign-up passphrase') =>
+  h.inject({ method: 'POST', url: '/auth/email', headers: { 'x-tenant-id': h.tenant.tenantId }, payload: { email, password, fullName: ' Writes Test ' } });
+
+/**
+ * The statements the database driver is handed while `fn` runs (BEGIN and COMMIT count, and a
+ * transaction of the embedded database counts as one more).
+ */
+async function statementsDuring(fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const text = (q: unknown) => (typeof q === 'string' ? q : String((q as { text?: string })?.text ?? '?'));
+  if (h.database.pglite) {
+    const lite = h.database.pglite as unknown as Record<'query' | 'exec' | 'transaction', (...a: unknown[]) => unknown>;
+    const originals = { query: lite.query, exec: lite.exec, transaction: lite.transaction };
+    for (const name of ['query', 'exec', 'transaction'] as const) {
+      lite[name] = function (this: unknown, ...args: unknown[]) {
+        seen.push(name === 'transaction' ? 'transaction' : text(args[0]));
+        return originals[name].apply(this, args);
+      };
+    }
+    try {
+      await fn();
+    } finally {
+      Object.assign(lite, originals);
+    }
+    return seen;
+  }
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    seen.push(text(args[0]));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return seen;
+}
+
+describe('sign-up writes', () => {
+  it('writes the user, its event, credential, audit row, verification code, token and mail in one statement, and answers the row as stored', async () => {
+    const email = `writes-${randomUUID()}@example.com`;
+    const before = await outbox(h, undefined, 'user.created');
+    let res!: Awaited<ReturnType<typeof signUp>>;
+    const statements = await statementsDuring(async () => {
+      res = await signUp(email);
+    });
+    expect(res.statusCode).toBe(201);
+    // One write; reads of the tenant (resolved per request, possibly cached) may precede it.
+    const writes = statements.filter((s) => !/^\s*select\b/i.test(s));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/^WITH w0 AS \(insert into "users"/);
+    expect(statements.some((s) => /^(begin|commit)\b/i.test(s) || s === 'transaction')).toBe(false);
+
+    const body = res.json();
+    expect(body).toEqual(toUserDto((await h.container.users.findRow(h.tenant.tenantId, body.id))!));
+    expect(body).toMatchObject({ email, fullName: 'Writes Test', emailVerified: false, role: 'user' });
+
+    const tenantId = h.tenant.tenantId;
+    const [cred] = await h.database.db.select().from(credentials).where(and(eq(credentials.tenantId, tenantId), eq(credentials.userId, body.id)));
+    expect(cred!.passwordHash).toMatch(/^\$argon2id\$/);
+    const audit = await h.database.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.subjectUserId, body.id)));
+    expect(audit.map((a) => a.type)).toEqual(['user.registered']);
+    const secrets = await h.database.db.select().from(oneTimeSecrets).where(and(eq(oneTimeSecrets.tenantId, tenantId), eq(oneTimeSecrets.userId, body.id)));
+    expect(secrets.map((s) => s.purpose).sort()).toEqual(['email_verify_code', 'email_verify_token']);
+    const mail = await h.database.db.select().from(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.to, email)));
+    expect(mail).toHaveLength(1);
+    expect(mail[0]!.subject).toMatch(/confirm your email/i);
+    const events = (await outbox(h, undefined, 'user.created')).slice(before.length);
+    expect(events.filter((e) => (e.payload as { userId: string }).userId === body.id)).toHaveLength(1);
+  });
+
+  it('a taken address is 409 and writes nothing of the second attempt', async () => {
+    const email = `taken-${randomUUID()}@example.com`;
+    expect((await signUp(email)).statusCode).toBe(201);
+    const tenantId = h.tenant.tenantId;
+    const count = async () => ({
+      users: (await h.database.db.select().from(users).where(and(eq(users.tenantId, tenantId), eq(users.email, email)))).length,
+      mail: (await h.database.db.select().from(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.to, email)))).length,
+      registered: (await h.database.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.type, 'user.registered')))).length,
+      created: (await outbox(h, undefined, 'user.created')).length,
+    });
+    const before = await count();
+    const again = await signUp(email.toUpperCase(), 'another sign-up passphrase');
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('USER_EMAIL_TAKEN');
+    expect(before).toMatchObject({ users: 1, mail: 1 });
+    expect(await count()).toEqual(before);
+  });
+});
