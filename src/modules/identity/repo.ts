@@ -35,6 +35,25 @@ export function createIdentityRepo(db: DbOrTx) {
       return row;
     },
 
+    /** The latest version's number and whether it is known current (no JSON read): what a cached proof is keyed by. */
+    async latestHead(tenantId: string, userId: string, tx: DbOrTx = db): Promise<{ version: number; sourcesVerified: boolean } | undefined> {
+      const [row] = await tx
+        .select({ version: identityRoots.version, sourcesVerified: identityRoots.sourcesVerified })
+        .from(identityRoots)
+        .where(and(eq(identityRoots.tenantId, tenantId), eq(identityRoots.userId, userId)))
+        .orderBy(desc(identityRoots.version))
+        .limit(1);
+      return row;
+    },
+
+    /** Marks a stored version as found equal to the sources. */
+    async markVerified(tenantId: string, userId: string, version: number, tx: DbOrTx = db): Promise<void> {
+      await tx
+        .update(identityRoots)
+        .set({ sourcesVerified: true })
+        .where(and(eq(identityRoots.tenantId, tenantId), eq(identityRoots.userId, userId), eq(identityRoots.version, version)));
+    },
+
     async insertRoot(tenantId: string, row: Omit<IdentityRootRow, 'tenantId'>, tx: DbOrTx = db): Promise<IdentityRootRow> {
       const [created] = await tx
         .insert(identityRoots)

@@ -7,6 +7,11 @@ import { createUsersService, type UsersService } from './service.js';
 export { Email, FullName, User, UserIdParam } from './schemas.js';
 
 export function createUsersModule(platform: Platform): BastionModule<{ users: UsersService }> {
-  const users = createUsersService({ repo: createUsersRepo(platform.db), tx: platform.tx, clock: platform.clock });
+  const users = createUsersService({
+    repo: createUsersRepo(platform.db),
+    tx: platform.tx,
+    clock: platform.clock,
+    identityChanged: (tenantId, userId, db) => platform.hooks.emit('identity.changed', { tenantId, userId }, db),
+  });
   return { name: 'users', services: { users }, routes: { tenant: (scope) => usersRoutes(scope, { users }) } };
 }
