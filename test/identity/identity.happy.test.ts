@@ -1,4 +1,5 @@
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { ozCommitment, ozLeaf, ozVerify } from '../helpers/merkle.js';
@@ -146,5 +147,72 @@ describe('GET /kyc/identity/root and /proof', () => {
     expect(proof.value).toBe(userId);
     const selfNamed = await get(`/kyc/identity/root?userId=${userId}`, h.bearerHeaders(await h.tokenFor(userId)));
     expect(selfNamed.root).toBe(own.root);
+  });
+});
+
+describe('stored trees and proofs', () => {
+  it('a changed source field is a new tree and new proofs; an unchanged one is served without a rebuild', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    await h.container.users.setFields(h.tenant.tenantId, userId, { evmEoa: '0x52908400098527886e0f7030069857d2e4169ee7' });
+    const first = await get('/kyc/identity/proof?path=wallet.evmEoa', headers);
+    const idProof = await get('/kyc/identity/proof?path=user.id', headers);
+    const before = h.container.identity.builds();
+    // Unchanged: the same answer, byte for byte, without building a tree or a proof.
+    for (let i = 0; i < 3; i++) {
+      expect(await get('/kyc/identity/proof?path=wallet.evmEoa', headers)).toEqual(first);
+      expect(await get('/kyc/identity/proof?path=user.id', headers)).toEqual(idProof);
+      await get('/kyc/identity/root', headers);
+    }
+    expect(h.container.identity.builds()).toEqual(before);
+    // A source changes (announced in its transaction): one new tree, then one proof per path asked.
+    await h.container.users.setFields(h.tenant.tenantId, userId, { evmEoa: '0x8ba1f109551bd432803012645ac136ddd64dba72' });
+    expect(h.container.identity.builds().trees).toBe(before.trees + 1);
+    const second = await get('/kyc/identity/proof?path=wallet.evmEoa', headers);
+    expect(second.version).toBe(first.version + 1);
+    expect(second.root).not.toBe(first.root);
+    expect(second.value).toBe('0x8ba1f109551bd432803012645ac136ddd64dba72');
+    expect(second.salt).toBe(first.salt);
+    expect(second.commitment).not.toBe(first.commitment);
+    expect(verifiesBothWays(second.root, second)).toBe(true);
+    expect(await get('/kyc/identity/proof?path=wallet.evmEoa', headers)).toEqual(second);
+    expect(h.container.identity.builds()).toEqual({ trees: before.trees + 1, proofs: before.proofs + 1 });
+  });
+
+  it('a wallet registered in a transaction announces the change there: the root is recomputed with it', async () => {
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const first = await get('/kyc/identity/root', headers);
+    h.clock.advance(1000);
+    await h.container.platform.tx((db) => h.container.users.linkWalletAddress(h.tenant.tenantId, userId, 'xrplAddress', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', db));
+    const linkedAt = h.clock.now().toISOString();
+    h.clock.advance(1000);
+    const second = await get('/kyc/identity/root', headers);
+    expect(second).toMatchObject({ version: first.version + 1, computedAt: linkedAt, paths: ['user.id', 'wallet.xrplAddress'] });
+  });
+
+  it('a version stored before the sources announced their changes is compared with them once, at its next read', async () => {
+    const db = h.container.database.db;
+    const stale = await h.createUser();
+    const current = await h.createUser();
+    for (const userId of [stale, current]) await get('/kyc/identity/root', h.bearerHeaders(await h.tokenFor(userId)));
+    // As before migration 0033: unverified versions, and a wallet address written without an announcement.
+    await db.execute(sql`update identity_roots set sources_verified = false where tenant_id = ${h.tenant.tenantId}::uuid and user_id in (${stale}::uuid, ${current}::uuid)`);
+    await db.execute(sql`update users set xrpl_address = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' where tenant_id = ${h.tenant.tenantId}::uuid and id = ${stale}::uuid`);
+    const staleHeaders = h.bearerHeaders(await h.tokenFor(stale));
+    const proof = await get('/kyc/identity/proof?path=wallet.xrplAddress', staleHeaders);
+    expect(proof).toMatchObject({ version: 2, value: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' });
+    expect(verifiesBothWays(proof.root, proof)).toBe(true);
+    const unchanged = await get('/kyc/identity/root', h.bearerHeaders(await h.tokenFor(current)));
+    expect(unchanged.version).toBe(1);
+    const flags = await db.execute(
+      sql`select user_id, version, sources_verified from identity_roots where tenant_id = ${h.tenant.tenantId}::uuid and user_id in (${stale}::uuid, ${current}::uuid) order by user_id, version`,
+    );
+    const rows = (flags as unknown as { rows: Array<{ user_id: string; version: number; sources_verified: boolean }> }).rows;
+    expect(rows.filter((r) => r.user_id === current)).toEqual([{ user_id: current, version: 1, sources_verified: true }]);
+    expect(rows.filter((r) => r.user_id === stale).map((r) => [r.version, r.sources_verified])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
   });
 });

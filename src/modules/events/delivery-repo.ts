@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { outboxEvents } from '../../platform/events/table.js';
 import type { PageParams } from '../../platform/http/pagination.js';
-import { eventDeliveries, eventEndpoints, type DeliveryStatus, type EventDeliveryRow, type EventEndpointRow } from './table.js';
+import { eventDeliveries, type DeliveryStatus, type EventDeliveryRow, type EventEndpointRow } from './table.js';
 
 /** Serializes dispatch across instances (stream positions become visible in order). */
 /** A timestamp parameter of hand-written SQL (the same on pg and PGlite). */
@@ -31,7 +31,11 @@ export interface ClaimedDelivery {
   queuedAt: Date;
   leaseToken: string;
   event: { id: string; type: string; payload: Record<string, unknown>; createdAt: Date } | null;
+  /** The endpoint as the claim found it (enabled): where to send and what to sign with. */
+  endpoint: ClaimedEndpoint;
 }
+
+export type ClaimedEndpoint = Pick<EventEndpointRow, 'tenantId' | 'id' | 'url' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>;
 
 /** A delivery row with its event's type (null when the outbox row is gone). */
 export type DeliveryLogRow = EventDeliveryRow & { eventType: string | null };
@@ -105,7 +109,7 @@ export function createDeliveryRepo(db: Db) {
     async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
       if (onlyTenants && onlyTenants.length === 0) return [];
       const only = onlyTenants ? sql`and d.tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
-      // One statement (one round trip): pick and lock, lease, and read the events with them.
+      // One statement (one round trip): pick and lock, lease, and read the events and their endpoints with them.
       const result = await db.execute(sql`
         with due as (
           select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq
@@ -118,13 +122,36 @@ export function createDeliveryRepo(db: Db) {
         )
         update event_deliveries d
         set attempts = d.attempts + 1, next_attempt_at = ${at(leaseUntil)}, lease_token = ${token}::uuid, last_attempt_at = ${at(now)}
-        from due left join outbox_events o on o.seq = due.event_seq and o.tenant_id = due.tenant_id
+        from due
+          join event_endpoints e on e.tenant_id = due.tenant_id and e.id = due.endpoint_id
+          left join outbox_events o on o.seq = due.event_seq and o.tenant_id = due.tenant_id
         where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
         returning d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
-          o.type as event_type, o.payload as event_payload, o.created_at as event_created_at`);
+          o.type as event_type, o.payload as event_payload, o.created_at as event_created_at,
+          e.url as endpoint_url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`);
       const rows = (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
+      // One endpoint object per endpoint of the batch (its secrets are opened once per batch).
+      const endpoints = new Map<string, ClaimedEndpoint>();
+      const endpointOf = (r: Record<string, unknown>): ClaimedEndpoint => {
+        const key = `${String(r.tenant_id)}/${String(r.endpoint_id)}`;
+        let endpoint = endpoints.get(key);
+        if (!endpoint) {
+          endpoint = {
+            tenantId: String(r.tenant_id),
+            id: String(r.endpoint_id),
+            url: String(r.endpoint_url),
+            secretSealed: String(r.secret_sealed),
+            previousSecretSealed: r.previous_secret_sealed === null || r.previous_secret_sealed === undefined ? null : String(r.previous_secret_sealed),
+            previousSecretExpiresAt:
+              r.previous_secret_expires_at === null || r.previous_secret_expires_at === undefined ? null : new Date(r.previous_secret_expires_at as string | Date),
+          };
+          endpoints.set(key, endpoint);
+        }
+        return endpoint;
+      };
       return rows
         .map((r) => ({
+          endpoint: endpointOf(r),
           tenantId: String(r.tenant_id),
           endpointId: String(r.endpoint_id),
           eventId: String(r.event_id),
@@ -143,16 +170,6 @@ export function createDeliveryRepo(db: Db) {
                 },
         }))
         .sort((a, b) => a.eventSeq - b.eventSeq);
-    },
-
-    /** The endpoints of claimed rows. */
-    async endpointsFor(keys: Array<{ tenantId: string; endpointId: string }>): Promise<EventEndpointRow[]> {
-      if (keys.length === 0) return [];
-      const list = sql.join(
-        keys.map((k) => sql`(${k.tenantId}::uuid, ${k.endpointId}::uuid)`),
-        sql`, `,
-      );
-      return db.select().from(eventEndpoints).where(sql`(${eventEndpoints.tenantId}, ${eventEndpoints.id}) in (${list})`);
     },
 
     /**

@@ -3,11 +3,10 @@ import { newId, systemClock, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
-import { describeOutboundError, postOutbound, type OutboundPolicy } from '../../platform/http/outbound.js';
-import { createDeliveryRepo, type ClaimedDelivery } from './delivery-repo.js';
+import { describeOutboundError, parseOutboundUrl, postOutboundTo, type OutboundPolicy } from '../../platform/http/outbound.js';
+import { createDeliveryRepo, type ClaimedDelivery, type ClaimedEndpoint } from './delivery-repo.js';
 import { RETRY_WINDOW_MS, retryDelayMs } from './schedule.js';
-import { secretContext, signEvent } from './signing.js';
-import type { EventEndpointRow } from './table.js';
+import { secretContext, signEvent, signingKey, type SigningKey } from './signing.js';
 
 export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
 
@@ -16,7 +15,7 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   secrets: SecretBox;
   logger: Logger;
-  /** Read at every delivery (EVENTS_ALLOW_PRIVATE_URLS). */
+  /** Read at every batch (EVENTS_ALLOW_PRIVATE_URLS). */
   policy: () => OutboundPolicy;
   /** Disables an endpoint whose delivery failed for the whole retry window, with an audit row, in `db`. */
   disableEndpoint: (db: DbOrTx, tenantId: string, endpointId: string, reason: string) => Promise<void>;
@@ -110,11 +109,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let running = false;
   let tail: Promise<unknown> = Promise.resolve();
 
-  async function signingSecrets(endpoint: EventEndpointRow, now: Date): Promise<string[]> {
+  /** The endpoint's live signing keys, opened once per batch. */
+  async function signingKeys(endpoint: ClaimedEndpoint, now: Date): Promise<SigningKey[]> {
     const context = secretContext(endpoint.tenantId, endpoint.id);
-    const list = [await secrets.decrypt(endpoint.secretSealed, context)];
+    const list = [signingKey(await secrets.decrypt(endpoint.secretSealed, context))];
     if (endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
-      list.push(await secrets.decrypt(endpoint.previousSecretSealed, context));
+      list.push(signingKey(await secrets.decrypt(endpoint.previousSecretSealed, context)));
     }
     return list;
   }
@@ -147,26 +147,40 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function deliverBatch(rows: ClaimedDelivery[], leaseUntil: Date): Promise<number> {
     const now = clock.now();
-    const endpoints = new Map((await repo.endpointsFor(rows)).map((e) => [`${e.tenantId}/${e.id}`, e]));
-    const secretsOf = new Map<string, Promise<string[]>>();
+    const keysOf = new Map<string, Promise<SigningKey[]>>();
+    // The policy as of this batch (EVENTS_ALLOW_PRIVATE_URLS), and each endpoint's URL checked
+    // under it once: a refusal fails each of its rows as it would one by one.
+    const policy = options.policy();
+    const targets = new Map<string, URL | Error>();
+    const targetOf = (endpoint: ClaimedEndpoint): URL => {
+      let target = targets.get(endpoint.url);
+      if (!target) {
+        try {
+          target = parseOutboundUrl(endpoint.url, policy);
+        } catch (error) {
+          target = error instanceof Error ? error : new Error(String(error));
+        }
+        targets.set(endpoint.url, target);
+      }
+      if (target instanceof Error) throw target;
+      return target;
+    };
     const succeeded: ClaimedDelivery[] = [];
     const statuses = new Map<string, number>();
     await inParallel(rows, concurrency, async (row) => {
-      const endpoint = endpoints.get(`${row.tenantId}/${row.endpointId}`);
-      const event = row.event;
+      const { endpoint, event } = row;
       // A row whose lease ends before a request could finish is left alone: another worker
       // takes it over when the lease ends (this one was stalled; sending now risks a double).
       if (clock.now().getTime() > leaseUntil.getTime() - timeoutMs) return;
       try {
-        if (!endpoint) return; // deleted meanwhile: its rows went with it
         if (!event) return await failed(row, null, 'EVENT_MISSING: the outbox event is gone');
         const key = `${endpoint.tenantId}/${endpoint.id}`;
-        if (!secretsOf.has(key)) secretsOf.set(key, signingSecrets(endpoint, now));
-        const signed = signEvent(event, await secretsOf.get(key)!, wallClock.now());
+        if (!keysOf.has(key)) keysOf.set(key, signingKeys(endpoint, now));
+        const signed = signEvent(event, await keysOf.get(key)!, wallClock.now());
         let status: number | null = null;
         let reason: string;
         try {
-          status = (await postOutbound(endpoint.url, { ...signed, timeoutMs }, options.policy())).status;
+          status = (await postOutboundTo(targetOf(endpoint), { headers: signed.headers, body: signed.body, timeoutMs }, policy)).status;
           reason = `HTTP ${status}`;
         } catch (error) {
           reason = describeOutboundError(error);
@@ -193,15 +207,26 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function round(): Promise<DrainResult> {
     const only = options.tenantIds?.();
-    let dispatched = 0;
-    for (let i = 0; i < 20; i++) {
-      const n = await repo.dispatch(clock.now(), dispatchBatchSize, only);
-      dispatched += n;
-      if (n < dispatchBatchSize) break;
-    }
+    const dispatchAll = async () => {
+      let n = 0;
+      for (let i = 0; i < 20; i++) {
+        const round = await repo.dispatch(clock.now(), dispatchBatchSize, only);
+        n += round;
+        if (round < dispatchBatchSize) break;
+      }
+      return n;
+    };
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const rows = await repo.claimDue(now, batchSize, leaseUntil, newId(), only);
+    // Dispatch and the claim side by side (most rounds dispatch nothing: one round trip, not
+    // two); what dispatch queued while the claim ran is claimed right after, in this round.
+    const [dispatched, claimed] = await Promise.all([dispatchAll(), repo.claimDue(now, batchSize, leaseUntil, newId(), only)]);
+    let rows = claimed;
+    if (dispatched > 0 && rows.length < batchSize) {
+      const more = await repo.claimDue(clock.now(), batchSize - rows.length, new Date(clock.now().getTime() + leaseMs), newId(), only);
+      if (more.length > 0) rows = [...rows, ...more].sort((a, b) => a.eventSeq - b.eventSeq);
+    }
+    // The first claim's lease ends first: the send-or-leave check uses it for the whole batch.
     const delivered = rows.length > 0 ? await deliverBatch(rows, leaseUntil) : 0;
     let pruned = 0;
     const at = clock.now().getTime();

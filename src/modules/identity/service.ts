@@ -12,6 +12,8 @@ import type { IdentityEntry, IdentityRootRow } from './table.js';
 /** The tree's leaf encoding: [path, keccak256(abi.encode(bytes32 salt, string value))]. */
 export const LEAF_ENCODING = ['string', 'bytes32'] as const;
 const HISTORY_LIMIT = 100;
+/** Proofs kept per instance (about 1 KiB each). */
+const PROOF_CACHE_SIZE = 10_000;
 
 /** A module's identity fields of a user: path -> value (null or absent: no leaf). */
 export type IdentitySource = (tenantId: string, userId: string, db: DbOrTx) => Promise<Record<string, string | null | undefined>>;
@@ -29,7 +31,8 @@ function sameEntries(a: IdentityEntry[], b: IdentityEntry[]): boolean {
  * The identity root of a user: each identity field (kyc.status, kyc.country, wallet
  * addresses, ...) is a leaf [path, keccak256(salt, value)] of an OpenZeppelin
  * StandardMerkleTree, so a contract verifies a disclosed field with MerkleProof. A new
- * version is stored whenever a field changes; earlier versions stay listed.
+ * version is stored whenever a field changes (in the transaction of the change, which
+ * announces it); earlier versions stay listed.
  */
 export function createIdentityService(deps: {
   /** The database, for the reads of current() outside a transaction. */
@@ -39,6 +42,8 @@ export function createIdentityService(deps: {
   clock: Clock;
   sources: IdentitySource[];
   userExists: (tenantId: string, userId: string) => Promise<boolean>;
+  /** Proofs kept in memory (default 10,000; 0: none). */
+  proofCacheSize?: number;
 }) {
   const { repo, tx, clock, sources, userExists } = deps;
 
@@ -77,26 +82,29 @@ export function createIdentityService(deps: {
     for (const f of fresh) salts.set(f.path, f.salt);
     const entries = entriesOf(fields, salts)!;
     const latest = await repo.latest(tenantId, userId, db);
-    if (latest && sameEntries(latest.entries, entries)) return latest;
+    if (latest && sameEntries(latest.entries, entries)) {
+      if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version, db);
+      return { ...latest, sourcesVerified: true };
+    }
     const tree = StandardMerkleTree.of(
       entries.map((e) => [e.path, e.commitment]),
       [...LEAF_ENCODING],
     );
+    counts.trees++;
     return repo.insertRoot(
       tenantId,
-      { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump(), createdAt: now },
+      { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump(), createdAt: now, sourcesVerified: true },
       db,
     );
   }
 
   /**
-   * The user's root as of now. Most reads find nothing changed: the latest stored version is
-   * compared with the fields read outside any transaction (salts are never changed, so equal
-   * entries mean that version is current), and only a difference takes the lock and the
-   * transaction of recompute. Reads that race a change see either version, as reads a moment
-   * apart would.
+   * A user without a stored version, or whose latest version predates the announcing sources
+   * (sourcesVerified false): the sources are read outside any transaction and compared with
+   * it (salts never change, so equal entries mean that version is current; it is marked so),
+   * and only a difference takes the lock and the transaction of recompute.
    */
-  async function current(tenantId: string, userId: string): Promise<IdentityRootRow> {
+  async function verified(tenantId: string, userId: string): Promise<IdentityRootRow> {
     if (!(await userExists(tenantId, userId))) throw IdentityErrors.userNotFound();
     const [latest, fields, salts] = await Promise.all([
       repo.latest(tenantId, userId),
@@ -104,12 +112,77 @@ export function createIdentityService(deps: {
       repo.salts(tenantId, userId),
     ]);
     const entries = latest ? entriesOf(fields, salts) : undefined;
-    if (latest && entries && sameEntries(latest.entries, entries)) return latest;
+    if (latest && entries && sameEntries(latest.entries, entries)) {
+      if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version);
+      return { ...latest, sourcesVerified: true };
+    }
     return tx((db) => recompute(tenantId, userId, db));
   }
 
+  /**
+   * The user's root as of now. Every source announces its changes (`identity.changed`, in the
+   * transaction of the change, which recomputes there), so the latest verified version is
+   * current: one read. A stored root belongs to an existing user (foreign key, cascading), so
+   * that read also answers whether the user exists. Reads that race a change see either
+   * version, as reads a moment apart would.
+   */
+  async function current(tenantId: string, userId: string): Promise<IdentityRootRow> {
+    const latest = await repo.latest(tenantId, userId);
+    if (latest?.sourcesVerified) return latest;
+    return verified(tenantId, userId);
+  }
+
+  /**
+   * Proofs already built, by tenant, user, version and path (a stored version never changes,
+   * so neither does its proof of a path), least recently used first.
+   */
+  const proofs = new Map<string, IdentityProofDto>();
+  const proofKey = (tenantId: string, userId: string, version: number, path: string) => `${tenantId}/${userId}/${version}/${path}`;
+  const proofCacheSize = deps.proofCacheSize ?? PROOF_CACHE_SIZE;
+
+  function cachedProof(key: string): IdentityProofDto | undefined {
+    const hit = proofs.get(key);
+    if (hit) {
+      proofs.delete(key);
+      proofs.set(key, hit);
+    }
+    return hit;
+  }
+
+  function keepProof(key: string, proof: IdentityProofDto): void {
+    if (proofCacheSize <= 0) return;
+    proofs.set(key, proof);
+    if (proofs.size > proofCacheSize) proofs.delete(proofs.keys().next().value!);
+  }
+
+  function buildProof(row: IdentityRootRow, path: string): IdentityProofDto {
+    const entry = row.entries.find((e) => e.path === path);
+    if (!entry) throw IdentityErrors.pathNotFound(path);
+    const tree = StandardMerkleTree.load(row.tree as Parameters<typeof StandardMerkleTree.load<[string, string]>>[0]);
+    const leafValue: [string, string] = [entry.path, entry.commitment];
+    counts.proofs++;
+    return {
+      root: row.root,
+      version: row.version,
+      path: entry.path,
+      value: entry.value,
+      salt: entry.salt,
+      commitment: entry.commitment,
+      leafEncoding: [...LEAF_ENCODING],
+      leaf: tree.leafHash(leafValue),
+      proof: tree.getProof(leafValue),
+    };
+  }
+
+  const counts = { trees: 0, proofs: 0 };
+
   return {
     recompute,
+
+    /** Trees built (new versions stored) and proofs built (not served from the cache) by this instance. */
+    builds(): { trees: number; proofs: number } {
+      return { ...counts };
+    },
 
     async root(tenantId: string, userId: string): Promise<IdentityRootDto> {
       const row = await current(tenantId, userId);
@@ -124,23 +197,20 @@ export function createIdentityService(deps: {
       };
     },
 
+    /**
+     * A proof: one read of the latest version's number when it is verified and its proof of the
+     * path was built before; otherwise the stored tree (or a recompute, see current()).
+     */
     async proof(tenantId: string, userId: string, path: string): Promise<IdentityProofDto> {
+      const head = await repo.latestHead(tenantId, userId);
+      if (head?.sourcesVerified) {
+        const hit = cachedProof(proofKey(tenantId, userId, head.version, path));
+        if (hit) return hit;
+      }
       const row = await current(tenantId, userId);
-      const entry = row.entries.find((e) => e.path === path);
-      if (!entry) throw IdentityErrors.pathNotFound(path);
-      const tree = StandardMerkleTree.load(row.tree as Parameters<typeof StandardMerkleTree.load<[string, string]>>[0]);
-      const leafValue: [string, string] = [entry.path, entry.commitment];
-      return {
-        root: row.root,
-        version: row.version,
-        path: entry.path,
-        value: entry.value,
-        salt: entry.salt,
-        commitment: entry.commitment,
-        leafEncoding: [...LEAF_ENCODING],
-        leaf: tree.leafHash(leafValue),
-        proof: tree.getProof(leafValue),
-      };
+      const proof = buildProof(row, path);
+      keepProof(proofKey(tenantId, userId, row.version, path), proof);
+      return proof;
     },
   };
 }

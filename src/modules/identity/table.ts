@@ -1,5 +1,6 @@
-import { integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, foreignKey, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from '../../platform/tenancy/table.js';
+import { users } from '../users/table.js';
 
 /** One random salt per identity field of a user, so the root reveals nothing about the values. */
 export const identitySalts = pgTable(
@@ -39,8 +40,19 @@ export const identityRoots = pgTable(
     /** StandardMerkleTree.dump(), so a proof needs no rebuild. */
     tree: jsonb('tree').$type<unknown>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /**
+     * This version is known to match the sources: stored by a recompute (every source announces
+     * its changes through `identity.changed`, so the latest such version is current until the
+     * next one), or found equal to them by a read. Versions stored before the sources all
+     * announced (migration 0033) are false: compared with the sources once, at their next read.
+     */
+    sourcesVerified: boolean('sources_verified').notNull().default(false),
   },
-  (t) => [primaryKey({ name: 'identity_roots_pkey', columns: [t.tenantId, t.userId, t.version] })],
+  (t) => [
+    primaryKey({ name: 'identity_roots_pkey', columns: [t.tenantId, t.userId, t.version] }),
+    // A stored root is a user's: reading one is reading that the user exists.
+    foreignKey({ name: 'identity_roots_user_fk', columns: [t.tenantId, t.userId], foreignColumns: [users.tenantId, users.id] }).onDelete('cascade'),
+  ],
 );
 
 export type IdentityRootRow = typeof identityRoots.$inferSelect;

@@ -7,6 +7,12 @@ import { createUsersService, type UsersService } from './service.js';
 export { Email, FullName, User, UserIdParam } from './schemas.js';
 
 export function createUsersModule(platform: Platform): BastionModule<{ users: UsersService }> {
-  const users = createUsersService({ db: platform.db, repo: createUsersRepo(platform.db), tx: platform.tx, clock: platform.clock });
+  const users = createUsersService({
+    db: platform.db,
+    repo: createUsersRepo(platform.db),
+    tx: platform.tx,
+    clock: platform.clock,
+    identityChanged: (tenantId, userId, db) => platform.hooks.emit('identity.changed', { tenantId, userId }, db),
+  });
   return { name: 'users', services: { users }, routes: { tenant: (scope) => usersRoutes(scope, { users }) } };
 }

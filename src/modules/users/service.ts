@@ -75,8 +75,19 @@ const userConstraints = {
   users_tenant_phone_unique: UserErrors.phoneTaken,
 };
 
-export function createUsersService(deps: { db: DbOrTx; repo: UsersRepo; tx: RunInTx; clock: Clock }) {
+/** The profile fields that are leaves of the identity tree (identity/sources.ts): a change is announced. */
+const IDENTITY_FIELDS: readonly WalletAddressField[] = ['evmEoa', 'evmCompatibleAddress', 'xrplAddress', 'xrplSecureAccountAddress'];
+
+export function createUsersService(deps: {
+  db: DbOrTx;
+  repo: UsersRepo;
+  tx: RunInTx;
+  clock: Clock;
+  /** Announces `identity.changed` in `db`, the transaction of the change (the identity root is recomputed there). */
+  identityChanged?: (tenantId: string, userId: string, db: DbOrTx) => Promise<void>;
+}) {
   const { db, repo, tx, clock } = deps;
+  const identityChanged = deps.identityChanged ?? (async () => undefined);
 
   /** A new user's complete row, as it will be stored (not written); a 400 for an invalid email. */
   function newRow(tenantId: string, input: CreateUserInput & { emailVerified?: boolean; role?: UserRole }): UserRow {
@@ -208,9 +219,18 @@ export function createUsersService(deps: { db: DbOrTx; repo: UsersRepo; tx: RunI
       changes: Partial<Pick<UserRow, 'emailVerified' | 'role' | 'kycStatus' | 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress'>>,
       db?: DbOrTx,
     ): Promise<UserRow> {
-      const row = await repo.update(tenantId, id, { ...changes, updatedAt: clock.now() }, db);
-      if (!row) throw UserErrors.notFound();
-      return row;
+      const update = async (into: DbOrTx | undefined) => {
+        const row = await repo.update(tenantId, id, { ...changes, updatedAt: clock.now() }, into);
+        if (!row) throw UserErrors.notFound();
+        return row;
+      };
+      if (!IDENTITY_FIELDS.some((field) => field in changes)) return update(db);
+      const announced = async (into: DbOrTx) => {
+        const row = await update(into);
+        await identityChanged(tenantId, id, into);
+        return row;
+      };
+      return db ? announced(db) : tx(announced);
     },
 
     /**
@@ -219,7 +239,9 @@ export function createUsersService(deps: { db: DbOrTx; repo: UsersRepo; tx: RunI
      * The wallet registry calls this; it owns which wallet maps to which field.
      */
     async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx): Promise<boolean> {
-      return repo.setAddressIfEmpty(tenantId, userId, field, address, clock.now(), db);
+      const linked = await repo.setAddressIfEmpty(tenantId, userId, field, address, clock.now(), db);
+      if (linked) await identityChanged(tenantId, userId, db);
+      return linked;
     },
 
     async listUsers(tenantId: string, filters: UserFilters, page: PageParams): Promise<Page<UserDto>> {

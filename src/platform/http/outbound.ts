@@ -141,38 +141,52 @@ export interface OutboundResponse {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** The error a request cut at its deadline fails with (describeOutboundError: TIMEOUT). */
+function timeoutError(): Error {
+  const error = new Error('No complete answer in time');
+  error.name = 'TimeoutError';
+  return error;
+}
+
 /**
  * POSTs under the policy: the URL is checked again (scheme), the address at connect time.
  * Redirects are not followed (a 3xx is the answer). The response body is read and dropped
  * (at most 64 KiB, then the connection is cut). Rejects on refusal, network error or timeout.
  */
 export async function postOutbound(raw: string, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
-  const url = parseOutboundUrl(raw, policy);
+  return postOutboundTo(parseOutboundUrl(raw, policy), request, policy);
+}
+
+/**
+ * postOutbound to a URL parseOutboundUrl gave under the same policy (a caller sending many
+ * requests to one endpoint parses it once). The deadline is one timer that destroys the
+ * request (the keep-alive socket with it) when it passes.
+ */
+export async function postOutboundTo(url: URL, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
   const agents = agentsFor(policy);
   const isHttps = url.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
   const agent: Agent = isHttps ? agents.https : agents.http;
   // A client span when tracing is on; its traceparent goes with the request.
   return tracedCall('POST', url, request.headers, (headers) => new Promise<OutboundResponse>((resolve, reject) => {
-    const req = send(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        signal: AbortSignal.timeout(request.timeoutMs),
-      },
-      (res) => {
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > MAX_RESPONSE_BYTES) res.destroy();
-        });
-        res.on('close', () => resolve({ status: res.statusCode ?? 0 }));
-        res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
-      },
-    );
-    req.on('error', (error) => reject(error));
+    headers['content-length'] = String(Buffer.byteLength(request.body));
+    const req = send(url, { method: 'POST', agent, headers }, (res) => {
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) res.destroy();
+      });
+      res.on('close', () => {
+        clearTimeout(deadline);
+        resolve({ status: res.statusCode ?? 0 });
+      });
+      res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    const deadline = setTimeout(() => req.destroy(timeoutError()), request.timeoutMs);
+    req.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     req.end(request.body);
   }));
 }

@@ -1,0 +1,3 @@
+ALTER TABLE "identity_roots" ADD COLUMN "sources_verified" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+DELETE FROM "identity_roots" r WHERE NOT EXISTS (SELECT 1 FROM "users" u WHERE u."tenant_id" = r."tenant_id" AND u."id" = r."user_id");--> statement-breakpoint
+ALTER TABLE "identity_roots" ADD CONSTRAINT "identity_roots_user_fk" FOREIGN KEY ("tenant_id","user_id") REFERENCES "public"."users"("tenant_id","id") ON DELETE cascade ON UPDATE no action;
