@@ -19,6 +19,11 @@ declare module 'vitest' {
  * harness loads it (about 1.5 s). The migrations still run at each start (they find nothing to do).
  */
 export default async function setup(project: TestProject): Promise<() => void> {
+  // `vitest run test/unit` (npm run test:unit): pure functions only, no database to prepare.
+  if (unitOnly(project)) {
+    project.provide('pgliteImage', '');
+    return () => undefined;
+  }
   // A fresh DATA_DIR (the CLI tests, the services the process tests start) copies PGlite's
   // template, as `npm run build` makes it; without it each one runs initdb (about 900 MiB and
   // tens of seconds). `.ci/run` builds first; a local run without a build makes it here, once.
@@ -37,4 +42,14 @@ export default async function setup(project: TestProject): Promise<() => void> {
   writeFileSync(file, Buffer.from(await image.arrayBuffer()));
   project.provide('pgliteImage', file);
   return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * True when every file filter of the run names test/unit (the unit layer: no harness, no
+ * database). Vitest keeps the CLI's filters on `filenamePattern` (not in its public types); when
+ * it is absent the setup runs as for any other run, only slower.
+ */
+function unitOnly(project: TestProject): boolean {
+  const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
+  return !!filters && filters.length > 0 && filters.every((filter) => /(^|[\\/])test[\\/]unit([\\/]|$)/.test(filter));
 }

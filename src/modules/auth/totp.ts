@@ -35,8 +35,11 @@ export const stepAt = (now: Date) => Math.floor(now.getTime() / 1000 / TOTP_PERI
  * taken does not tell which step (if any) matched.
  */
 export function matchTotp(secret: string, code: string, now: Date, lastStep: number | null): number | null {
+  // Not six digits: no step can match (and a multi-byte character would make the buffers
+  // differ in length, which timingSafeEqual throws on). The format tells nothing secret.
+  if (!/^\d{6}$/.test(code)) return null;
   const totp = totpOf(secret);
-  const given = Buffer.from(code.padEnd(DIGITS, ' ').slice(0, DIGITS), 'utf8');
+  const given = Buffer.from(code, 'utf8');
   const current = stepAt(now);
   let matched: number | null = null;
   for (let step = current - TOTP_WINDOW; step <= current + TOTP_WINDOW; step++) {
@@ -44,7 +47,7 @@ export function matchTotp(secret: string, code: string, now: Date, lastStep: num
     const equal = timingSafeEqual(expected, given);
     if (equal && matched === null && (lastStep === null || step > lastStep)) matched = step;
   }
-  return /^\d{6}$/.test(code) ? matched : null;
+  return matched;
 }
 
 /** Ten codes of 50 random bits each, shown as `xxxxx-xxxxx` (base32, lower case). */

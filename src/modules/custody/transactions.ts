@@ -17,13 +17,11 @@ import type { CustodyRepo } from './repo.js';
 import type { TransactionDto, TransferBody, UpdateWalletBody } from './schemas.js';
 import type { CustodyTransactionRow, CustodyVaultRow } from './table.js';
 import { checkContract, checkEvmAddress, checkQty, checkXrplAddress } from './validation.js';
+import { transactionStatusRank } from './status-order.js';
 import { type VaultsService } from './vaults.js';
 
-/** The order statuses move in; a webhook or read never moves a transaction back. */
-const RANK: Record<CustodyTransactionStatus, number> = {
-  REQUESTED: 0, APPROVED: 1, COMPILED: 2, SIGNED: 3, PUBLISHED: 4, CONFIRMATION_PENDING: 5, CONFIRMED: 9, REJECTED: 9, FAILED: 9,
-};
-const rank = (status: string) => RANK[status as CustodyTransactionStatus] ?? -1;
+/** The order statuses move in (status-order.ts); a webhook or read never moves a transaction back. */
+const rank = transactionStatusRank;
 const ASF_DEFAULT_RIPPLE = 8;
 
 export function transactionDto(row: CustodyTransactionRow): TransactionDto {

@@ -17,6 +17,7 @@ import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
 import { QUESTIONNAIRE_ENUMS, type NonCustodialTransferBody, type QuestionnaireInput, type TransferDto } from './schemas.js';
 import type { CustodyTransferRow } from './table.js';
+import { transferStatusRank } from './status-order.js';
 import { externalIdOf } from './transactions.js';
 import { checkEvmAddress, checkQty } from './validation.js';
 
@@ -31,8 +32,8 @@ export const TRANSFER_ENUMS = {
 const INSTITUTION_REQUIRED = ['recipientType', 'purpose', 'originatorType', 'institutionName', 'institutionCountry', 'originatorName', 'originatorCountry'] as const;
 const SELFHOSTED_REQUIRED = ['purpose', 'originatorType', 'originatorName', 'originatorCountry'] as const;
 
-const RANK: Record<TransferStatus, number> = { QUEUED: 0, IN_PROGRESS: 1, COMPLETED: 9, FAILED: 9 };
-const rank = (s: string) => RANK[s as TransferStatus] ?? -1;
+/** The order statuses move in (status-order.ts): a webhook or read never moves a transfer back. */
+const rank = transferStatusRank;
 const context = (tenantId: string, id: string) => `custody-transfer:${tenantId}:${id}`;
 
 function checkEnum(value: string, allowed: readonly string[], field: string): void {

@@ -1,31 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { encodeAbiParameters, keccak256, type Hex } from 'viem';
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { IdentityErrors } from './errors.js';
 import type { IdentityRepo } from './repo.js';
 import type { IdentityProofDto, IdentityRootDto } from './schemas.js';
-import type { IdentityEntry, IdentityRootRow } from './table.js';
+import type { IdentityRootRow } from './table.js';
+import { identityEntries, identityProof, identityTree, LEAF_ENCODING, sameEntries } from './tree.js';
 
-/** The tree's leaf encoding: [path, keccak256(abi.encode(bytes32 salt, string value))]. */
-export const LEAF_ENCODING = ['string', 'bytes32'] as const;
 const HISTORY_LIMIT = 100;
 /** Proofs kept per instance (about 1 KiB each). */
 const PROOF_CACHE_SIZE = 10_000;
 
 /** A module's identity fields of a user: path -> value (null or absent: no leaf). */
 export type IdentitySource = (tenantId: string, userId: string, db: DbOrTx) => Promise<Record<string, string | null | undefined>>;
-
-/** The salted commitment to one value; the leaf of the tree carries it beside the path. */
-export function commitment(salt: string, value: string): string {
-  return keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'string' }], [salt as Hex, value]));
-}
-
-function sameEntries(a: IdentityEntry[], b: IdentityEntry[]): boolean {
-  return a.length === b.length && a.every((e, i) => e.path === b[i]!.path && e.commitment === b[i]!.commitment);
-}
 
 /**
  * The identity root of a user: each identity field (kyc.status, kyc.country, wallet
@@ -58,17 +46,6 @@ export function createIdentityService(deps: {
     return fields;
   }
 
-  /** The leaves of those fields with these salts, in path order; undefined when a field has no salt yet. */
-  function entriesOf(fields: Record<string, string>, salts: Map<string, string>): IdentityEntry[] | undefined {
-    const entries: IdentityEntry[] = [];
-    for (const path of Object.keys(fields).sort()) {
-      const salt = salts.get(path);
-      if (!salt) return undefined;
-      entries.push({ path, value: fields[path]!, salt, commitment: commitment(salt, fields[path]!) });
-    }
-    return entries;
-  }
-
   /** Recomputes the user's root inside `db`; stores a new version only when a field changed. */
   async function recompute(tenantId: string, userId: string, db: DbOrTx): Promise<IdentityRootRow> {
     await repo.lockUser(tenantId, userId, db);
@@ -80,20 +57,17 @@ export function createIdentityService(deps: {
     const now = clock.now();
     await repo.insertSalts(tenantId, userId, fresh, now, db);
     for (const f of fresh) salts.set(f.path, f.salt);
-    const entries = entriesOf(fields, salts)!;
+    const entries = identityEntries(fields, salts)!;
     const latest = await repo.latest(tenantId, userId, db);
     if (latest && sameEntries(latest.entries, entries)) {
       if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version, db);
       return { ...latest, sourcesVerified: true };
     }
-    const tree = StandardMerkleTree.of(
-      entries.map((e) => [e.path, e.commitment]),
-      [...LEAF_ENCODING],
-    );
+    const tree = identityTree(entries);
     counts.trees++;
     return repo.insertRoot(
       tenantId,
-      { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump(), createdAt: now, sourcesVerified: true },
+      { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump, createdAt: now, sourcesVerified: true },
       db,
     );
   }
@@ -111,7 +85,7 @@ export function createIdentityService(deps: {
       fieldsOf(tenantId, userId, deps.db),
       repo.salts(tenantId, userId),
     ]);
-    const entries = latest ? entriesOf(fields, salts) : undefined;
+    const entries = latest ? identityEntries(fields, salts) : undefined;
     if (latest && entries && sameEntries(latest.entries, entries)) {
       if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version);
       return { ...latest, sourcesVerified: true };
@@ -158,8 +132,7 @@ export function createIdentityService(deps: {
   function buildProof(row: IdentityRootRow, path: string): IdentityProofDto {
     const entry = row.entries.find((e) => e.path === path);
     if (!entry) throw IdentityErrors.pathNotFound(path);
-    const tree = StandardMerkleTree.load(row.tree as Parameters<typeof StandardMerkleTree.load<[string, string]>>[0]);
-    const leafValue: [string, string] = [entry.path, entry.commitment];
+    const { leaf, proof } = identityProof(row.tree, entry);
     counts.proofs++;
     return {
       root: row.root,
@@ -169,8 +142,8 @@ export function createIdentityService(deps: {
       salt: entry.salt,
       commitment: entry.commitment,
       leafEncoding: [...LEAF_ENCODING],
-      leaf: tree.leafHash(leafValue),
-      proof: tree.getProof(leafValue),
+      leaf,
+      proof,
     };
   }
 

@@ -31,8 +31,8 @@ const AREA_OF_TAG: Record<string, KeyArea> = {
 /** The area of a route from its tags (the first that names one); `all` otherwise. */
 export function areaOfTags(tags: readonly string[] | undefined): KeyArea {
   for (const tag of tags ?? []) {
-    const area = AREA_OF_TAG[tag];
-    if (area) return area;
+    // Own keys only: a tag named like an Object.prototype member (toString, __proto__) names no area.
+    if (Object.hasOwn(AREA_OF_TAG, tag)) return AREA_OF_TAG[tag]!;
   }
   return 'all';
 }
