@@ -28,25 +28,25 @@ async function accessTokenOf(itemId: string): Promise<string> {
 
 describe('user journey', () => {
   it('GET /bank-link/link-token answers a link token and the hosted Link page', async () => {
-    const res = await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${encodeURIComponent(`${APP_RETURN}/done?x=1`)}`, headers: user });
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
+    const { data: body, response } = await h.api(user).GET('/bank-link/link-token', { params: { query: { redirectUrl: `${APP_RETURN}/done?x=1` } } });
+    expect(response.status).toBe(200);
     expect(body).toEqual({ linkToken: expect.stringMatching(/^link-sandbox-/), expiration: expect.any(String), linkUrl: expect.stringContaining('/sandbox/bank-link/link?token=link-sandbox-') });
-    const page = await h.inject({ method: 'GET', url: pathOf(body.linkUrl) });
+    // The hosted Link page is HTML, outside the API document.
+    const page = await h.inject({ method: 'GET', url: pathOf(body!.linkUrl!) });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('First Platypus Bank');
     expect(page.body).toContain('user_good');
   });
 
   it('Link page -> POST /bank-link/public-token stores the item with the chosen accounts (masks only, no access token)', async () => {
-    const res = await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${encodeURIComponent(`${APP_RETURN}/done`)}`, headers: user });
-    const publicToken = await walkLinkPage(h, res.json().linkUrl, ['checking', 'cd']);
-    const exchanged = await h.inject({ method: 'POST', url: '/bank-link/public-token', headers: user, payload: { publicToken } });
-    expect(exchanged.statusCode).toBe(201);
-    const item = exchanged.json();
+    const res = await h.api(user).GET('/bank-link/link-token', { params: { query: { redirectUrl: `${APP_RETURN}/done` } } });
+    const publicToken = await walkLinkPage(h, res.data!.linkUrl!, ['checking', 'cd']);
+    const exchanged = await h.api(user).POST('/bank-link/public-token', { body: { publicToken } });
+    expect(exchanged.response.status).toBe(201);
+    const item = exchanged.data!;
     expect(item).toMatchObject({ itemId: expect.any(String), institutionId: 'ins_109508', institutionName: 'First Platypus Bank', status: 'active', errorCode: null });
-    expect(item.accounts.map((a: { name: string; mask: string }) => [a.name, a.mask])).toEqual([['Plaid Checking', '0000'], ['Plaid CD', '2222']]);
-    expect(exchanged.body).not.toContain('access-sandbox');
+    expect(item.accounts.map((a) => [a.name, a.mask])).toEqual([['Plaid Checking', '0000'], ['Plaid CD', '2222']]);
+    expect(JSON.stringify(exchanged.data)).not.toContain('access-sandbox');
     const events = await outbox(h, undefined, 'bank_link.item_linked');
     expect(events.at(-1)?.payload).toMatchObject({ itemId: item.itemId, userId, institutionId: 'ins_109508', accounts: 2 });
     const audit = await h.database.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, h.tenant.tenantId), eq(auditEvents.type, 'bank_link.item_linked')));
@@ -62,25 +62,24 @@ describe('user journey', () => {
     const otherHeaders = h.bearerHeaders(await h.tokenFor(other));
     const mine = await linkItem(h, user);
     await linkItem(h, otherHeaders);
-    const res = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    expect(body.total).toBe(body.data.length);
-    expect(body.data.map((i: { itemId: string }) => i.itemId)).toContain(mine.itemId);
-    const theirs = await h.inject({ method: 'GET', url: '/bank-link/items', headers: otherHeaders });
-    expect(theirs.json().total).toBe(1);
-    expect(theirs.json().data[0].itemId).not.toBe(mine.itemId);
-    expect(res.body).not.toContain('access');
+    const { data: body, response } = await h.api(user).GET('/bank-link/items');
+    expect(response.status).toBe(200);
+    expect(body!.total).toBe(body!.data.length);
+    expect(body!.data.map((i) => i.itemId)).toContain(mine.itemId);
+    const theirs = await h.api(otherHeaders).GET('/bank-link/items');
+    expect(theirs.data!.total).toBe(1);
+    expect(theirs.data!.data[0]!.itemId).not.toBe(mine.itemId);
+    expect(JSON.stringify(body)).not.toContain('access');
   });
 
   it('DELETE /bank-link/items/{itemId} removes the item at the provider, then here', async () => {
     const item = await linkItem(h, user);
     const accessToken = await accessTokenOf(item.itemId);
-    const res = await h.inject({ method: 'DELETE', url: `/bank-link/items/${item.itemId}`, headers: user });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ itemId: item.itemId, removed: true });
-    const list = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
-    expect(list.json().data.map((i: { itemId: string }) => i.itemId)).not.toContain(item.itemId);
+    const res = await h.api(user).DELETE('/bank-link/items/{itemId}', { params: { path: { itemId: item.itemId } } });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toEqual({ itemId: item.itemId, removed: true });
+    const list = await h.api(user).GET('/bank-link/items');
+    expect(list.data!.data.map((i) => i.itemId)).not.toContain(item.itemId);
     const api = new PlaidApi(new Configuration({ basePath: sandboxBase(h) }));
     const gone = await api.accountsGet({ client_id: creds.clientId, secret: creds.secret, access_token: accessToken }).catch((e: { response: { data: unknown } }) => e.response);
     expect(gone.data).toMatchObject({ error_code: 'INVALID_ACCESS_TOKEN' });
@@ -98,23 +97,24 @@ describe('user journey', () => {
 
 describe('tenant routes', () => {
   it('GET /bank-link/tenant/link-token and the tenant’s own funding item (API key)', async () => {
-    const res = await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${encodeURIComponent(APP_RETURN)}`, headers: h.keyHeaders() });
-    expect(res.statusCode).toBe(200);
-    const publicToken = await walkLinkPage(h, res.json().linkUrl, ['savings']);
-    const exchanged = await h.inject({ method: 'POST', url: '/bank-link/public-token', headers: h.keyHeaders(), payload: { publicToken } });
-    expect(exchanged.statusCode).toBe(201);
-    const list = await h.inject({ method: 'GET', url: '/bank-link/items', headers: h.keyHeaders() });
-    expect(list.json().data.map((i: { itemId: string }) => i.itemId)).toEqual([exchanged.json().itemId]);
-    expect(list.json().data[0].accounts).toEqual([expect.objectContaining({ name: 'Plaid Saving', mask: '1111' })]);
-    const userList = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
-    expect(userList.json().data.map((i: { itemId: string }) => i.itemId)).not.toContain(exchanged.json().itemId);
+    const api = h.api(h.keyHeaders());
+    const res = await api.GET('/bank-link/tenant/link-token', { params: { query: { redirectUrl: APP_RETURN } } });
+    expect(res.response.status).toBe(200);
+    const publicToken = await walkLinkPage(h, res.data!.linkUrl!, ['savings']);
+    const exchanged = await api.POST('/bank-link/public-token', { body: { publicToken } });
+    expect(exchanged.response.status).toBe(201);
+    const list = await api.GET('/bank-link/items');
+    expect(list.data!.data.map((i) => i.itemId)).toEqual([exchanged.data!.itemId]);
+    expect(list.data!.data[0]!.accounts).toEqual([expect.objectContaining({ name: 'Plaid Saving', mask: '1111' })]);
+    const userList = await h.api(user).GET('/bank-link/items');
+    expect(userList.data!.data.map((i) => i.itemId)).not.toContain(exchanged.data!.itemId);
   });
 
   it('the tenant’s app URL admits return URLs when the bank-link allow-list is empty', async () => {
     const t = await h.newTenant();
     await h.container.tenants.setAppUrl(t.tenantId, 'https://tenant-app.example/app');
-    const res = await h.inject({ method: 'GET', url: `/bank-link/tenant/link-token?redirectUrl=${encodeURIComponent('https://tenant-app.example/app/bank')}`, headers: h.keyHeaders(t) });
-    expect(res.statusCode).toBe(200);
+    const res = await h.api(h.keyHeaders(t)).GET('/bank-link/tenant/link-token', { params: { query: { redirectUrl: 'https://tenant-app.example/app/bank' } } });
+    expect(res.response.status).toBe(200);
   });
 });
 
@@ -122,40 +122,41 @@ describe('sandbox originators and the tenant originator', () => {
   it('create, list, get, KYB questionnaire, diligence through signed webhooks, tenant originator', async () => {
     const t = await h.newTenant();
     const c = await sandboxSetup(h, t);
-    const before = await h.inject({ method: 'GET', url: '/bank-link/tenant/originator', headers: h.keyHeaders(t) });
-    expect(before.statusCode).toBe(404);
+    const api = h.api(h.keyHeaders(t));
+    const before = await api.GET('/bank-link/tenant/originator');
+    expect(before.response.status).toBe(404);
 
-    const created = await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { clientId: c.clientId, secret: c.secret, companyName: 'Acme Funding LLC' } });
-    expect(created.statusCode).toBe(201);
-    const id = created.json().id as string;
-    expect(created.json()).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'not_submitted' });
-    await h.inject({ method: 'POST', url: '/bank-link-sandbox/originators', headers: h.keyHeaders(t), payload: { clientId: c.clientId, secret: c.secret, companyName: 'Second Co' } });
+    const created = await api.POST('/bank-link-sandbox/originators', { body: { clientId: c.clientId, secret: c.secret, companyName: 'Acme Funding LLC' } });
+    expect(created.response.status).toBe(201);
+    const id = created.data!.id;
+    expect(created.data).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'not_submitted' });
+    await api.POST('/bank-link-sandbox/originators', { body: { clientId: c.clientId, secret: c.secret, companyName: 'Second Co' } });
 
-    const list = await h.inject({ method: 'GET', url: '/bank-link-sandbox/originators?count=1&offset=0', headers: h.keyHeaders(t) });
-    expect(list.statusCode).toBe(200);
-    expect(list.json()).toEqual({ count: 1, offset: 0, data: [{ id, companyName: 'Acme Funding LLC', diligenceStatus: 'not_submitted' }] });
-    const second = await h.inject({ method: 'GET', url: '/bank-link-sandbox/originators?count=25&offset=1', headers: h.keyHeaders(t) });
-    expect(second.json().data.map((o: { companyName: string }) => o.companyName)).toEqual(['Second Co']);
+    const list = await api.GET('/bank-link-sandbox/originators', { params: { query: { count: 1, offset: 0 } } });
+    expect(list.response.status).toBe(200);
+    expect(list.data).toEqual({ count: 1, offset: 0, data: [{ id, companyName: 'Acme Funding LLC', diligenceStatus: 'not_submitted' }] });
+    const second = await api.GET('/bank-link-sandbox/originators', { params: { query: { count: 25, offset: 1 } } });
+    expect(second.data!.data.map((o) => o.companyName)).toEqual(['Second Co']);
 
-    const got = await h.inject({ method: 'GET', url: `/bank-link-sandbox/originators/${id}`, headers: h.keyHeaders(t) });
-    expect(got.statusCode).toBe(200);
-    expect(got.json()).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'not_submitted' });
+    const got = await api.GET('/bank-link-sandbox/originators/{id}', { params: { path: { id } } });
+    expect(got.response.status).toBe(200);
+    expect(got.data).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'not_submitted' });
 
-    const kyb = await h.inject({ method: 'POST', url: `/bank-link-sandbox/originators/${id}/kyb`, headers: h.keyHeaders(t), payload: { clientId: c.clientId, secret: c.secret, redirectUri: `${APP_RETURN}/kyb` } });
-    expect(kyb.statusCode).toBe(201);
-    expect(kyb.json()).toEqual({ originatorId: id, onboardingUrl: expect.stringContaining('/sandbox/bank-link/onboarding?token=') });
+    const kyb = await api.POST('/bank-link-sandbox/originators/{id}/kyb', { params: { path: { id } }, body: { clientId: c.clientId, secret: c.secret, redirectUri: `${APP_RETURN}/kyb` } });
+    expect(kyb.response.status).toBe(201);
+    expect(kyb.data).toEqual({ originatorId: id, onboardingUrl: expect.stringContaining('/sandbox/bank-link/onboarding?token=') });
 
-    // The questionnaire page: submit the answers, then the sandbox reviewer approves.
-    const url = pathOf(kyb.json().onboardingUrl);
-    const token = encodeURIComponent(new URL(kyb.json().onboardingUrl as string).searchParams.get('token')!);
+    // The questionnaire page: submit the answers, then the sandbox reviewer approves (HTML forms, outside the API document: inject).
+    const url = pathOf(kyb.data!.onboardingUrl);
+    const token = encodeURIComponent(new URL(kyb.data!.onboardingUrl).searchParams.get('token')!);
     const form = (body: string) => ({ payload: `token=${token}&${body}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect((await h.inject({ method: 'GET', url })).body).toContain('not_submitted');
     const submitted = await h.inject({ method: 'POST', url: '/sandbox/bank-link/onboarding', ...form('legal_name=Acme+Funding+LLC&ein=12-3456789&website=https%3A%2F%2Facme.example&address=1+Main+St') });
     expect(submitted.statusCode).toBe(200);
     expect(submitted.body).toContain('submitted');
     await h.container.platform.background.drain();
-    const afterSubmit = await h.inject({ method: 'GET', url: '/bank-link/tenant/originator', headers: h.keyHeaders(t) });
-    expect(afterSubmit.json()).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'submitted' });
+    const afterSubmit = await api.GET('/bank-link/tenant/originator');
+    expect(afterSubmit.data).toEqual({ id, companyName: 'Acme Funding LLC', diligenceStatus: 'submitted' });
     expect((await outbox(h, t, 'bank_link.originator_updated')).map((e) => e.payload)).toEqual([{ originatorId: id, diligenceStatus: 'submitted' }]);
 
     const review = await h.inject({ method: 'POST', url: '/sandbox/bank-link/onboarding/review', ...form('decision=approve') });
@@ -163,9 +164,9 @@ describe('sandbox originators and the tenant originator', () => {
     expect(review.headers.location).toBe(`${APP_RETURN}/kyb`);
     await h.container.platform.background.drain();
     expect((await outbox(h, t, 'bank_link.originator_updated')).map((e) => (e.payload as { diligenceStatus: string }).diligenceStatus)).toEqual(['submitted', 'approved']);
-    const approved = await h.inject({ method: 'GET', url: '/bank-link/tenant/originator', headers: h.keyHeaders(t) });
-    expect(approved.statusCode).toBe(200);
-    expect(approved.json().diligenceStatus).toBe('approved');
+    const approved = await api.GET('/bank-link/tenant/originator');
+    expect(approved.response.status).toBe(200);
+    expect(approved.data!.diligenceStatus).toBe('approved');
   });
 });
 
@@ -175,8 +176,8 @@ describe('provider webhooks', () => {
     const api = new PlaidApi(new Configuration({ basePath: sandboxBase(h) }));
     await api.sandboxItemResetLogin({ client_id: creds.clientId, secret: creds.secret, access_token: await accessTokenOf(item.itemId) });
     await h.container.platform.background.drain();
-    const list = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
-    const updated = list.json().data.find((i: { itemId: string }) => i.itemId === item.itemId);
+    const list = await h.api(user).GET('/bank-link/items');
+    const updated = list.data!.data.find((i) => i.itemId === item.itemId);
     expect(updated).toMatchObject({ status: 'login_required', errorCode: 'ITEM_LOGIN_REQUIRED' });
     const events = (await outbox(h, undefined, 'bank_link.item_updated')).filter((e) => (e.payload as { itemId: string }).itemId === item.itemId);
     expect(events.map((e) => e.payload)).toEqual([{ itemId: item.itemId, userId, status: 'login_required', errorCode: 'ITEM_LOGIN_REQUIRED', webhookCode: 'ERROR' }]);
@@ -185,6 +186,7 @@ describe('provider webhooks', () => {
     const [row] = await h.database.db.select().from(bankLinkItems).where(eq(bankLinkItems.id, item.itemId));
     const body = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: row!.providerItemId, error: { error_code: 'ITEM_LOGIN_REQUIRED' }, environment: 'sandbox' });
     const signature = await plaidSandbox(h).signer.sign(body);
+    // Webhooks stay on inject: the signature covers these exact bytes.
     for (let i = 0; i < 2; i++) {
       const res = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': signature }, payload: body });
       expect(res.statusCode).toBe(200);
@@ -196,12 +198,13 @@ describe('provider webhooks', () => {
     const repaired = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'LOGIN_REPAIRED', item_id: row!.providerItemId, environment: 'sandbox' });
     const ok = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': await plaidSandbox(h).signer.sign(repaired) }, payload: repaired });
     expect(ok.statusCode).toBe(200);
-    const after = await h.inject({ method: 'GET', url: '/bank-link/items', headers: user });
-    expect(after.json().data.find((i: { itemId: string }) => i.itemId === item.itemId)).toMatchObject({ status: 'active', errorCode: null });
+    const after = await h.api(user).GET('/bank-link/items');
+    expect(after.data!.data.find((i) => i.itemId === item.itemId)).toMatchObject({ status: 'active', errorCode: null });
   });
 
   it('a webhook about an unknown item is acknowledged and ignored', async () => {
     const body = JSON.stringify({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: 'unknown-item', error: { error_code: 'ITEM_LOGIN_REQUIRED' } });
+    // Signed bytes: inject.
     const res = await h.inject({ method: 'POST', url: `/bank-link/webhooks/${h.tenant.tenantId}`, headers: { 'content-type': 'application/json', 'plaid-verification': await plaidSandbox(h).signer.sign(body) }, payload: body });
     expect(res.statusCode).toBe(200);
   });

@@ -15,15 +15,19 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
+/** What was signed, as the record keeps it (SignedDocument.payload is an open object in the OpenAPI document). */
+type SignedPayload = { typedData?: NonNullable<Awaited<ReturnType<typeof askEvm>>['typedData']>; message: string; messageHex?: string };
+const payloadOf = (signed: { payload: Record<string, unknown> }) => signed.payload as SignedPayload;
+
 async function signer() {
   const userId = await h.createUser();
   return { userId, headers: h.bearerHeaders(await h.tokenFor(userId)) };
 }
 
 async function askEvm(headers: Record<string, string>, documentId: string, address: string) {
-  const res = await h.inject({ method: 'GET', url: `/tenant-documents/${documentId}/sign?address=${address}&chainType=evm`, headers });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
+  const { data, error, response } = await h.api(headers).GET('/tenant-documents/{id}/sign', { params: { path: { id: documentId }, query: { address, chainType: 'evm' } } });
+  expect(response.status, JSON.stringify(error)).toBe(200);
+  return data!;
 }
 
 describe('tenant documents', () => {
@@ -32,23 +36,26 @@ describe('tenant documents', () => {
     const doc = await createTenantDocument(h, undefined, pdf, 'Terms');
     expect(doc).toMatchObject({ title: 'Terms', metadata: { fund: 'I' }, mediaType: 'application/pdf', sha256: createHash('sha256').update(pdf).digest('hex'), signatures: 0, deletedAt: null });
     const user = await signer();
-    const read = await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}`, headers: user.headers });
-    expect(read.statusCode).toBe(200);
+    const byId = { params: { path: { id: doc.id } } };
+    const read = await h.api(user.headers).GET('/tenant-documents/{id}', byId);
+    expect(read.response.status).toBe(200);
+    // The content is raw bytes, compared byte for byte: inject.
     const content = await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}/content`, headers: user.headers });
     expect(content.rawPayload.equals(pdf)).toBe(true);
 
-    const patched = await h.inject({ method: 'PATCH', url: `/tenant-documents/${doc.id}`, headers: h.keyHeaders(), payload: { title: 'Terms v1', metadata: { fund: 'II' } } });
-    expect(patched.statusCode, patched.body).toBe(200);
-    expect(patched.json()).toMatchObject({ title: 'Terms v1', metadata: { fund: 'II' }, sha256: doc.sha256 });
-    const list = await h.inject({ method: 'GET', url: '/tenant-documents', headers: h.keyHeaders() });
-    expect(list.json().data.map((d: { id: string }) => d.id)).toContain(doc.id);
+    const api = h.api(h.keyHeaders());
+    const patched = await api.PATCH('/tenant-documents/{id}', { ...byId, body: { title: 'Terms v1', metadata: { fund: 'II' } } });
+    expect(patched.response.status, JSON.stringify(patched.error)).toBe(200);
+    expect(patched.data).toMatchObject({ title: 'Terms v1', metadata: { fund: 'II' }, sha256: doc.sha256 });
+    const list = await api.GET('/tenant-documents');
+    expect(list.data!.data.map((d) => d.id)).toContain(doc.id);
 
-    const deleted = await h.inject({ method: 'DELETE', url: `/tenant-documents/${doc.id}`, headers: h.keyHeaders() });
-    expect(deleted.statusCode).toBe(200);
-    expect(deleted.json()).toMatchObject({ id: doc.id, deletedAt: expect.any(String) });
-    expect((await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}`, headers: h.keyHeaders() })).statusCode).toBe(404);
-    const after = await h.inject({ method: 'GET', url: '/tenant-documents', headers: h.keyHeaders() });
-    expect(after.json().data.map((d: { id: string }) => d.id)).not.toContain(doc.id);
+    const deleted = await api.DELETE('/tenant-documents/{id}', byId);
+    expect(deleted.response.status).toBe(200);
+    expect(deleted.data).toMatchObject({ id: doc.id, deletedAt: expect.any(String) });
+    expect((await api.GET('/tenant-documents/{id}', byId)).response.status).toBe(404);
+    const after = await api.GET('/tenant-documents');
+    expect(after.data!.data.map((d) => d.id)).not.toContain(doc.id);
   });
 });
 
@@ -62,38 +69,41 @@ describe('signing with an EVM wallet', () => {
     expect(message.typedData).toMatchObject({ domain: { name: 'Bastion Documents', version: '1', chainId: 31337 }, primaryType: 'DocumentSignature', message: { documentId: doc.id, documentSha256: `0x${doc.sha256}`, nonce: message.nonce } });
     expect(new Date(message.expiresAt).getTime() - new Date(message.issuedAt).getTime()).toBe(15 * 60_000);
 
-    const signature = await account.signTypedData(message.typedData);
-    const res = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign`, headers, payload: { address: account.address, nonce: message.nonce, signature } });
-    expect(res.statusCode, res.body).toBe(201);
-    const signed = res.json();
+    const signature = await account.signTypedData(message.typedData!);
+    const api = h.api(headers);
+    const byId = { params: { path: { id: doc.id } } };
+    const res = await api.POST('/tenant-documents/{id}/sign', { ...byId, body: { address: account.address, nonce: message.nonce, signature } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    const signed = res.data!;
     expect(signed).toMatchObject({ documentId: doc.id, userId, chainType: 'evm', address: account.address, scheme: 'eip712', signerKind: 'eoa', documentSha256: doc.sha256, signature, nonce: message.nonce });
 
     // Anyone re-verifies from the record alone.
-    const read = await h.inject({ method: 'GET', url: `/signed-documents/${signed.id}`, headers });
-    expect(read.json()).toEqual(signed);
-    expect(await recoverTypedDataAddress({ ...read.json().payload.typedData, signature })).toBe(account.address);
-    expect(read.json().payload.typedData.message.documentSha256).toBe(`0x${doc.sha256}`);
+    const signedById = { params: { path: { id: signed.id } } };
+    const read = await api.GET('/signed-documents/{id}', signedById);
+    expect(read.data).toEqual(signed);
+    expect(await recoverTypedDataAddress({ ...payloadOf(read.data!).typedData!, signature })).toBe(account.address);
+    expect(payloadOf(read.data!).typedData!.message.documentSha256).toBe(`0x${doc.sha256}`);
 
-    const mine = await h.inject({ method: 'GET', url: '/signed-documents', headers });
-    expect(mine.json()).toMatchObject({ total: 1, data: [{ id: signed.id }] });
-    const byKey = await h.inject({ method: 'GET', url: `/signed-documents?userId=${userId}&documentId=${doc.id}`, headers: h.keyHeaders() });
-    expect(byKey.json()).toMatchObject({ total: 1, data: [{ id: signed.id }] });
+    const mine = await api.GET('/signed-documents');
+    expect(mine.data).toMatchObject({ total: 1, data: [{ id: signed.id }] });
+    const byKey = await h.api(h.keyHeaders()).GET('/signed-documents', { params: { query: { userId, documentId: doc.id } } });
+    expect(byKey.data).toMatchObject({ total: 1, data: [{ id: signed.id }] });
     expect((await outbox(h, undefined, 'document.signed')).filter((e) => e.payload.signedDocumentId === signed.id)).toHaveLength(1);
-    expect((await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}`, headers })).json().signatures).toBe(1);
+    expect((await api.GET('/tenant-documents/{id}', byId)).data!.signatures).toBe(1);
 
     // The replayed nonce is refused; a new message for the same address is 409.
-    const replay = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign`, headers, payload: { address: account.address, nonce: message.nonce, signature } });
-    expect(replay.statusCode).toBe(400);
-    expect(replay.json().code).toBe('CHALLENGE_USED');
-    const again = await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}/sign?address=${account.address}&chainType=evm`, headers });
-    expect(again.statusCode).toBe(409);
+    const replay = await api.POST('/tenant-documents/{id}/sign', { ...byId, body: { address: account.address, nonce: message.nonce, signature } });
+    expect(replay.response.status).toBe(400);
+    expect(replay.error!.code).toBe('CHALLENGE_USED');
+    const again = await api.GET('/tenant-documents/{id}/sign', { params: { path: { id: doc.id }, query: { address: account.address, chainType: 'evm' } } });
+    expect(again.response.status).toBe(409);
 
     // Metadata still changes after signing; the hash the signature binds does not.
-    const patched = await h.inject({ method: 'PATCH', url: `/tenant-documents/${doc.id}`, headers: h.keyHeaders(), payload: { metadata: { closing: '2027' } } });
-    expect(patched.json()).toMatchObject({ sha256: doc.sha256, signatures: 1 });
+    const patched = await h.api(h.keyHeaders()).PATCH('/tenant-documents/{id}', { ...byId, body: { metadata: { closing: '2027' } } });
+    expect(patched.data).toMatchObject({ sha256: doc.sha256, signatures: 1 });
     // Soft delete keeps the signed copy readable and verifiable.
-    await h.inject({ method: 'DELETE', url: `/tenant-documents/${doc.id}`, headers: h.keyHeaders() });
-    expect((await h.inject({ method: 'GET', url: `/signed-documents/${signed.id}`, headers })).json()).toEqual(signed);
+    await h.api(h.keyHeaders()).DELETE('/tenant-documents/{id}', byId);
+    expect((await api.GET('/signed-documents/{id}', signedById)).data).toEqual(signed);
   });
 
   it('EIP-191 text by a viem account', async () => {
@@ -103,9 +113,9 @@ describe('signing with an EVM wallet', () => {
     const message = await askEvm(headers, doc.id, account.address);
     expect(message.message).toContain(`SHA-256: ${doc.sha256}`);
     const signature = await account.signMessage({ message: message.message });
-    const res = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign`, headers, payload: { address: account.address, nonce: message.nonce, signature, scheme: 'eip191' } });
-    expect(res.statusCode, res.body).toBe(201);
-    const { payload } = res.json();
+    const res = await h.api(headers).POST('/tenant-documents/{id}/sign', { params: { path: { id: doc.id } }, body: { address: account.address, nonce: message.nonce, signature, scheme: 'eip191' } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    const payload = payloadOf(res.data!);
     expect(await verifyMessage({ address: account.address, message: payload.message, signature })).toBe(true);
     expect(hashMessage(payload.message)).toBe(hashMessage(message.message));
   });
@@ -120,10 +130,10 @@ describe('signing with an EVM wallet', () => {
     const doc = await createTenantDocument(h);
     const { headers } = await signer();
     const message = await askEvm(headers, doc.id, contractAddress);
-    const signature = await owner.signTypedData(message.typedData);
-    const res = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign`, headers, payload: { address: contractAddress, nonce: message.nonce, signature } });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ address: contractAddress, signerKind: 'contract' });
+    const signature = await owner.signTypedData(message.typedData!);
+    const res = await h.api(headers).POST('/tenant-documents/{id}/sign', { params: { path: { id: doc.id } }, body: { address: contractAddress, nonce: message.nonce, signature } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data).toMatchObject({ address: contractAddress, signerKind: 'contract' });
   });
 });
 
@@ -132,24 +142,26 @@ describe('signing with an XRPL wallet', () => {
     const doc = await createTenantDocument(h);
     const { userId, headers } = await signer();
     const wallet = Wallet.generate();
-    const res0 = await h.inject({ method: 'GET', url: `/tenant-documents/${doc.id}/sign?address=${wallet.classicAddress}&chainType=xrpl`, headers });
-    expect(res0.statusCode, res0.body).toBe(200);
-    const message = res0.json();
+    const api = h.api(headers);
+    const byId = { params: { path: { id: doc.id } } };
+    const res0 = await api.GET('/tenant-documents/{id}/sign', { params: { path: { id: doc.id }, query: { address: wallet.classicAddress, chainType: 'xrpl' } } });
+    expect(res0.response.status, JSON.stringify(res0.error)).toBe(200);
+    const message = res0.data!;
     expect(message).toMatchObject({ chainType: 'xrpl', address: wallet.classicAddress, documentSha256: doc.sha256 });
     expect(message.typedData).toBeUndefined();
     expect(Buffer.from(message.messageHex, 'hex').toString('utf8')).toBe(message.message);
 
     const signature = signXrpl(message.messageHex, wallet.privateKey);
-    const res = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign/xrpl`, headers, payload: { address: wallet.classicAddress, nonce: message.nonce, signature, publicKey: wallet.publicKey } });
-    expect(res.statusCode, res.body).toBe(201);
-    const signed = res.json();
+    const res = await api.POST('/tenant-documents/{id}/sign/xrpl', { ...byId, body: { address: wallet.classicAddress, nonce: message.nonce, signature, publicKey: wallet.publicKey } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    const signed = res.data!;
     expect(signed).toMatchObject({ userId, chainType: 'xrpl', address: wallet.classicAddress, scheme: 'xrpl-message', signerKind: 'master', publicKey: wallet.publicKey.toUpperCase() });
-    expect(verifyXrplSignature(signed.payload.messageHex, signed.signature, signed.publicKey)).toBe(true);
-    expect(signed.payload.message).toContain(`SHA-256: ${doc.sha256}`);
+    expect(verifyXrplSignature(payloadOf(signed).messageHex!, signed.signature, signed.publicKey!)).toBe(true);
+    expect(payloadOf(signed).message).toContain(`SHA-256: ${doc.sha256}`);
 
-    const replay = await h.inject({ method: 'POST', url: `/tenant-documents/${doc.id}/sign/xrpl`, headers, payload: { address: wallet.classicAddress, nonce: message.nonce, signature, publicKey: wallet.publicKey } });
-    expect(replay.statusCode).toBe(400);
-    expect(replay.json().code).toBe('CHALLENGE_USED');
+    const replay = await api.POST('/tenant-documents/{id}/sign/xrpl', { ...byId, body: { address: wallet.classicAddress, nonce: message.nonce, signature, publicKey: wallet.publicKey } });
+    expect(replay.response.status).toBe(400);
+    expect(replay.error!.code).toBe('CHALLENGE_USED');
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
-import { entityBody, entityOf, memberWith, userWithToken, VALID_LEI } from './fixtures.js';
+import { validEntity, entityOf, memberWith, userWithToken, VALID_LEI } from './fixtures.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,16 +12,15 @@ afterAll(async () => h.close());
 const ALL = ['owner', 'view', 'manage_entity', 'manage_users', 'manage_payment_methods', 'invest', 'sign_documents'];
 
 async function auditTypes(userId?: string) {
-  const res = await h.inject({ method: 'GET', url: `/audit-events?limit=100${userId ? `&userId=${userId}` : ''}`, headers: h.keyHeaders() });
-  return (res.json().data as Array<{ type: string; details: Record<string, unknown>; actorType: string; actorId: string }>);
+  const { data } = await h.api(h.keyHeaders()).GET('/audit-events', { params: { query: { limit: 100, ...(userId ? { userId } : {}) } } });
+  return data!.data;
 }
 
 describe('entities', () => {
   it('a user creates an entity and becomes its owner with every permission; audited and written to the outbox', async () => {
     const owner = await userWithToken(h);
-    const res = await h.inject({ method: 'POST', url: '/entities', headers: owner.headers, payload: entityBody({ lei: VALID_LEI }) });
-    expect(res.statusCode, res.body).toBe(201);
-    const entity = res.json();
+    const { data: entity, error, response } = await h.api(owner.headers).POST('/entities', { body: validEntity({ lei: VALID_LEI }) });
+    expect(response.status, JSON.stringify(error)).toBe(201);
     expect(entity).toMatchObject({
       id: expect.any(String),
       legalName: 'Acme Holdings LLC',
@@ -32,33 +31,30 @@ describe('entities', () => {
       metadata: { sector: 'real-estate' },
       permissions: ALL,
     });
-    const users = await h.inject({ method: 'GET', url: `/entities/${entity.id}/users`, headers: owner.headers });
-    expect(users.json()).toMatchObject({ total: 1, data: [{ userId: owner.userId, permissions: ALL, email: expect.stringContaining('@') }] });
+    const users = await h.api(owner.headers).GET('/entities/{id}/users', { params: { path: { id: entity!.id } } });
+    expect(users.data).toMatchObject({ total: 1, data: [{ userId: owner.userId, permissions: ALL, email: expect.stringContaining('@') }] });
     const events = await outbox(h, undefined, 'entity.created');
-    expect(events.some((e) => e.payload.entityId === entity.id && e.payload.ownerUserId === owner.userId)).toBe(true);
+    expect(events.some((e) => e.payload.entityId === entity!.id && e.payload.ownerUserId === owner.userId)).toBe(true);
     const audit = await auditTypes(owner.userId);
-    expect(audit.find((a) => a.type === 'entity.created')).toMatchObject({ actorType: 'user', actorId: owner.userId, details: { entityId: entity.id } });
+    expect(audit.find((a) => a.type === 'entity.created')).toMatchObject({ actorType: 'user', actorId: owner.userId, details: { entityId: entity!.id } });
   });
 
   it('an API key or an admin creates an entity for a named user', async () => {
     const userId = await h.createUser();
-    const byKey = await h.inject({ method: 'POST', url: '/entities', headers: h.keyHeaders(), payload: entityBody({ userId, legalName: 'By key Ltd', type: 'fund' }) });
-    expect(byKey.statusCode, byKey.body).toBe(201);
+    const byKey = await h.api(h.keyHeaders()).POST('/entities', { body: validEntity({ userId, legalName: 'By key Ltd', type: 'fund' }) });
+    expect(byKey.response.status, JSON.stringify(byKey.error)).toBe(201);
     const admin = await h.createUser(undefined, undefined, 'admin');
-    const byAdmin = await h.inject({
-      method: 'POST',
-      url: '/entities',
-      headers: h.bearerHeaders(await h.tokenFor(admin)),
-      payload: entityBody({ userId, legalName: 'By admin Trust', type: 'trust', jurisdiction: 'GB', address: { line1: '1 High St', city: 'London', country: 'GB' } }),
+    const byAdmin = await h.api(h.bearerHeaders(await h.tokenFor(admin))).POST('/entities', {
+      body: validEntity({ userId, legalName: 'By admin Trust', type: 'trust', jurisdiction: 'GB', address: { line1: '1 High St', city: 'London', country: 'GB' } }),
     });
-    expect(byAdmin.statusCode, byAdmin.body).toBe(201);
-    const mine = await h.inject({ method: 'GET', url: '/entities', headers: h.bearerHeaders(await h.tokenFor(userId)) });
-    expect(mine.json().total).toBe(2);
-    expect(mine.json().data.map((e: { legalName: string }) => e.legalName)).toEqual(['By key Ltd', 'By admin Trust']);
-    expect(mine.json().data[0].permissions).toEqual(ALL);
-    const filtered = await h.inject({ method: 'GET', url: `/entities?userId=${userId}&limit=1&offset=1`, headers: h.keyHeaders() });
-    expect(filtered.json()).toMatchObject({ total: 2, data: [{ legalName: 'By admin Trust' }] });
-    const created = (await outbox(h, undefined, 'entity.created')).find((e) => e.payload.entityId === byKey.json().id);
+    expect(byAdmin.response.status, JSON.stringify(byAdmin.error)).toBe(201);
+    const mine = await h.api(h.bearerHeaders(await h.tokenFor(userId))).GET('/entities');
+    expect(mine.data!.total).toBe(2);
+    expect(mine.data!.data.map((e) => e.legalName)).toEqual(['By key Ltd', 'By admin Trust']);
+    expect(mine.data!.data[0]!.permissions).toEqual(ALL);
+    const filtered = await h.api(h.keyHeaders()).GET('/entities', { params: { query: { userId, limit: 1, offset: 1 } } });
+    expect(filtered.data).toMatchObject({ total: 2, data: [{ legalName: 'By admin Trust' }] });
+    const created = (await outbox(h, undefined, 'entity.created')).find((e) => e.payload.entityId === byKey.data!.id);
     expect(created?.payload.actor).toEqual({ type: 'apiKey', id: h.tenant.keyId });
   });
 
@@ -66,22 +62,22 @@ describe('entities', () => {
     const { entityId, owner } = await entityOf(h);
     await entityOf(h); // someone else's
     const member = await memberWith(h, entityId, owner.headers, ['manage_users']);
-    const list = await h.inject({ method: 'GET', url: '/entities', headers: member.headers });
-    expect(list.json()).toMatchObject({ total: 1, data: [{ id: entityId, permissions: ['view', 'manage_users'] }] });
-    const one = await h.inject({ method: 'GET', url: `/entities/${entityId}`, headers: member.headers });
-    expect(one.statusCode).toBe(200);
-    expect(one.json().permissions).toEqual(['view', 'manage_users']);
+    const list = await h.api(member.headers).GET('/entities');
+    expect(list.data).toMatchObject({ total: 1, data: [{ id: entityId, permissions: ['view', 'manage_users'] }] });
+    const one = await h.api(member.headers).GET('/entities/{id}', { params: { path: { id: entityId } } });
+    expect(one.response.status).toBe(200);
+    expect(one.data!.permissions).toEqual(['view', 'manage_users']);
   });
 
   it('PUT metadata replaces the whole object', async () => {
     const { entityId, owner } = await entityOf(h);
     h.clock.advance(1000);
-    const res = await h.inject({ method: 'PUT', url: `/entities/${entityId}/metadata`, headers: owner.headers, payload: { metadata: { fundSize: '10000000', tags: ['a', 'b'] } } });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().metadata).toEqual({ fundSize: '10000000', tags: ['a', 'b'] });
-    expect(res.json().updatedAt > res.json().createdAt).toBe(true);
-    const again = await h.inject({ method: 'GET', url: `/entities/${entityId}`, headers: owner.headers });
-    expect(again.json().metadata).toEqual({ fundSize: '10000000', tags: ['a', 'b'] });
+    const { data, error, response } = await h.api(owner.headers).PUT('/entities/{id}/metadata', { params: { path: { id: entityId } }, body: { metadata: { fundSize: '10000000', tags: ['a', 'b'] } } });
+    expect(response.status, JSON.stringify(error)).toBe(200);
+    expect(data!.metadata).toEqual({ fundSize: '10000000', tags: ['a', 'b'] });
+    expect(data!.updatedAt > data!.createdAt).toBe(true);
+    const again = await h.api(owner.headers).GET('/entities/{id}', { params: { path: { id: entityId } } });
+    expect(again.data!.metadata).toEqual({ fundSize: '10000000', tags: ['a', 'b'] });
     expect((await outbox(h, undefined, 'entity.updated')).some((e) => e.payload.entityId === entityId)).toBe(true);
   });
 });
@@ -90,31 +86,34 @@ describe('entity users and permissions', () => {
   it('add, grant (idempotent), revoke and remove: each change audited and in the outbox', async () => {
     const { entityId, owner } = await entityOf(h);
     const target = await h.createUser();
-    const added = await h.inject({ method: 'POST', url: `/entities/${entityId}/users`, headers: owner.headers, payload: { userId: target } });
-    expect(added.statusCode, added.body).toBe(201);
-    expect(added.json()).toMatchObject({ userId: target, permissions: ['view'] });
+    const api = h.api(owner.headers);
+    const added = await api.POST('/entities/{id}/users', { params: { path: { id: entityId } }, body: { userId: target } });
+    expect(added.response.status, JSON.stringify(added.error)).toBe(201);
+    expect(added.data).toMatchObject({ userId: target, permissions: ['view'] });
 
-    const grant = () => h.inject({ method: 'POST', url: `/entities/${entityId}/users/${target}/permissions`, headers: owner.headers, payload: { permission: 'invest' } });
+    const grant = () => api.POST('/entities/{id}/users/{targetUserId}/permissions', { params: { path: { id: entityId, targetUserId: target } }, body: { permission: 'invest' } });
     const first = await grant();
-    expect(first.statusCode, first.body).toBe(201);
-    expect(first.json().permissions).toEqual(['view', 'invest']);
+    expect(first.response.status, JSON.stringify(first.error)).toBe(201);
+    expect(first.data!.permissions).toEqual(['view', 'invest']);
     const second = await grant();
-    expect(second.statusCode).toBe(201);
-    expect(second.json().permissions).toEqual(['view', 'invest']);
+    expect(second.response.status).toBe(201);
+    expect(second.data!.permissions).toEqual(['view', 'invest']);
     const grants = (await outbox(h, undefined, 'entity.permission_granted')).filter((e) => e.payload.entityId === entityId);
     expect(grants).toHaveLength(1);
 
-    const revoke = await h.inject({ method: 'DELETE', url: `/entities/${entityId}/users/${target}/permissions/view`, headers: owner.headers });
-    expect(revoke.statusCode, revoke.body).toBe(200);
-    expect(revoke.json().permissions).toEqual(['invest']);
-    const revokeAgain = await h.inject({ method: 'DELETE', url: `/entities/${entityId}/users/${target}/permissions/view`, headers: owner.headers });
-    expect(revokeAgain.statusCode).toBe(200);
+    const revokeView = () =>
+      api.DELETE('/entities/{entityId}/users/{targetUserId}/permissions/{permission}', { params: { path: { entityId, targetUserId: target, permission: 'view' } } });
+    const revoke = await revokeView();
+    expect(revoke.response.status, JSON.stringify(revoke.error)).toBe(200);
+    expect(revoke.data!.permissions).toEqual(['invest']);
+    const revokeAgain = await revokeView();
+    expect(revokeAgain.response.status).toBe(200);
 
-    const removed = await h.inject({ method: 'DELETE', url: `/entities/${entityId}/users/${target}`, headers: owner.headers });
-    expect(removed.statusCode, removed.body).toBe(200);
-    expect(removed.json()).toEqual({ entityId, userId: target, removed: true });
-    const users = await h.inject({ method: 'GET', url: `/entities/${entityId}/users`, headers: owner.headers });
-    expect(users.json().data.map((u: { userId: string }) => u.userId)).toEqual([owner.userId]);
+    const removed = await api.DELETE('/entities/{id}/users/{targetUserId}', { params: { path: { id: entityId, targetUserId: target } } });
+    expect(removed.response.status, JSON.stringify(removed.error)).toBe(200);
+    expect(removed.data).toEqual({ entityId, userId: target, removed: true });
+    const users = await api.GET('/entities/{id}/users', { params: { path: { id: entityId } } });
+    expect(users.data!.data.map((u) => u.userId)).toEqual([owner.userId]);
 
     const types = (await auditTypes(target)).map((a) => a.type);
     expect(types).toEqual(expect.arrayContaining(['entity.member_added', 'entity.permission_granted', 'entity.permission_revoked', 'entity.member_removed']));
@@ -127,31 +126,34 @@ describe('entity users and permissions', () => {
   it('an owner hands over ownership: grant owner to another, then leave', async () => {
     const { entityId, owner } = await entityOf(h);
     const next = await memberWith(h, entityId, owner.headers, ['view']);
-    const grant = await h.inject({ method: 'POST', url: `/entities/${entityId}/users/${next.userId}/permissions`, headers: owner.headers, payload: { permission: 'owner' } });
-    expect(grant.statusCode).toBe(201);
-    const leave = await h.inject({ method: 'DELETE', url: `/entities/${entityId}/users/${owner.userId}`, headers: owner.headers });
-    expect(leave.statusCode, leave.body).toBe(200);
-    const gone = await h.inject({ method: 'GET', url: `/entities/${entityId}`, headers: owner.headers });
-    expect(gone.statusCode).toBe(404);
-    const kept = await h.inject({ method: 'GET', url: `/entities/${entityId}`, headers: next.headers });
-    expect(kept.json().permissions).toEqual(ALL);
+    const api = h.api(owner.headers);
+    const grant = await api.POST('/entities/{id}/users/{targetUserId}/permissions', { params: { path: { id: entityId, targetUserId: next.userId } }, body: { permission: 'owner' } });
+    expect(grant.response.status).toBe(201);
+    const leave = await api.DELETE('/entities/{id}/users/{targetUserId}', { params: { path: { id: entityId, targetUserId: owner.userId } } });
+    expect(leave.response.status, JSON.stringify(leave.error)).toBe(200);
+    const gone = await api.GET('/entities/{id}', { params: { path: { id: entityId } } });
+    expect(gone.response.status).toBe(404);
+    const kept = await h.api(next.headers).GET('/entities/{id}', { params: { path: { id: entityId } } });
+    expect(kept.data!.permissions).toEqual(ALL);
   });
 
   it('a member without manage_users may still leave', async () => {
     const { entityId, owner } = await entityOf(h);
     const member = await memberWith(h, entityId, owner.headers, ['invest']);
-    const res = await h.inject({ method: 'DELETE', url: `/entities/${entityId}/users/${member.userId}`, headers: member.headers });
-    expect(res.statusCode, res.body).toBe(200);
+    const { error, response } = await h.api(member.headers).DELETE('/entities/{id}/users/{targetUserId}', { params: { path: { id: entityId, targetUserId: member.userId } } });
+    expect(response.status, JSON.stringify(error)).toBe(200);
   });
 
   it('permissions are read from the database on every call: a revoke takes effect on the same token', async () => {
     const { entityId, owner } = await entityOf(h);
     const member = await memberWith(h, entityId, owner.headers, ['manage_entity']);
-    const put = () => h.inject({ method: 'PUT', url: `/entities/${entityId}/metadata`, headers: member.headers, payload: { metadata: {} } });
-    expect((await put()).statusCode).toBe(200);
-    await h.inject({ method: 'DELETE', url: `/entities/${entityId}/users/${member.userId}/permissions/manage_entity`, headers: owner.headers });
+    const put = () => h.api(member.headers).PUT('/entities/{id}/metadata', { params: { path: { id: entityId } }, body: { metadata: {} } });
+    expect((await put()).response.status).toBe(200);
+    await h.api(owner.headers).DELETE('/entities/{entityId}/users/{targetUserId}/permissions/{permission}', {
+      params: { path: { entityId, targetUserId: member.userId, permission: 'manage_entity' } },
+    });
     const denied = await put();
-    expect(denied.statusCode).toBe(403);
-    expect(denied.json().code).toBe('ENTITY_PERMISSION_REQUIRED');
+    expect(denied.response.status).toBe(403);
+    expect(denied.error!.code).toBe('ENTITY_PERMISSION_REQUIRED');
   });
 });

@@ -1,3 +1,4 @@
+import type { paths } from '../../clients/typescript/src/schema.js';
 import type { Harness, TestTenant } from '../helpers/harness.js';
 
 export const VALID_LEI = '5493001KJTIIGC8Y1R12';
@@ -10,7 +11,10 @@ export const XRPL_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
 export const BTC_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 export const TIN = '12-3456789';
 
-export const entityBody = (extra: Record<string, unknown> = {}) => ({
+export type EntityInput = paths['/entities']['post']['requestBody']['content']['application/json'];
+
+/** A well-formed entity body, typed by the OpenAPI document (for the typed client). */
+export const validEntity = (extra: Partial<EntityInput> = {}): EntityInput => ({
   legalName: 'Acme Holdings LLC',
   type: 'company',
   jurisdiction: 'US',
@@ -19,6 +23,9 @@ export const entityBody = (extra: Record<string, unknown> = {}) => ({
   metadata: { sector: 'real-estate' },
   ...extra,
 });
+
+/** The same body with any override, well-formed or not (error tests send bad fields on purpose). */
+export const entityBody = (extra: Record<string, unknown> = {}) => ({ ...validEntity(), ...extra });
 
 export const wireBody = (extra: Record<string, unknown> = {}) => ({
   kind: 'bank_wire',
@@ -40,17 +47,19 @@ export async function userWithToken(h: Harness, tenant?: TestTenant): Promise<{ 
 }
 
 /** An entity created by a fresh owner; answers its id and the owner. */
-export async function entityOf(h: Harness, tenant?: TestTenant, extra: Record<string, unknown> = {}) {
+export async function entityOf(h: Harness, tenant?: TestTenant, extra: Partial<EntityInput> = {}) {
   const owner = await userWithToken(h, tenant);
-  const res = await h.inject({ method: 'POST', url: '/entities', headers: owner.headers, payload: entityBody(extra) });
-  if (res.statusCode !== 201) throw new Error(`entity not created: ${res.statusCode} ${res.body}`);
-  return { entityId: res.json().id as string, owner };
+  const { data, error, response } = await h.api(owner.headers).POST('/entities', { body: validEntity(extra) });
+  if (!data) throw new Error(`entity not created: ${response.status} ${JSON.stringify(error)}`);
+  return { entityId: data.id, owner };
 }
 
 /** Adds a member with exactly these permissions (through the API, as the owner). */
-export async function memberWith(h: Harness, entityId: string, ownerHeaders: Record<string, string>, permissions: string[], tenant?: TestTenant) {
+type Permission = NonNullable<paths['/entities/{id}/users']['post']['requestBody']>['content']['application/json']['permissions'];
+
+export async function memberWith(h: Harness, entityId: string, ownerHeaders: Record<string, string>, permissions: NonNullable<Permission>, tenant?: TestTenant) {
   const member = await userWithToken(h, tenant);
-  const res = await h.inject({ method: 'POST', url: `/entities/${entityId}/users`, headers: ownerHeaders, payload: { userId: member.userId, permissions } });
-  if (res.statusCode !== 201) throw new Error(`member not added: ${res.statusCode} ${res.body}`);
+  const { data, error, response } = await h.api(ownerHeaders).POST('/entities/{id}/users', { params: { path: { id: entityId } }, body: { userId: member.userId, permissions } });
+  if (!data) throw new Error(`member not added: ${response.status} ${JSON.stringify(error)}`);
   return member;
 }

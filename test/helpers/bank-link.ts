@@ -51,7 +51,7 @@ export const pathOf = (url: string): string => {
   return `${u.pathname}${u.search}`;
 };
 
-/** Walks the hosted Link page as a browser would (bank, sign-in, accounts); returns the public token. */
+/** Walks the hosted Link page (HTML forms, outside the API document: inject) as a browser would (bank, sign-in, accounts); returns the public token. */
 export async function walkLinkPage(h: Harness, linkUrl: string, accounts: string[] = ['checking', 'savings']): Promise<string> {
   const page = pathOf(linkUrl);
   const token = new URL(linkUrl).searchParams.get('token')!;
@@ -73,10 +73,11 @@ export async function walkLinkPage(h: Harness, linkUrl: string, accounts: string
 
 /** A user's linked item through the routes: link token, Link page, exchange. */
 export async function linkItem(h: Harness, headers: Record<string, string>, accounts?: string[]) {
-  const res = await h.inject({ method: 'GET', url: `/bank-link/link-token?redirectUrl=${encodeURIComponent(`${APP_RETURN}/done`)}`, headers });
-  if (res.statusCode !== 200) throw new Error(`link-token answered ${res.statusCode}: ${res.body}`);
-  const publicToken = await walkLinkPage(h, res.json().linkUrl, accounts);
-  const exchanged = await h.inject({ method: 'POST', url: '/bank-link/public-token', headers, payload: { publicToken } });
-  if (exchanged.statusCode !== 201) throw new Error(`exchange answered ${exchanged.statusCode}: ${exchanged.body}`);
-  return exchanged.json() as { itemId: string; accounts: Array<{ mask: string }> };
+  const api = h.api(headers);
+  const res = await api.GET('/bank-link/link-token', { params: { query: { redirectUrl: `${APP_RETURN}/done` } } });
+  if (!res.data) throw new Error(`link-token answered ${res.response.status}: ${JSON.stringify(res.error)}`);
+  const publicToken = await walkLinkPage(h, res.data.linkUrl!, accounts);
+  const exchanged = await api.POST('/bank-link/public-token', { body: { publicToken } });
+  if (exchanged.response.status !== 201 || !exchanged.data) throw new Error(`exchange answered ${exchanged.response.status}: ${JSON.stringify(exchanged.error)}`);
+  return exchanged.data;
 }

@@ -71,9 +71,9 @@ export async function decideInSandbox(sessionUrl: string, form: Record<string, s
 /** Starts an idv-a session for a user through the API; answers kycId and sessionUrl. */
 export async function startSession(h: Harness, userId: string, tenant?: TestTenant): Promise<{ kycId: string; sessionUrl: string }> {
   const token = await h.tokenFor(userId, tenant);
-  const res = await h.inject({ method: 'POST', url: '/kyc/idv-a/session', headers: h.bearerHeaders(token, tenant), payload: {} });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json();
+  const { data, error, response } = await h.api(h.bearerHeaders(token, tenant)).POST('/kyc/idv-a/session', { body: {} });
+  expect(response.status, JSON.stringify(error)).toBe(201);
+  return { ...data!, sessionUrl: data!.sessionUrl! };
 }
 
 /** The provider session id of a record (what idv-a webhooks name as verification.id). */
@@ -82,7 +82,7 @@ export async function sessionIdOf(h: Harness, kycId: string, tenant?: TestTenant
   return sessionUrl.split('/').pop()!;
 }
 
-/** Sends a webhook signed with the tenant's secret (or the given one) by inject. */
+/** Sends a webhook signed with the tenant's secret (or the given one) by inject (the signature covers the exact bytes, which may be malformed on purpose). */
 export async function sendWebhook(
   h: Harness,
   url: string,

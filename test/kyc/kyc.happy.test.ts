@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../../clients/typescript/src/schema.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { readUser, readKyc } from '../helpers/read.js';
@@ -11,20 +12,21 @@ afterAll(async () => h.close());
 
 const DAY = 24 * 60 * 60 * 1000;
 
-async function manualRecord(userId: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual', ...extra } });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().kycId;
+type KycInput = paths['/kyc/kyc']['post']['requestBody']['content']['application/json'];
+
+async function manualRecord(userId: string, extra: Partial<KycInput> = {}): Promise<string> {
+  const { data, error, response } = await h.api(h.keyHeaders()).POST('/kyc/kyc', { body: { userId, provider: 'manual', ...extra } });
+  expect(response.status, JSON.stringify(error)).toBe(201);
+  return data!.kycId;
 }
 
 describe('POST /kyc and /kyc/idv-a/session', () => {
   it('creates a session at the provider: 201 with kycId and sessionUrl, the record, the event and the profile status', async () => {
     const userId = await h.createUser();
     const headers = h.bearerHeaders(await h.tokenFor(userId));
-    for (const url of ['/kyc', '/kyc/idv-a/session']) {
-      const res = await h.inject({ method: 'POST', url, headers, payload: { firstName: 'Grace', lastName: 'Hopper' } });
-      expect(res.statusCode, res.body).toBe(201);
-      const body = res.json();
+    for (const url of ['/kyc', '/kyc/idv-a/session'] as const) {
+      const { data: body, error, response } = await h.api(headers).POST(url, { body: { firstName: 'Grace', lastName: 'Hopper' } });
+      expect(response.status, JSON.stringify(error)).toBe(201);
       expect(body).toEqual({
         kycId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         provider: 'idv-a',
@@ -33,28 +35,28 @@ describe('POST /kyc and /kyc/idv-a/session', () => {
         expiresAt: new Date(h.clock.now().getTime() + 7 * DAY).toISOString(),
       });
       const events = await outbox(h, undefined, 'kyc.created');
-      expect(events.some((e) => e.payload.kycId === body.kycId && e.payload.userId === userId)).toBe(true);
+      expect(events.some((e) => e.payload.kycId === body!.kycId && e.payload.userId === userId)).toBe(true);
     }
     expect((await readUser(h, userId)).kycStatus).toBe('created');
   });
 
   it('accepts an empty body', async () => {
     const userId = await h.createUser();
-    const res = await h.inject({ method: 'POST', url: '/kyc', headers: h.bearerHeaders(await h.tokenFor(userId)) });
-    expect(res.statusCode, res.body).toBe(201);
+    const { error, response } = await h.api(h.bearerHeaders(await h.tokenFor(userId))).POST('/kyc');
+    expect(response.status, JSON.stringify(error)).toBe(201);
   });
 });
 
 describe('POST /kyc/kyc', () => {
   it('initiates an idv-a registration for a user with the API key: the back end gets the session URL', async () => {
     const userId = await h.createUser();
-    const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, firstName: 'Ida', level: 'enhanced' } });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ provider: 'idv-a', status: 'created', sessionUrl: expect.stringContaining(`${h.baseUrl}/sandbox/idv-a/s/`) });
-    const detail = await readKyc(h, res.json().kycId);
+    const { data, error, response } = await h.api(h.keyHeaders()).POST('/kyc/kyc', { body: { userId, firstName: 'Ida', level: 'enhanced' } });
+    expect(response.status, JSON.stringify(error)).toBe(201);
+    expect(data).toMatchObject({ provider: 'idv-a', status: 'created', sessionUrl: expect.stringContaining(`${h.baseUrl}/sandbox/idv-a/s/`) });
+    const detail = await readKyc(h, data!.kycId);
     expect(detail).toMatchObject({ userId, firstName: 'Ida', level: 'enhanced', flow: 'session' });
     expect(detail.history[0]!.actor).toEqual({ type: 'apiKey', id: h.tenant.keyId });
-    const page = await fetch(res.json().sessionUrl);
+    const page = await fetch(data!.sessionUrl!);
     expect(page.status).toBe(200);
   });
 });
@@ -66,24 +68,24 @@ describe('reading', () => {
     const second = await manualRecord(userId);
     const admin = await h.createUser(undefined, undefined, 'admin');
     for (const headers of [h.bearerHeaders(await h.tokenFor(userId)), h.bearerHeaders(await h.tokenFor(admin)), h.keyHeaders()]) {
-      const res = await h.inject({ method: 'GET', url: `/kyc?userId=${userId}`, headers });
-      expect(res.statusCode).toBe(200);
-      expect(res.json().total).toBe(2);
-      expect(res.json().data.map((a: { kycId: string }) => a.kycId)).toEqual([second, first]);
+      const { data, response } = await h.api(headers).GET('/kyc', { params: { query: { userId } } });
+      expect(response.status).toBe(200);
+      expect(data!.total).toBe(2);
+      expect(data!.data.map((a) => a.kycId)).toEqual([second, first]);
     }
-    const page = await h.inject({ method: 'GET', url: `/kyc?userId=${userId}&limit=1&offset=1`, headers: h.keyHeaders() });
-    expect(page.json()).toMatchObject({ total: 2, data: [{ kycId: first }] });
+    const page = await h.api(h.keyHeaders()).GET('/kyc', { params: { query: { userId, limit: 1, offset: 1 } } });
+    expect(page.data).toMatchObject({ total: 2, data: [{ kycId: first }] });
   });
 
   it('GET /kyc/current takes the id in the path or in the query, with the history', async () => {
     const userId = await h.createUser();
     const kycId = await manualRecord(userId, { country: 'de', level: 'enhanced', firstName: 'Emmy' });
     const headers = h.bearerHeaders(await h.tokenFor(userId));
-    const byPath = await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers });
-    const byQuery = await h.inject({ method: 'GET', url: `/kyc/current?kycId=${kycId}`, headers });
-    expect(byPath.statusCode).toBe(200);
-    expect(byQuery.json()).toEqual(byPath.json());
-    expect(byPath.json()).toMatchObject({
+    const byPath = await h.api(headers).GET('/kyc/current/{kycId}', { params: { path: { kycId } } });
+    const byQuery = await h.api(headers).GET('/kyc/current', { params: { query: { kycId } } });
+    expect(byPath.response.status).toBe(200);
+    expect(byQuery.data).toEqual(byPath.data);
+    expect(byPath.data).toMatchObject({
       kycId,
       userId,
       provider: 'manual',
@@ -101,31 +103,32 @@ describe('reading', () => {
     const other = await h.createUser();
     const mine = await manualRecord(userId);
     await manualRecord(other);
-    const res = await h.inject({ method: 'GET', url: '/kyc/attempts', headers: h.bearerHeaders(await h.tokenFor(userId)) });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ total: 1, data: [{ kycId: mine, status: 'created' }] });
+    const { data, response } = await h.api(h.bearerHeaders(await h.tokenFor(userId))).GET('/kyc/attempts');
+    expect(response.status).toBe(200);
+    expect(data).toMatchObject({ total: 1, data: [{ kycId: mine, status: 'created' }] });
   });
 
   it('GET /kyc/kycs pages every record of the tenant and filters by status and user', async () => {
     const t = await h.newTenant();
     const users = await Promise.all([1, 2, 3].map(() => h.createUser(t)));
     const ids: string[] = [];
+    const api = h.api(h.keyHeaders(t));
     for (const userId of users) {
-      const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(t), payload: { userId, provider: 'manual' } });
-      ids.push(res.json().kycId);
+      const { data } = await api.POST('/kyc/kyc', { body: { userId, provider: 'manual' } });
+      ids.push(data!.kycId);
     }
-    await h.inject({ method: 'PUT', url: `/kyc/approve/${ids[1]}`, headers: h.keyHeaders(t), payload: {} });
-    const all = await h.inject({ method: 'GET', url: '/kyc/kycs?limit=2', headers: h.keyHeaders(t) });
-    expect(all.statusCode).toBe(200);
-    expect(all.json().total).toBe(3);
-    expect(all.json().data.map((a: { kycId: string }) => a.kycId)).toEqual([ids[2], ids[1]]);
-    const approved = await h.inject({ method: 'GET', url: '/kyc/kycs?status=approved', headers: h.keyHeaders(t) });
-    expect(approved.json()).toMatchObject({ total: 1, data: [{ kycId: ids[1], status: 'approved' }] });
-    const byUser = await h.inject({ method: 'GET', url: `/kyc/kycs?userId=${users[0]}`, headers: h.keyHeaders(t) });
-    expect(byUser.json()).toMatchObject({ total: 1, data: [{ kycId: ids[0] }] });
+    await api.PUT('/kyc/approve/{kycId}', { params: { path: { kycId: ids[1]! } }, body: {} });
+    const all = await api.GET('/kyc/kycs', { params: { query: { limit: 2 } } });
+    expect(all.response.status).toBe(200);
+    expect(all.data!.total).toBe(3);
+    expect(all.data!.data.map((a) => a.kycId)).toEqual([ids[2], ids[1]]);
+    const approved = await api.GET('/kyc/kycs', { params: { query: { status: 'approved' } } });
+    expect(approved.data).toMatchObject({ total: 1, data: [{ kycId: ids[1], status: 'approved' }] });
+    const byUser = await api.GET('/kyc/kycs', { params: { query: { userId: users[0] } } });
+    expect(byUser.data).toMatchObject({ total: 1, data: [{ kycId: ids[0] }] });
     const admin = await h.createUser(t, undefined, 'admin');
-    const byAdmin = await h.inject({ method: 'GET', url: '/kyc/kycs', headers: h.bearerHeaders(await h.tokenFor(admin, t), t) });
-    expect(byAdmin.json().total).toBe(3);
+    const byAdmin = await h.api(h.bearerHeaders(await h.tokenFor(admin, t), t)).GET('/kyc/kycs');
+    expect(byAdmin.data!.total).toBe(3);
   });
 });
 
@@ -137,8 +140,8 @@ describe('review and manual updates', () => {
     const first = { firstName: wide(200, '😀'), lastName: wide(200, '😁'), documentType: wide(100, '😂'), reason: wide(1000, '😃') };
     const second = { firstName: wide(200, '😄'), lastName: wide(200, '😅'), documentType: wide(100, '😆'), reason: wide(1000, '😇') };
     for (const payload of [first, second]) {
-      const res = await h.inject({ method: 'PATCH', url: `/kyc/${kycId}`, headers: h.keyHeaders(), payload });
-      expect(res.statusCode, res.body).toBe(200);
+      const { error, response } = await h.api(h.keyHeaders()).PATCH('/kyc/{kycId}', { params: { path: { kycId } }, body: payload });
+      expect(response.status, JSON.stringify(error)).toBe(200);
     }
     const last = (await readKyc(h, kycId)).history.at(-1)!;
     expect(last).toMatchObject({ action: 'update', reason: second.reason });
@@ -154,14 +157,12 @@ describe('review and manual updates', () => {
     const kycId = await manualRecord(userId);
     const admin = await h.createUser(undefined, undefined, 'admin');
     h.clock.advance(60_000);
-    const res = await h.inject({
-      method: 'PUT',
-      url: `/kyc/approve/${kycId}`,
-      headers: h.bearerHeaders(await h.tokenFor(admin)),
-      payload: { reason: 'documents checked by hand', level: 'enhanced' },
+    const { data, error, response } = await h.api(h.bearerHeaders(await h.tokenFor(admin))).PUT('/kyc/approve/{kycId}', {
+      params: { path: { kycId } },
+      body: { reason: 'documents checked by hand', level: 'enhanced' },
     });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ kycId, status: 'approved', reason: 'documents checked by hand', level: 'enhanced', decidedAt: h.clock.now().toISOString() });
+    expect(response.status, JSON.stringify(error)).toBe(200);
+    expect(data).toMatchObject({ kycId, status: 'approved', reason: 'documents checked by hand', level: 'enhanced', decidedAt: h.clock.now().toISOString() });
     const detail = await readKyc(h, kycId);
     expect(detail.history.at(-1)).toEqual({
       action: 'transition',
@@ -186,41 +187,40 @@ describe('review and manual updates', () => {
   it('reject and request-resubmission store their reason; a resubmitted record can then be approved', async () => {
     const userId = await h.createUser();
     const a = await manualRecord(userId);
-    const rejected = await h.inject({ method: 'PUT', url: `/kyc/reject/${a}`, headers: h.keyHeaders(), payload: { reason: 'blurry photo' } });
-    expect(rejected.json()).toMatchObject({ status: 'declined', reason: 'blurry photo' });
+    const api = h.api(h.keyHeaders());
+    const rejected = await api.PUT('/kyc/reject/{kycId}', { params: { path: { kycId: a } }, body: { reason: 'blurry photo' } });
+    expect(rejected.data).toMatchObject({ status: 'declined', reason: 'blurry photo' });
     expect((await outbox(h, undefined, 'kyc.declined')).some((e) => e.payload.kycId === a)).toBe(true);
 
     const b = await manualRecord(userId);
-    const resub = await h.inject({ method: 'PUT', url: `/kyc/request-resubmission/${b}`, headers: h.keyHeaders(), payload: { reason: 'expired passport' } });
-    expect(resub.json()).toMatchObject({ status: 'resubmission_requested', reason: 'expired passport' });
+    const resub = await api.PUT('/kyc/request-resubmission/{kycId}', { params: { path: { kycId: b } }, body: { reason: 'expired passport' } });
+    expect(resub.data).toMatchObject({ status: 'resubmission_requested', reason: 'expired passport' });
     expect((await readUser(h, userId)).kycStatus).toBe('resubmission_requested');
-    const approved = await h.inject({ method: 'PUT', url: `/kyc/approve/${b}`, headers: h.keyHeaders() });
-    expect(approved.statusCode, approved.body).toBe(200);
-    expect(approved.json()).toMatchObject({ status: 'approved', reason: null });
+    const approved = await api.PUT('/kyc/approve/{kycId}', { params: { path: { kycId: b } } });
+    expect(approved.response.status, JSON.stringify(approved.error)).toBe(200);
+    expect(approved.data).toMatchObject({ status: 'approved', reason: null });
   });
 
   it('the latest attempt decides the profile status', async () => {
     const userId = await h.createUser();
     const first = await manualRecord(userId);
-    await h.inject({ method: 'PUT', url: `/kyc/approve/${first}`, headers: h.keyHeaders() });
+    await h.api(h.keyHeaders()).PUT('/kyc/approve/{kycId}', { params: { path: { kycId: first } } });
     expect((await readUser(h, userId)).kycStatus).toBe('approved');
     const second = await manualRecord(userId);
     expect((await readUser(h, userId)).kycStatus).toBe('created');
-    await h.inject({ method: 'PUT', url: `/kyc/reject/${second}`, headers: h.keyHeaders(), payload: { reason: 'mismatch' } });
+    await h.api(h.keyHeaders()).PUT('/kyc/reject/{kycId}', { params: { path: { kycId: second } }, body: { reason: 'mismatch' } });
     expect((await readUser(h, userId)).kycStatus).toBe('declined');
   });
 
   it('PATCH updates fields and audits old and new values', async () => {
     const userId = await h.createUser();
     const kycId = await manualRecord(userId, { firstName: 'Ada' });
-    const res = await h.inject({
-      method: 'PATCH',
-      url: `/kyc/${kycId}`,
-      headers: h.keyHeaders(),
-      payload: { firstName: 'Augusta Ada', country: 'gb', dateOfBirth: '1815-12-10', reason: 'typo in the name' },
+    const { data, error, response } = await h.api(h.keyHeaders()).PATCH('/kyc/{kycId}', {
+      params: { path: { kycId } },
+      body: { firstName: 'Augusta Ada', country: 'gb', dateOfBirth: '1815-12-10', reason: 'typo in the name' },
     });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ firstName: 'Augusta Ada', country: 'GB', dateOfBirth: '1815-12-10', status: 'created' });
+    expect(response.status, JSON.stringify(error)).toBe(200);
+    expect(data).toMatchObject({ firstName: 'Augusta Ada', country: 'GB', dateOfBirth: '1815-12-10', status: 'created' });
     const detail = await readKyc(h, kycId);
     expect(detail.history.at(-1)).toMatchObject({
       action: 'update',
@@ -244,32 +244,33 @@ describe('expiry', () => {
     const userId = await h.createUser();
     const kycId = await manualRecord(userId);
     h.clock.advance(7 * DAY - 1000);
-    const before = await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers: h.keyHeaders() });
-    expect(before.json().status).toBe('created');
+    const api = h.api(h.keyHeaders());
+    const before = await api.GET('/kyc/current/{kycId}', { params: { path: { kycId } } });
+    expect(before.data!.status).toBe('created');
     h.clock.advance(1000);
-    const after = await h.inject({ method: 'GET', url: `/kyc/current/${kycId}`, headers: h.keyHeaders() });
-    expect(after.json()).toMatchObject({ status: 'expired', reason: 'session expired' });
-    expect(after.json().history.at(-1)).toMatchObject({ from: 'created', to: 'expired', actor: { type: 'system', id: null } });
+    const after = await api.GET('/kyc/current/{kycId}', { params: { path: { kycId } } });
+    expect(after.data).toMatchObject({ status: 'expired', reason: 'session expired' });
+    expect(after.data!.history.at(-1)).toMatchObject({ from: 'created', to: 'expired', actor: { type: 'system', id: null } });
     expect((await outbox(h, undefined, 'kyc.expired')).some((e) => e.payload.kycId === kycId)).toBe(true);
     expect((await readUser(h, userId)).kycStatus).toBe('expired');
-    const approve = await h.inject({ method: 'PUT', url: `/kyc/approve/${kycId}`, headers: h.keyHeaders() });
-    expect(approve.statusCode).toBe(409);
-    expect(approve.json().code).toBe('KYC_TRANSITION_INVALID');
+    const approve = await api.PUT('/kyc/approve/{kycId}', { params: { path: { kycId } } });
+    expect(approve.response.status).toBe(409);
+    expect(approve.error!.code).toBe('KYC_TRANSITION_INVALID');
   });
 
   it('lists expire due sessions before counting, so status filters agree with what is shown', async () => {
     const t = await h.newTenant();
     const userId = await h.createUser(t);
-    const res = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(t), payload: { userId, provider: 'manual' } });
-    const kycId = res.json().kycId;
-    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=created', headers: h.keyHeaders(t) })).json().total).toBe(1);
+    const api = h.api(h.keyHeaders(t));
+    const kycId = (await api.POST('/kyc/kyc', { body: { userId, provider: 'manual' } })).data!.kycId;
+    expect((await api.GET('/kyc/kycs', { params: { query: { status: 'created' } } })).data!.total).toBe(1);
     h.clock.advance(7 * DAY);
-    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=created', headers: h.keyHeaders(t) })).json()).toEqual({ total: 0, data: [] });
-    expect((await h.inject({ method: 'GET', url: '/kyc/kycs?status=expired', headers: h.keyHeaders(t) })).json()).toMatchObject({
+    expect((await api.GET('/kyc/kycs', { params: { query: { status: 'created' } } })).data).toEqual({ total: 0, data: [] });
+    expect((await api.GET('/kyc/kycs', { params: { query: { status: 'expired' } } })).data).toMatchObject({
       total: 1,
       data: [{ kycId, status: 'expired' }],
     });
-    const attempts = await h.inject({ method: 'GET', url: '/kyc/attempts', headers: h.bearerHeaders(await h.tokenFor(userId, t), t) });
-    expect(attempts.json().data[0].status).toBe('expired');
+    const attempts = await h.api(h.bearerHeaders(await h.tokenFor(userId, t), t)).GET('/kyc/attempts');
+    expect(attempts.data!.data[0]!.status).toBe('expired');
   });
 });

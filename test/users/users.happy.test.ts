@@ -10,14 +10,8 @@ afterAll(async () => h.close());
 
 describe('POST /users', () => {
   it('creates a user without a password, trimming and lower-casing the email', async () => {
-    const res = await h.inject({
-      method: 'POST',
-      url: '/users',
-      headers: h.keyHeaders(),
-      payload: { email: '  Alice.Smith@Example.COM ', fullName: 'Alice Smith' },
-    });
-    expect(res.statusCode).toBe(201);
-    const body = res.json();
+    const { data: body, response } = await h.api(h.keyHeaders()).POST('/users', { body: { email: '  Alice.Smith@Example.COM ', fullName: 'Alice Smith' } });
+    expect(response.status).toBe(201);
     expect(body).toMatchObject({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       email: 'alice.smith@example.com',
@@ -30,14 +24,14 @@ describe('POST /users', () => {
     expect(body).not.toHaveProperty('password');
     expect(body).not.toHaveProperty('passwordHash');
     expect(body).not.toHaveProperty('tenantId');
-    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(response.headers.get('x-request-id')).toBeTruthy();
   });
 
   it('accepts the same email in another tenant', async () => {
     const other = await h.newTenant();
-    const payload = { email: 'shared@example.com' };
-    expect((await h.inject({ method: 'POST', url: '/users', headers: h.keyHeaders(), payload })).statusCode).toBe(201);
-    expect((await h.inject({ method: 'POST', url: '/users', headers: h.keyHeaders(other), payload })).statusCode).toBe(201);
+    const body = { email: 'shared@example.com' };
+    expect((await h.api(h.keyHeaders()).POST('/users', { body })).response.status).toBe(201);
+    expect((await h.api(h.keyHeaders(other)).POST('/users', { body })).response.status).toBe(201);
   });
 });
 
@@ -56,21 +50,18 @@ describe('GET /users/{id} and PATCH /users/{id}', () => {
 
   it('reads the full profile back and edits name and phone (stored as E.164)', async () => {
     const id = await h.createUser(undefined, 'bob@example.com');
-    const got = await h.inject({ method: 'GET', url: `/users/${id}`, headers: h.keyHeaders() });
-    expect(got.statusCode).toBe(200);
-    expect(got.json()).toMatchObject({ id, email: 'bob@example.com', walletAddresses: { evm: null, evmCompatible: null, xrpl: null } });
+    const api = h.api(h.keyHeaders());
+    const byId = { params: { path: { id } } };
+    const got = await api.GET('/users/{id}', byId);
+    expect(got.response.status).toBe(200);
+    expect(got.data).toMatchObject({ id, email: 'bob@example.com', walletAddresses: { evm: null, evmCompatible: null, xrpl: null } });
 
-    const patched = await h.inject({
-      method: 'PATCH',
-      url: `/users/${id}`,
-      headers: h.keyHeaders(),
-      payload: { fullName: 'Bob B', phone: '+1 (415) 555-0132' },
-    });
-    expect(patched.statusCode).toBe(200);
-    expect(patched.json()).toMatchObject({ id, fullName: 'Bob B', phone: '+14155550132' });
+    const patched = await api.PATCH('/users/{id}', { ...byId, body: { fullName: 'Bob B', phone: '+1 (415) 555-0132' } });
+    expect(patched.response.status).toBe(200);
+    expect(patched.data).toMatchObject({ id, fullName: 'Bob B', phone: '+14155550132' });
 
-    const cleared = await h.inject({ method: 'PATCH', url: `/users/${id}`, headers: h.keyHeaders(), payload: { phone: null } });
-    expect(cleared.json()).toMatchObject({ phone: null, fullName: 'Bob B' });
+    const cleared = await api.PATCH('/users/{id}', { ...byId, body: { phone: null } });
+    expect(cleared.data).toMatchObject({ phone: null, fullName: 'Bob B' });
   });
 });
 
@@ -80,27 +71,28 @@ describe('GET /users', () => {
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) ids.push(await h.createUser(t, `p${String(i).padStart(2, '0')}@example.com`));
 
-    const first = await h.inject({ method: 'GET', url: '/users', headers: h.keyHeaders(t) });
-    expect(first.statusCode).toBe(200);
-    expect(first.json().total).toBe(25);
-    expect(first.json().data).toHaveLength(20);
-    expect(first.json().data.map((u: { id: string }) => u.id)).toEqual(ids.slice(0, 20));
+    const api = h.api(h.keyHeaders(t));
+    const first = await api.GET('/users');
+    expect(first.response.status).toBe(200);
+    expect(first.data!.total).toBe(25);
+    expect(first.data!.data).toHaveLength(20);
+    expect(first.data!.data.map((u) => u.id)).toEqual(ids.slice(0, 20));
 
-    const second = await h.inject({ method: 'GET', url: '/users?limit=10&offset=20', headers: h.keyHeaders(t) });
-    expect(second.json().data.map((u: { id: string }) => u.id)).toEqual(ids.slice(20));
+    const second = await api.GET('/users', { params: { query: { limit: 10, offset: 20 } } });
+    expect(second.data!.data.map((u) => u.id)).toEqual(ids.slice(20));
 
-    const keyset = await h.inject({ method: 'GET', url: `/users?limit=3&afterId=${ids[9]}`, headers: h.keyHeaders(t) });
-    expect(keyset.json()).toMatchObject({ total: 25 });
-    expect(keyset.json().data.map((u: { id: string }) => u.id)).toEqual(ids.slice(10, 13));
+    const keyset = await api.GET('/users', { params: { query: { limit: 3, afterId: ids[9] } } });
+    expect(keyset.data).toMatchObject({ total: 25 });
+    expect(keyset.data!.data.map((u) => u.id)).toEqual(ids.slice(10, 13));
 
-    const byEmail = await h.inject({ method: 'GET', url: '/users?email=P07@example.com', headers: h.keyHeaders(t) });
-    expect(byEmail.json()).toMatchObject({ total: 1, data: [{ id: ids[7] }] });
+    const byEmail = await api.GET('/users', { params: { query: { email: 'P07@example.com' } } });
+    expect(byEmail.data).toMatchObject({ total: 1, data: [{ id: ids[7] }] });
 
-    const partial = await h.inject({ method: 'GET', url: '/users?email=p0', headers: h.keyHeaders(t) });
-    expect(partial.json()).toEqual({ total: 0, data: [] });
+    const partial = await api.GET('/users', { params: { query: { email: 'p0' } } });
+    expect(partial.data).toEqual({ total: 0, data: [] });
 
-    const limit100 = await h.inject({ method: 'GET', url: '/users?limit=100', headers: h.keyHeaders(t) });
-    expect(limit100.json().data).toHaveLength(25);
+    const limit100 = await api.GET('/users', { params: { query: { limit: 100 } } });
+    expect(limit100.data!.data).toHaveLength(25);
   });
 
   it('filters by evmEoa (case-insensitive) and xrplSecureAccountAddress', async () => {
@@ -111,25 +103,18 @@ describe('GET /users', () => {
       evmEoa: '0xabcdef0000000000000000000000000000000001',
       xrplSecureAccountAddress: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY',
     });
-    const byEoa = await h.inject({
-      method: 'GET',
-      url: '/users?evmEoa=0xABCDEF0000000000000000000000000000000001',
-      headers: h.keyHeaders(t),
-    });
-    expect(byEoa.json()).toMatchObject({ total: 1, data: [{ id: a }] });
-    const byXrpl = await h.inject({
-      method: 'GET',
-      url: '/users?xrplSecureAccountAddress=rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY',
-      headers: h.keyHeaders(t),
-    });
-    expect(byXrpl.json()).toMatchObject({ total: 1, data: [{ id: a, xrplSecureAccountAddress: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY' }] });
+    const api = h.api(h.keyHeaders(t));
+    const byEoa = await api.GET('/users', { params: { query: { evmEoa: '0xABCDEF0000000000000000000000000000000001' } } });
+    expect(byEoa.data).toMatchObject({ total: 1, data: [{ id: a }] });
+    const byXrpl = await api.GET('/users', { params: { query: { xrplSecureAccountAddress: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY' } } });
+    expect(byXrpl.data).toMatchObject({ total: 1, data: [{ id: a, xrplSecureAccountAddress: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY' }] });
   });
 
   it('is open to an admin bearer token', async () => {
     const admin = await h.createUser(undefined, undefined, 'admin');
-    const res = await h.inject({ method: 'GET', url: '/users?limit=1', headers: h.bearerHeaders(await h.tokenFor(admin)) });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toHaveLength(1);
+    const { data, response } = await h.api(h.bearerHeaders(await h.tokenFor(admin))).GET('/users', { params: { query: { limit: 1 } } });
+    expect(response.status).toBe(200);
+    expect(data!.data).toHaveLength(1);
   });
 });
 
@@ -137,12 +122,12 @@ describe('/users/me', () => {
   it('reads and edits the calling user', async () => {
     const id = await h.createUser(undefined, 'me@example.com');
     const headers = h.bearerHeaders(await h.tokenFor(id));
-    const me = await h.inject({ method: 'GET', url: '/users/me', headers });
-    expect(me.statusCode).toBe(200);
-    expect(me.json()).toMatchObject({ id, email: 'me@example.com' });
-    const patched = await h.inject({ method: 'PATCH', url: '/users/me', headers, payload: { fullName: 'Me Myself', phone: '+442071838750' } });
-    expect(patched.statusCode).toBe(200);
-    expect(patched.json()).toMatchObject({ id, fullName: 'Me Myself', phone: '+442071838750' });
+    const me = await h.api(headers).GET('/users/me');
+    expect(me.response.status).toBe(200);
+    expect(me.data).toMatchObject({ id, email: 'me@example.com' });
+    const patched = await h.api(headers).PATCH('/users/me', { body: { fullName: 'Me Myself', phone: '+442071838750' } });
+    expect(patched.response.status).toBe(200);
+    expect(patched.data).toMatchObject({ id, fullName: 'Me Myself', phone: '+442071838750' });
   });
 });
 
@@ -154,13 +139,14 @@ describe('GET /users/wallet-addresses/{userId}', () => {
       xrplAddress: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh',
     });
     const expected = { evm: '0x1111111111111111111111111111111111111111', evmCompatible: null, xrpl: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' };
-    const byKey = await h.inject({ method: 'GET', url: `/users/wallet-addresses/${id}`, headers: h.keyHeaders() });
-    expect(byKey.statusCode).toBe(200);
-    expect(byKey.json()).toEqual(expected);
-    const byOwner = await h.inject({ method: 'GET', url: `/users/wallet-addresses/${id}`, headers: h.bearerHeaders(await h.tokenFor(id)) });
-    expect(byOwner.json()).toEqual(expected);
+    const read = (headers: Record<string, string>) => h.api(headers).GET('/users/wallet-addresses/{userId}', { params: { path: { userId: id } } });
+    const byKey = await read(h.keyHeaders());
+    expect(byKey.response.status).toBe(200);
+    expect(byKey.data).toEqual(expected);
+    const byOwner = await read(h.bearerHeaders(await h.tokenFor(id)));
+    expect(byOwner.data).toEqual(expected);
     const admin = await h.createUser(undefined, undefined, 'admin');
-    const byAdmin = await h.inject({ method: 'GET', url: `/users/wallet-addresses/${id}`, headers: h.bearerHeaders(await h.tokenFor(admin)) });
-    expect(byAdmin.json()).toEqual(expected);
+    const byAdmin = await read(h.bearerHeaders(await h.tokenFor(admin)));
+    expect(byAdmin.data).toEqual(expected);
   });
 });
