@@ -51,11 +51,11 @@ describe.skipIf(ONE_PASS_ONLY)('xrpl-ledger contract: server commands', () => {
 });
 
 describe.skipIf(ONE_PASS_ONLY)('xrpl-ledger contract: Payment (XRP)', () => {
-  it('creates the destination, moves the amount, charges the fee, and the tx is found validated', async () => {
+  it('creates the destination, moves the amount, charges the fee, and the tx is found validated (submitAndWait)', async () => {
     const a = await L.fund(100);
     const b = Wallet.generate();
     const before = await balance(a.classicAddress);
-    const result = await L.send(pay(a, b.classicAddress, '25000000'), a);
+    const { result } = await L.client.submitAndWait(pay(a, b.classicAddress, '25000000'), { wallet: a, autofill: true });
     expect(resultOf(result)).toBe('tesSUCCESS');
     expect(result.validated).toBe(true);
     const fee = BigInt((result.tx_json as { Fee: string }).Fee);

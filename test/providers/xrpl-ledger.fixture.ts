@@ -14,7 +14,7 @@ export interface LedgerUnderTest {
   standIn?: StandInServer;
   external: boolean;
   fund(xrp: number): Promise<Wallet>;
-  /** Sends a transaction and waits for it to be validated (the unmodified xrpl submitAndWait). */
+  /** Sends a transaction with the unmodified Client (submit) and waits for it to be validated. */
   send(tx: SubmittableTransaction, wallet: Wallet): Promise<TxResponse['result']>;
   /** The next ledger, now (ledger_accept) where the server allows it. */
   closeLedger(): Promise<void>;
@@ -32,7 +32,15 @@ export async function openLedgerUnderTest(): Promise<LedgerUnderTest> {
   const faucetUrl = process.env.XRPL_FAUCET_URL;
   let funding = Promise.resolve();
 
-  const send = async (tx: SubmittableTransaction, wallet: Wallet) => (await client.submitAndWait(tx, { wallet, autofill: true })).result;
+  // The unmodified Client submits (autofill, sign); validation is awaited by polling `tx` every
+  // 50 ms: submitAndWait polls once a second, which made this suite a minute of waiting. The
+  // Payment case drives submitAndWait itself.
+  const send = async (tx: SubmittableTransaction, wallet: Wallet) => {
+    const { result } = await client.submit(tx, { wallet, autofill: true });
+    const hash = result.tx_json.hash;
+    if (!hash) throw new Error(`no hash in the answer to submit: ${result.engine_result}`);
+    return waitValidated(client, hash);
+  };
   const fund = async (xrp: number): Promise<Wallet> => {
     const wallet = Wallet.generate();
     if (faucetUrl) {
