@@ -12,12 +12,12 @@ let other: TestTenant;
 let foreignTransferId: string;
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
-async function send(harness: Harness, bearer: string, walletId: string, idempotentId: string, amount = '0.01') {
+async function send(harness: Harness, bearer: string, walletId: string, idempotentId: string, tenant?: TestTenant) {
   const payload = {
-    amount, assetType: 'ETH', sourceId: walletId, sourceType: 'WALLET', destinationId: privateKeyToAccount(generatePrivateKey()).address,
+    amount: '0.01', assetType: 'ETH', sourceId: walletId, sourceType: 'WALLET', destinationId: privateKeyToAccount(generatePrivateKey()).address,
     destinationType: 'ADDRESS', idempotentId, provider: 'custody-a',
   };
-  const res = await harness.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: harness.bearerHeaders(bearer), payload });
+  const res = await harness.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: harness.bearerHeaders(bearer, tenant), payload });
   if (res.statusCode !== 201) throw new Error(`transfer: ${res.statusCode} ${res.body}`);
   return res.json() as { id: string; status: string };
 }
@@ -32,7 +32,7 @@ beforeAll(async () => {
   const foreignUser = await h.createUser(other);
   const res = await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.keyHeaders(other), payload: { userId: foreignUser } });
   const foreignVault = res.json() as Awaited<ReturnType<typeof createVault>>;
-  foreignTransferId = (await send(h, await h.tokenFor(foreignUser, other), foreignVault.wallets[0]!.walletId, `foreign-${foreignUser}`)).id;
+  foreignTransferId = (await send(h, await h.tokenFor(foreignUser, other), foreignVault.wallets[0]!.walletId, `foreign-${foreignUser}`, other)).id;
 });
 afterAll(async () => h.close());
 
