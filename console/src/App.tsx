@@ -11,10 +11,12 @@ import { Users } from './pages/Users.tsx';
 import { UserDetail } from './pages/UserDetail.tsx';
 import { Events } from './pages/Events.tsx';
 import { Audit } from './pages/Audit.tsx';
+import { TransferDetail, Transfers } from './pages/Transfers.tsx';
 
 const NAV: Array<[string, string]> = [
   ['/', 'Review queue'],
   ['/users', 'Users'],
+  ['/transfers', 'Transfers'],
   ['/events', 'Event endpoints'],
   ['/audit', 'Audit log'],
 ];
@@ -27,6 +29,8 @@ function Page({ path }: { path: string }) {
   if (first === 'accreditations' && id) return <AccreditationCase id={id} />;
   if (first === 'users' && id) return <UserDetail userId={id} />;
   if (first === 'users') return <Users />;
+  if (first === 'transfers' && id) return <TransferDetail id={id} />;
+  if (first === 'transfers') return <Transfers />;
   if (first === 'events') return <Events />;
   if (first === 'audit') return <Audit />;
   return (

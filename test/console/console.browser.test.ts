@@ -11,6 +11,7 @@ import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { signIn as registerEoa } from '../wallets/siwe.js';
 import { PNG, upload } from '../documents/fixtures.js';
 import { entityOf, TIN } from '../entities/fixtures.js';
+import { fundEvm } from '../custody/helpers.js';
 
 const SHOTS = join(process.cwd(), 'docs', 'console');
 const PASSWORD = 'a long console passphrase';
@@ -170,6 +171,35 @@ describe.skipIf(ONE_PASS_ONLY || (!ensureChromium().path && !ensureChromium().re
     await page.getByRole('heading', { level: 1, name: 'Event endpoints' }).waitFor();
     await page.getByText('No event endpoints.').waitFor();
 
+    // Transfers: one the user sent through the API (custody-a sandbox), listed with its status and user.
+    const vault = await h.inject({ method: 'POST', url: '/evm-vaults', headers: h.keyHeaders(), payload: { userId: user.userId } });
+    expect(vault.statusCode, vault.body).toBe(201);
+    await fundEvm(h, vault.json().address, '1');
+    const sent = await h.inject({
+      method: 'POST',
+      url: '/non-custodial-evm/transfers',
+      headers: h.bearerHeaders(user.token),
+      payload: {
+        amount: '0.25', assetType: 'ETH', sourceId: vault.json().wallets[0].walletId, sourceType: 'WALLET', destinationId: privateKeyToAccount(generatePrivateKey()).address,
+        destinationType: 'ADDRESS', idempotentId: `console-${stamp}`, provider: 'custody-a',
+      },
+    });
+    expect(sent.statusCode, sent.body).toBe(201);
+    const stored = async () => (await h.inject({ method: 'GET', url: `/custody-a/transfers/${sent.json().id}`, headers: h.keyHeaders() })).json() as { status: string; hash: string | null };
+    for (const deadline = Date.now() + 20_000; (await stored()).status !== 'COMPLETED' && Date.now() < deadline; ) {
+      await h.container.platform.background.drain();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const { hash } = await stored();
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Transfers' }).click();
+    const transfer = page.getByRole('link', { name: `Open transfer …${(sent.json().id as string).slice(-8)}` });
+    await transfer.waitFor();
+    await page.getByText(hash!).waitFor(); // as text: the service names no explorer
+    await page.screenshot({ path: join(SHOTS, 'transfers.png'), fullPage: true });
+    await transfer.click();
+    await page.getByRole('heading', { name: 'Status history' }).waitFor();
+
     expect(cspViolations).toEqual([]);
     await page.close();
   }, 120_000);
@@ -180,7 +210,7 @@ describe.skipIf(ONE_PASS_ONLY || (!ensureChromium().path && !ensureChromium().re
     const page = await newPage();
     const answers: number[] = [];
     page.on('response', (response) => {
-      if (new URL(response.url()).pathname.match(/^\/(users|kyc|accreditations|audit-events|event-endpoints)/) && !response.url().endsWith('/users/me')) answers.push(response.status());
+      if (new URL(response.url()).pathname.match(/^\/(users|kyc|accreditations|audit-events|event-endpoints|custody-a)/) && !response.url().endsWith('/users/me')) answers.push(response.status());
     });
 
     // Signing in with the account: refused, signed out again, nothing shown.
@@ -198,7 +228,7 @@ describe.skipIf(ONE_PASS_ONLY || (!ensureChromium().path && !ensureChromium().re
         (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('bastion.console.session', JSON.stringify({ tenantId, accessToken: token, refreshToken: 'none', email: 'planted', userId })),
       { tenantId: h.tenant.tenantId, token: plain.token, userId: plain.userId },
     );
-    for (const path of ['/', '/users', `/users/${plain.userId}`, '/audit', '/events']) {
+    for (const path of ['/', '/users', `/users/${plain.userId}`, '/audit', '/events', '/transfers']) {
       await page.goto(`${h.baseUrl}/console${path}`);
       await page.getByRole('heading', { name: 'Admins only' }).first().waitFor();
       expect(await page.getByRole('table').count(), path).toBe(0);

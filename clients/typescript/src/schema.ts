@@ -1134,6 +1134,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/custody-a/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's transfers, newest first, with their recorded statuses and chain hashes (an admin or the back end; filters: status, userId)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        get: operations["getCustodyATransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/custody-a/transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A transfer of the tenant with its recorded statuses and chain hashes, as stored (an admin or the back end)
+         * @description Who may call: an API key of the tenant (`x-api-key`), or an admin’s access token; with `x-tenant-id`.
+         */
+        get: operations["getCustodyATransfersById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/custody-a/vaults/{vaultId}/wallets/{walletId}": {
         parameters: {
             query?: never;
@@ -3737,6 +3777,43 @@ export interface components {
                 type: "user" | "apiKey" | "provider" | "system";
             };
             type: string;
+            userId: string;
+        };
+        AdminTransfer: {
+            amount: string;
+            assetType: string;
+            /** Format: date-time */
+            createdAt: string;
+            deductFeeFromAmountIfSameType: boolean;
+            destinationId: string;
+            destinationType: string;
+            failureReason: string | null;
+            hash: string | null;
+            hasQuestionnaire: boolean;
+            /** @description Recorded statuses, oldest first (transfers made before the history was kept have none) */
+            history: {
+                actor: {
+                    id: string | null;
+                    type: string;
+                };
+                /** Format: date-time */
+                at: string;
+                hash: string | null;
+                status: string;
+            }[];
+            /** Format: uuid */
+            id: string;
+            idempotentId: string;
+            provider: string;
+            providerTransferId: string;
+            sourceId: string;
+            sourceType: string;
+            /** @description QUEUED, IN_PROGRESS, COMPLETED or FAILED */
+            status: string;
+            transferMemo: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: uuid */
             userId: string;
         };
         BankLinkItem: {
@@ -8792,6 +8869,159 @@ export interface operations {
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getCustodyATransfers: {
+        parameters: {
+            query?: {
+                /** @description Keyset cursor of a newest-first list: return rows older than this id (the last id of the previous page) */
+                beforeId?: string;
+                /** @description Page size, 1-100 */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Only transfers in this status (QUEUED, IN_PROGRESS, COMPLETED, FAILED) */
+                status?: string;
+                /** @description Only this user's transfers */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total": 0,
+                     *       "data": [
+                     *         {
+                     *           "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "provider": "string",
+                     *           "idempotentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "amount": "10.5",
+                     *           "assetType": "string",
+                     *           "sourceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "sourceType": "string",
+                     *           "destinationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "destinationType": "string",
+                     *           "deductFeeFromAmountIfSameType": true,
+                     *           "transferMemo": "string",
+                     *           "status": "pending",
+                     *           "providerTransferId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *           "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
+                     *           "failureReason": "string",
+                     *           "hasQuestionnaire": true,
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "history": [
+                     *             {
+                     *               "status": "pending",
+                     *               "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
+                     *               "actor": {
+                     *                 "type": "string",
+                     *                 "id": "string"
+                     *               },
+                     *               "at": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AdminTransfer"][];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getCustodyATransfersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "provider": "string",
+                     *       "idempotentId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "amount": "10.5",
+                     *       "assetType": "string",
+                     *       "sourceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "sourceType": "string",
+                     *       "destinationId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "destinationType": "string",
+                     *       "deductFeeFromAmountIfSameType": true,
+                     *       "transferMemo": "string",
+                     *       "status": "pending",
+                     *       "providerTransferId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
+                     *       "failureReason": "string",
+                     *       "hasQuestionnaire": true,
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "history": [
+                     *         {
+                     *           "status": "pending",
+                     *           "hash": "0x9c22ff5f21f0b81b113e63f7db6da94fedef11b2119b4088b89664fb9a3cb658",
+                     *           "actor": {
+                     *             "type": "string",
+                     *             "id": "string"
+                     *           },
+                     *           "at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminTransfer"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];

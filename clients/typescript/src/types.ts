@@ -4,6 +4,7 @@ import type { components } from './schema.js';
 export type Accreditation = components['schemas']['Accreditation'];
 export type AccreditationDecidedEventData = components['schemas']['AccreditationDecidedEventData'];
 export type AccreditationSubmittedEventData = components['schemas']['AccreditationSubmittedEventData'];
+export type AdminTransfer = components['schemas']['AdminTransfer'];
 export type BankLinkItem = components['schemas']['BankLinkItem'];
 export type BankLinkItemLinkedEventData = components['schemas']['BankLinkItemLinkedEventData'];
 export type BankLinkItemRemovedEventData = components['schemas']['BankLinkItemRemovedEventData'];

@@ -11,7 +11,7 @@ export const AuditEvent = Type.Object({
   actorType: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('system'), Type.Literal('anonymous'), Type.Literal('provider')]),
   actorId: Nullable(Type.String({ description: 'User id or API key id of the actor' })),
   subjectUserId: Nullable(Type.String({ format: 'uuid', description: 'The user the event is about' })),
-  objectType: Nullable(Type.String({ description: 'The tracked object whose history the event is part of: kyc or accreditation' })),
+  objectType: Nullable(Type.String({ description: 'The tracked object whose history the event is part of: kyc, accreditation or transfer' })),
   objectId: Nullable(Type.String({ format: 'uuid', description: 'Its id' })),
   ip: Nullable(Type.String()),
   userAgent: Nullable(Type.String()),

@@ -29,7 +29,7 @@ export interface AuditEventInput {
 }
 
 /** Objects whose state changes are kept in the audit log as their history. */
-export type HistoryObjectType = 'kyc' | 'accreditation';
+export type HistoryObjectType = 'kyc' | 'accreditation' | 'transfer';
 
 const TYPE_RE = new RegExp(AUDIT_TYPE_PATTERN);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { custodyTransactions, custodyTransfers, custodyVaults, type CustodyTransactionRow, type CustodyTransferRow, type CustodyVaultRow } from './table.js';
@@ -69,7 +69,36 @@ export function createCustodyRepo(db: Db) {
         .limit(page.limit)
         .offset(page.offset ?? 0);
     },
+
+    /** The tenant's transfers (optionally of one user, in one status), newest first; `beforeId` pages by keyset. */
+    async countTenantTransfers(tenantId: string, filters: TransferFilters): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(custodyTransfers).where(and(...transferConditions(tenantId, filters)));
+      return Number(row?.n ?? 0);
+    },
+    async listTenantTransfers(tenantId: string, filters: TransferFilters, page: PageParams): Promise<CustodyTransferRow[]> {
+      const conditions = transferConditions(tenantId, filters);
+      if (page.beforeId !== undefined) conditions.push(lt(custodyTransfers.id, page.beforeId));
+      return db
+        .select()
+        .from(custodyTransfers)
+        .where(and(...conditions))
+        .orderBy(desc(custodyTransfers.id))
+        .limit(page.limit)
+        .offset(page.beforeId !== undefined ? 0 : (page.offset ?? 0));
+    },
   };
+}
+
+export interface TransferFilters {
+  status?: string;
+  userId?: string;
+}
+
+function transferConditions(tenantId: string, filters: TransferFilters): SQL[] {
+  const conditions: SQL[] = [eq(custodyTransfers.tenantId, tenantId)];
+  if (filters.userId !== undefined) conditions.push(eq(custodyTransfers.userId, filters.userId));
+  if (filters.status !== undefined) conditions.push(eq(custodyTransfers.status, filters.status));
+  return conditions;
 }
 
 export type CustodyRepo = ReturnType<typeof createCustodyRepo>;

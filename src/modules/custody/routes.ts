@@ -9,7 +9,7 @@ import { errorResponses } from '../../platform/http/schemas.js';
 import { IdempotencyKeyHeader } from '../../platform/idempotency/http.js';
 import { parseIdempotencyKey } from '../../platform/idempotency/key.js';
 import {
-  CreateVaultBody, NonCustodialTransferBody, Transaction, TransactionPathParams, Transfer, TransferBody, TransferIdParams, TransferList,
+  AdminTransfer, AdminTransferList, AdminTransferListQuery, CreateVaultBody, NonCustodialTransferBody, Transaction, TransactionPathParams, Transfer, TransferBody, TransferIdParams, TransferList,
   TransferListQuery, UpdateWalletBody, Vault, VaultQuery, WalletPathParams, WalletUpdate,
 } from './schemas.js';
 import type { TransactionsService } from './transactions.js';
@@ -138,6 +138,34 @@ export function custodyRoutes(
       schema: { tags: ['Transfers'], summary: "The caller's transfers, newest first", querystring: TransferListQuery, response: { 200: TransferList, ...errorResponses(403) } },
     },
     async (request) => transfers.list(request.tenant.id, contextOf(request, Access.user).userId, request.query),
+  );
+
+  r.get(
+    '/custody-a/transfers',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags: ['Transfers'],
+        summary: "The tenant's transfers, newest first, with their recorded statuses and chain hashes (an admin or the back end; filters: status, userId)",
+        querystring: AdminTransferListQuery,
+        response: { 200: AdminTransferList, ...errorResponses(403) },
+      },
+    },
+    async (request) => transfers.listForTenant(request.tenant.id, request.query),
+  );
+
+  r.get(
+    '/custody-a/transfers/:id',
+    {
+      config: { auth: Access.apiKeyOrAdmin },
+      schema: {
+        tags: ['Transfers'],
+        summary: 'A transfer of the tenant with its recorded statuses and chain hashes, as stored (an admin or the back end)',
+        params: TransferIdParams,
+        response: { 200: AdminTransfer, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => transfers.getForTenant(request.tenant.id, request.params.id),
   );
 
   r.get(

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PageQueryFields, Paged } from '../../platform/http/pagination.js';
+import { KeysetDescQueryFields, PageQueryFields, Paged } from '../../platform/http/pagination.js';
 import { Wallet } from '../wallets/module.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -185,3 +185,28 @@ export type TransferDto = Static<typeof Transfer>;
 export const TransferList = Paged(Transfer);
 export const TransferListQuery = Type.Object({ ...PageQueryFields }, { additionalProperties: false });
 export const TransferIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** A recorded status of a transfer: the audit log's transfer.submitted / transfer.updated rows (the one history store). */
+export const TransferHistoryEntry = Type.Object({
+  status: Type.String(),
+  hash: Nullable(Type.String({ description: 'The chain hash known at this step' })),
+  actor: Type.Object({ type: Type.String(), id: Nullable(Type.String()) }),
+  at: Type.String({ format: 'date-time' }),
+});
+const { transferAmlQuestionnaire: _questionnaire, ...transferFields } = Transfer.properties;
+/** A transfer as an admin lists it: no travel-rule data (GET /non-custodial-evm/transfers/:id has it), its status history. */
+export const AdminTransfer = Type.Object({
+  ...transferFields,
+  history: Type.Array(TransferHistoryEntry, { description: 'Recorded statuses, oldest first (transfers made before the history was kept have none)' }),
+});
+export type AdminTransferDto = Static<typeof AdminTransfer>;
+export const AdminTransferList = Paged(AdminTransfer);
+export const AdminTransferListQuery = Type.Object(
+  {
+    ...KeysetDescQueryFields,
+    status: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Only transfers in this status (QUEUED, IN_PROGRESS, COMPLETED, FAILED)' })),
+    userId: Type.Optional(Type.String({ format: 'uuid', description: "Only this user's transfers" })),
+  },
+  { additionalProperties: false },
+);
+export type AdminTransferListQuery = Static<typeof AdminTransferListQuery>;

@@ -1,6 +1,6 @@
 import type { CallContext, UserContext } from '../../platform/http/context.js';
 import { ownedBy } from '../users/acting-for.js';
-import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
+import { actorFromAudit, auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
@@ -15,7 +15,7 @@ import { notFoundAs } from '../../platform/providers/errors.js';
 import { CustodyErrors } from './errors.js';
 import { CUSTODY_A, type CustodyAProvider } from './provider.js';
 import type { CustodyRepo } from './repo.js';
-import { QUESTIONNAIRE_ENUMS, type NonCustodialTransferBody, type QuestionnaireInput, type TransferDto } from './schemas.js';
+import { QUESTIONNAIRE_ENUMS, type AdminTransferDto, type AdminTransferListQuery, type NonCustodialTransferBody, type QuestionnaireInput, type TransferDto } from './schemas.js';
 import type { CustodyTransferRow } from './table.js';
 import { transferStatusRank } from './status-order.js';
 import { externalIdOf } from './transactions.js';
@@ -65,6 +65,21 @@ export function createTransfersService(deps: {
     return dto;
   }
 
+  /** The rows as an admin sees them: no travel-rule data, each with its statuses from the audit log (oldest first). */
+  async function withHistory(tenantId: string, rows: CustodyTransferRow[]): Promise<AdminTransferDto[]> {
+    const history = await audit.history(tenantId, 'transfer', rows.map((r) => r.id));
+    return Promise.all(
+      rows.map(async (row) => {
+        const { transferAmlQuestionnaire: _q, ...dto } = await toDto(row, false, tenantId);
+        const steps = history.filter((a) => a.objectId === row.id).map((a) => {
+          const step = a.details as { status?: string; chainHash?: string | null };
+          return { status: String(step.status ?? ''), hash: step.chainHash ?? null, actor: actorFromAudit(a.actorType, a.actorId), at: a.createdAt.toISOString() };
+        });
+        return { ...dto, history: steps };
+      }),
+    );
+  }
+
   /** Moves the row forward to what the provider says (under the row's lock: a webhook and a read at once record one change). */
   async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransferRow, seen: CustodyTransfer, by: Actor): Promise<CustodyTransferRow> {
     if (rank(seen.status) <= rank(stale.status) && !(seen.blockchainTxId && !stale.hash)) return stale;
@@ -76,7 +91,7 @@ export function createTransfersService(deps: {
       const facts = { transferId: row.id, userId: row.userId, provider: row.provider, status, hash: updated.hash };
       if (status === 'COMPLETED') await appendEvent(db, tenantId, 'transfer.completed', { ...facts, kind: 'non-custodial-evm' });
       if (status === 'FAILED') await appendEvent(db, tenantId, 'transfer.failed', { ...facts, kind: 'non-custodial-evm' });
-      await audit.record(db, tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, details: facts });
+      await audit.record(db, tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, object: { type: 'transfer', id: row.id }, details: { ...facts, chainHash: updated.hash } });
     }
     return updated;
   }
@@ -153,7 +168,9 @@ export function createTransfersService(deps: {
         );
         const facts = { transferId: id, userId: ctx.userId, provider: body.provider, assetType: body.assetType, amount, destinationId: destination, status: seen.status };
         await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: ctx.actor });
-        await audit.record(db, tenantId, { type: 'transfer.submitted', ...auditActor(ctx.actor), subjectUserId: ctx.userId, details: facts });
+        await audit.record(db, tenantId, {
+          type: 'transfer.submitted', ...auditActor(ctx.actor), subjectUserId: ctx.userId, object: { type: 'transfer', id }, details: { ...facts, chainHash: seen.blockchainTxId },
+        });
         return inserted!;
       });
       return toDto(row, false, tenantId);
@@ -174,6 +191,25 @@ export function createTransfersService(deps: {
     async list(tenantId: string, userId: string, page: PageParams): Promise<Page<TransferDto>> {
       const result = await paginate(() => repo.countTransfers(tenantId, userId), () => repo.listTransfers(tenantId, userId, page), (r) => r);
       return { total: result.total, data: await Promise.all(result.data.map((r) => toDto(r, false, tenantId))) };
+    },
+
+    /**
+     * The tenant's transfers for an admin or the back end, newest first, each with its recorded
+     * statuses (the audit log's rows of the transfer; read as stored, no provider call).
+     */
+    async listForTenant(tenantId: string, query: AdminTransferListQuery): Promise<Page<AdminTransferDto>> {
+      const { status, userId, limit, offset, beforeId } = query;
+      const filters = { ...(status !== undefined ? { status } : {}), ...(userId !== undefined ? { userId } : {}) };
+      const page = { limit, offset, ...(beforeId !== undefined ? { beforeId } : {}) };
+      const result = await paginate(() => repo.countTenantTransfers(tenantId, filters), () => repo.listTenantTransfers(tenantId, filters, page), (r) => r);
+      return { total: result.total, data: await withHistory(tenantId, result.data) };
+    },
+
+    /** One transfer of the tenant with its recorded statuses, as stored (another tenant's is 404). */
+    async getForTenant(tenantId: string, id: string): Promise<AdminTransferDto> {
+      const row = await repo.findTransfer(tenantId, id);
+      if (!row) throw CustodyErrors.transferNotFound();
+      return (await withHistory(tenantId, [row]))[0]!;
     },
 
     /** The in-flight follower's step: asks the provider and moves the record forward (see transactions.follow). */

@@ -7,7 +7,7 @@
  * that every type src writes is here. A new event is one line here.
  *
  * The names are `<object>.<what happened>` in lower case (the audit routes' `type` filter
- * pattern). The types of a tracked object's history (`objectType` kyc or accreditation) are
+ * pattern). The types of a tracked object's history (`objectType` kyc, accreditation, transfer) are
  * the steps its history answers.
  */
 export const AUDIT_TYPES = {

@@ -69,6 +69,7 @@ export const NAMED_SCHEMAS: Record<string, string> = {
   Vault: 'GET /evm-vaults 200',
   CustodyTransaction: 'GET /custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId} 200',
   Transfer: 'GET /non-custodial-evm/transfers/{id} 200',
+  AdminTransfer: 'GET /custody-a/transfers/{id} 200',
   TravelRuleQuestionnaire: 'POST /non-custodial-evm/transfers body #/properties/transferAmlQuestionnaire',
   EventEndpoint: 'GET /event-endpoints/{id} 200',
   LinkToken: 'GET /bank-link/link-token 200',
