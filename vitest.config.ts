@@ -8,9 +8,7 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     // Two files at a time on the 2-core machines: a file mostly waits on its database and servers.
-    // BASTION_TEST_FORKS sets another count (.ci/run runs its PostgreSQL pass on one, beside the
-    // embedded pass on two).
-    poolOptions: { forks: { maxForks: Number(process.env.BASTION_TEST_FORKS ?? 2), minForks: 1 } },
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // A fork keeps its module cache from file to file: importing the app (viem, xrpl, the AWS
     // SDK, ...) once per fork instead of once per file halved the suite (PGlite 1258 s -> 538 s).
     // Tests share no global state beyond what a file already shares between its harnesses.
