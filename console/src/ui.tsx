@@ -122,3 +122,17 @@ export function Mono({ children }: { children: ReactNode }) {
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="muted">{children}</p>;
 }
+
+/** Newer / Older paging of an offset list, newest first: `go(offset)` loads that page. */
+export function Pager({ offset, shown, total, pageSize, go }: { offset: number; shown: number; total: number; pageSize: number; go: (offset: number) => void }) {
+  return (
+    <nav aria-label="Pages" className="pager">
+      <button type="button" className="secondary" disabled={offset === 0} onClick={() => go(Math.max(0, offset - pageSize))}>
+        Newer
+      </button>
+      <button type="button" className="secondary" disabled={offset + shown >= total} onClick={() => go(offset + pageSize)}>
+        Older
+      </button>
+    </nav>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { need, shortId } from '../api.ts';
 import { Link, navigate, useQuery } from '../router.tsx';
-import { Empty, Mono, PageTitle, Show, useLoad, When } from '../ui.tsx';
+import { Empty, Mono, PageTitle, Show, useLoad, When, Pager } from '../ui.tsx';
 
 const PAGE = 50;
 
@@ -101,14 +101,7 @@ export function Audit() {
                   ))}
                 </tbody>
               </table>
-              <nav aria-label="Pages" className="pager">
-                <button type="button" className="secondary" disabled={offset === 0} onClick={() => go(filters, Math.max(0, offset - PAGE))}>
-                  Newer
-                </button>
-                <button type="button" className="secondary" disabled={offset + page.data.length >= page.total} onClick={() => go(filters, offset + PAGE)}>
-                  Older
-                </button>
-              </nav>
+              <Pager offset={offset} shown={page.data.length} total={page.total} pageSize={PAGE} go={(at) => go(filters, at)} />
             </>
           )
         }

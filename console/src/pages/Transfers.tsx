@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { AdminTransfer } from '@bastion/client';
 import { need, shortId } from '../api.ts';
 import { Link, navigate, useQuery } from '../router.tsx';
-import { Empty, Facts, Mono, PageTitle, Show, Status, useLoad, When } from '../ui.tsx';
+import { Empty, Facts, Mono, PageTitle, Show, Status, useLoad, When, Pager } from '../ui.tsx';
 
 const PAGE = 50;
 const STATUSES = ['QUEUED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'];
@@ -105,14 +105,7 @@ export function Transfers() {
                   ))}
                 </tbody>
               </table>
-              <nav aria-label="Pages" className="pager">
-                <button type="button" className="secondary" disabled={offset === 0} onClick={() => go(filters, Math.max(0, offset - PAGE))}>
-                  Newer
-                </button>
-                <button type="button" className="secondary" disabled={offset + page.data.length >= page.total} onClick={() => go(filters, offset + PAGE)}>
-                  Older
-                </button>
-              </nav>
+              <Pager offset={offset} shown={page.data.length} total={page.total} pageSize={PAGE} go={(at) => go(filters, at)} />
             </>
           )
         }
