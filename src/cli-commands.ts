@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { parseKeyText } from './config.js';
 import { commitPendingMasterKey, discardPendingMasterKey, masterKeyFile, resolveMasterKey, writePendingMasterKey } from './platform/crypto/secrets.js';
 import type { Container } from './container.js';
+import { namedPairs, olderThanHours, readSecretFile, UsageError, type CommandName, type Lists, type Options } from './cli-args.js';
 import { AppError } from './platform/http/errors.js';
 import { UserErrors } from './modules/users/errors.js';
 import { BANK_LINK, bankLinkView, businessProfileCommands } from './cli-provider-aliases.js';
@@ -16,37 +16,7 @@ import { ProviderSettingsError } from './platform/provider-settings/settings.js'
 import { OWN_ORIGINATOR_SETTING, REDIRECT_ALLOW_SETTING } from './providers/bank-link/port.js';
 import { redirectAllowOf, redirectAllowSetting } from './providers/bank-link/plaid/index.js';
 
-/**
- * The operator commands, run by the CLI in its own process (PostgreSQL, or the embedded
- * database when no service holds it) or by the running service for a CLI on its control
- * socket (control-socket.ts). Options arrive parsed; secret files are read by the CLI.
- */
-export class UsageError extends Error {}
-
-export type Options = Record<string, string | undefined>;
-/** Options given more than once, and the words after `--redirect-allow`. */
-export interface Lists {
-  redirectAllow: string[];
-  /** `--setting NAME=VALUE`, given once per setting (provider configure). */
-  settings?: string[];
-  /** `--secret NAME=PATH`, given once per secret (provider configure). */
-  secrets?: string[];
-  /** The secret files' contents by NAME, read by the CLI (the command may run in the service). */
-  secretContents?: Record<string, string>;
-}
-
-/** `NAME=VALUE` pairs into a record; a pair without `=` or a name given twice is a usage error. */
-export function namedPairs(option: string, pairs: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--${option} takes NAME=VALUE, got "${pair}"`);
-    const name = pair.slice(0, at);
-    if (name in out) throw new UsageError(`--${option} ${name} is given twice`);
-    out[name] = pair.slice(at + 1);
-  }
-  return out;
-}
+export { namedPairs, olderThanHours, readSecretFile, UsageError, type Lists, type Options } from './cli-args.js';
 
 /** Provider settings input problems are usage errors. */
 async function providerInput<T>(work: () => Promise<T> | T): Promise<T> {
@@ -70,16 +40,6 @@ function idvProvider(options: Options): 'idv-a' | 'idv-b' {
   return provider;
 }
 
-/** A secret read from a file; an unreadable file is a usage error naming the option and the file. */
-export function readSecretFile(option: string, path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
-    throw new UsageError(`--${option} ${path} cannot be read: ${why}`);
-  }
-}
 
 async function existingTenant(c: Container, o: Options): Promise<string> {
   const tenantId = need(o, 'tenant');
@@ -87,12 +47,6 @@ async function existingTenant(c: Container, o: Options): Promise<string> {
   return tenantId;
 }
 
-export function olderThanHours(options: Options): number {
-  const raw = options['older-than'] ?? '24';
-  const hours = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || hours < 1 || hours > 24 * 366) throw new UsageError('--older-than must be a number of hours from 1 to 8784');
-  return hours;
-}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type EventTypeName = (typeof EVENT_TYPES)[number];
@@ -103,7 +57,15 @@ function eventsOf(c: Container): EventsService {
   return (module.services as EventsServices).events;
 }
 
-export const commands: Record<string, (c: Container, o: Options, lists: Lists) => Promise<unknown>> = {
+type Command = (c: Container, o: Options, lists: Lists) => Promise<unknown>;
+
+/**
+ * The operator commands, run by the CLI in its own process (PostgreSQL, or the embedded
+ * database when no service holds it) or by the running service for a CLI on its control
+ * socket (control-socket.ts). Options arrive parsed; secret files are read by the CLI.
+ * Exactly the names of COMMAND_NAMES (cli-args.ts), which the CLI checks without loading this.
+ */
+const implemented = {
   'tenant create': async (c, o) => {
     const created = await c.tenants.createTenant(need(o, 'name'));
     return { tenantId: created.tenantId, apiKey: created.apiKey, keyId: created.keyId };
@@ -328,5 +290,11 @@ export const commands: Record<string, (c: Container, o: Options, lists: Lists) =
   },
   migrate: async () => ({ migrated: true }),
   ...businessProfileCommands,
-};
+} satisfies Record<CommandName, Command>;
+
+// Both ways: no command without its name in COMMAND_NAMES (a name without a command fails `satisfies`).
+const onlyNamed: [Exclude<keyof typeof implemented, CommandName>] extends [never] ? true : never = true;
+void onlyNamed;
+
+export const commands: Record<string, Command> = implemented;
 

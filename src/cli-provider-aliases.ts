@@ -20,18 +20,6 @@ type Command = (c: Container, o: Options) => Promise<unknown>;
 export const BANK_LINK = ['bank-link', 'plaid'] as const;
 const BUSINESS_PROFILE = ['business-profile', 'business-profile-a'] as const;
 
-export const BUSINESS_PROFILE_USAGE = `  business-profile configure --tenant ID --base-url URL --api-key-file PATH --secret-file PATH
-                                                    point a tenant at the real business-profile-a API
-                                                    (API key and webhook secret read from files, sealed);
-                                                    the same as provider configure --kind business-profile
-                                                    --provider business-profile-a --secret api-key=PATH
-                                                    --secret webhook-secret=PATH
-  business-profile sandbox --tenant ID              point it back at the built-in sandbox (fresh key)
-  business-profile show --tenant ID                 where the tenant points, and the webhook URL to
-                                                    register at the provider (no secrets)
-  business-profile review --tenant ID --business-id ID --status in_review|approved|rejected
-                                                    sandbox only: decide a business's review; the
-                                                    sandbox sends the signed business.updated webhook`;
 
 /** A malformed command line (exit code 2); `cli-commands.ts` names its own the same way. */
 const usage = (message: string) => new AppError(400, 'usage', message);
@@ -89,7 +77,7 @@ async function businessProfileView(c: Container, tenantId: string) {
   };
 }
 
-export const businessProfileCommands: Record<string, Command> = {
+export const businessProfileCommands = {
   'business-profile configure': async (c, o) => {
     const tenantId = await tenantOf(c, o);
     const baseUrl = need(o, 'base-url');
@@ -120,4 +108,4 @@ export const businessProfileCommands: Record<string, Command> = {
     if (!result) throw new AppError(404, 'BUSINESS_NOT_FOUND', 'No such business in the sandbox account of this tenant');
     return { tenantId, businessId: result.business.id, status: result.business.status, webhook: result.delivery };
   },
-};
+} satisfies Record<string, Command>;

@@ -1,9 +1,22 @@
-import { BUSINESS_PROFILE_USAGE } from './cli-provider-aliases.js';
 
 /**
  * The CLI's help text and its options, apart from cli.ts (which runs on import) so tests can
  * check that every command an error message names exists with the options it names.
  */
+/** The business-profile aliases (cli-provider-aliases.ts). */
+const BUSINESS_PROFILE_USAGE = `  business-profile configure --tenant ID --base-url URL --api-key-file PATH --secret-file PATH
+                                                    point a tenant at the real business-profile-a API
+                                                    (API key and webhook secret read from files, sealed);
+                                                    the same as provider configure --kind business-profile
+                                                    --provider business-profile-a --secret api-key=PATH
+                                                    --secret webhook-secret=PATH
+  business-profile sandbox --tenant ID              point it back at the built-in sandbox (fresh key)
+  business-profile show --tenant ID                 where the tenant points, and the webhook URL to
+                                                    register at the provider (no secrets)
+  business-profile review --tenant ID --business-id ID --status in_review|approved|rejected
+                                                    sandbox only: decide a business's review; the
+                                                    sandbox sends the signed business.updated webhook`;
+
 export const USAGE = `Usage: bastion <command> [options]
 
   tenant create --name NAME                         create a tenant and its first API key

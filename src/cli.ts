@@ -4,14 +4,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { commands, namedPairs, readSecretFile, UsageError, type Options } from './cli-commands.js';
-import { sendControlRequest } from './control-socket.js';
+import { isCommandName, namedPairs, olderThanHours, readSecretFile, UsageError, type Options } from './cli-args.js';
+import { sendControlRequest } from './control-client.js';
 import { claimDataDir, DataDirBusyError } from './platform/db/data-dir-lock.js';
 import { AppError } from './platform/http/errors.js';
 import { ProviderError, providerErrorAnswer } from './platform/providers/errors.js';
-import { listMail, showMail } from './platform/mail/read-files.js';
 import { CLI_OPTIONS, USAGE } from './cli-usage.js';
-import { olderThanHours } from './cli-commands.js';
 
 /** Where the CLI reads its settings and writes its output: the process's own, or a test's. */
 export interface CliIo {
@@ -73,8 +71,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     await mailCommand(name, positionals.slice(2), io);
     return 0;
   }
-  const run = commands[name];
-  if (!run) {
+  if (!isCommandName(name)) {
     const said = positionals.length === 0 ? 'no command given' : `unknown command "${positionals.join(' ')}"`;
     io.stderr(`${said}\n\n${USAGE}\n`);
     return 2;
@@ -110,9 +107,11 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     }
   }
   try {
-    // Loaded here only: the container brings in every module and provider (seconds of start-up
-    // that `mail` and the commands the service runs for the CLI do not need).
-    const { createContainer } = await import('./container.js');
+    // Loaded here only: the commands and the container bring in every module and provider
+    // (seconds of start-up that `mail`, `--help` and the commands the service runs for the CLI
+    // do not need).
+    const [{ createContainer }, { commands }] = await Promise.all([import('./container.js'), import('./cli-commands.js')]);
+    const run = commands[name]!;
     const container = await createContainer({ config });
     try {
       const result = await run(container, options, lists);
@@ -129,6 +128,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
 /** `mail list` and `mail show ID`: the embedded transport's files, read as a person would. */
 async function mailCommand(name: 'mail list' | 'mail show', args: string[], io: CliIo): Promise<void> {
   const dir = join(loadConfig(io.env).dataDir, 'mail');
+  const { listMail, showMail } = await import('./platform/mail/read-files.js');
   if (name === 'mail list') {
     if (args.length > 0) throw new UsageError(`unexpected argument ${args[0]}`);
     const all = await listMail(dir);

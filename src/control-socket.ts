@@ -1,29 +1,14 @@
 import { chmodSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { createServer, type Server } from 'node:net';
 import type { Logger } from 'pino';
-import { commands, UsageError, type Lists, type Options } from './cli-commands.js';
+import { commands, UsageError } from './cli-commands.js';
+import { controlSocketPath, type ControlAnswer, type ControlRequest } from './control-client.js';
 import { ConfigError } from './config.js';
 import type { Container } from './container.js';
 import { AppError } from './platform/http/errors.js';
 
-/**
- * With the embedded database only the service may open DATA_DIR, so it runs the operator's CLI
- * commands itself: it listens on `DATA_DIR/bastion.sock` (mode 0600: the operator's user
- * only), the CLI sends one JSON line `{command, options, lists}` and reads one JSON line back,
- * `{ok: true, result}` or `{ok: false, exitCode, error, message}`.
- */
-export interface ControlRequest {
-  command: string;
-  options: Options;
-  lists: Lists;
-}
-
-export type ControlAnswer = { ok: true; result: unknown } | { ok: false; exitCode: number; error: string; message: string };
-
+/** The service's side of the control socket (control-client.ts: the protocol and the CLI's side). */
 const MAX_REQUEST_BYTES = 64 * 1024;
-
-export const controlSocketPath = (dataDir: string) => join(dataDir, 'bastion.sock');
 
 async function answer(container: Container, line: string): Promise<ControlAnswer> {
   let request: ControlRequest;
@@ -86,26 +71,4 @@ export async function startControlSocket(dataDir: string, container: Container, 
         resolve();
       });
     });
-}
-
-/** The CLI's side: sends one command to the running service; undefined when nothing listens. */
-export function sendControlRequest(dataDir: string, request: ControlRequest): Promise<ControlAnswer | undefined> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(controlSocketPath(dataDir));
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(JSON.stringify(request) + '\n'));
-    socket.on('data', (chunk: string) => (text += chunk));
-    socket.on('end', () => {
-      try {
-        resolve(JSON.parse(text) as ControlAnswer);
-      } catch {
-        reject(new Error('the service closed the control socket without an answer'));
-      }
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') resolve(undefined);
-      else reject(error);
-    });
-  });
 }
