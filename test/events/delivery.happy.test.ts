@@ -209,18 +209,23 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     expect(await deliveryRow(ep.id, event!.id)).toBeUndefined();
   });
 
-  it('start() delivers on its own timer; stop() finishes the batch in flight', async () => {
-    const worker = scopedWorker(h, { pollIntervalMs: 20 }, [t]);
+  it('start() delivers on its own timer, each event once across batches; stop() finishes the batch in flight and its outcome write', async () => {
+    // Batches of 2: the loop claims its next batch while the last one's outcome is written
+    // (the rows stay leased meanwhile, so no batch takes them twice).
+    const worker = scopedWorker(h, { pollIntervalMs: 20, batchSize: 2 }, [t]);
     const ep = await addEndpoint(h, receiver, {}, t);
-    await makeUsers(h, 3, t);
+    await makeUsers(h, 7, t);
     worker.start();
     const deadline = Date.now() + 15_000;
-    while (receiver.acceptedAt(ep.path).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (receiver.acceptedAt(ep.path).length < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await worker.stop();
-    expect(receiver.acceptedAt(ep.path)).toHaveLength(3);
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(7);
+    const events = await pullAll(h, t);
+    expect(events).toHaveLength(7);
+    for (const event of events) expect(await deliveryRow(ep.id, event.id)).toMatchObject({ status: 'delivered', attempts: 1 });
     // Stopped: nothing more is sent.
     await makeUsers(h, 1, t);
     await new Promise((r) => setTimeout(r, 100));
-    expect(receiver.acceptedAt(ep.path)).toHaveLength(3);
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(7);
   });
 });

@@ -1,14 +1,14 @@
-import { and, asc, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { outboxEvents } from '../../platform/events/table.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { eventDeliveries, type DeliveryStatus, type EventDeliveryRow, type EventEndpointRow } from './table.js';
 
-/** Serializes dispatch across instances (stream positions become visible in order). */
 /** A timestamp parameter of hand-written SQL (the same on pg and PGlite). */
 const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
+/** Serializes dispatch across instances (stream positions become visible in order). */
 const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
 
 /** The due time of a disabled endpoint's pending rows: never, until it is enabled. */
@@ -69,34 +69,35 @@ export function createDeliveryRepo(db: Db) {
         .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
         .limit(1);
       if (!waiting) return 0;
+      // Under the lock, one statement: pick the oldest undispatched events, fan each out into a
+      // delivery row per matching endpoint, and give them stream positions in seq order.
       return db.transaction(async (tx) => {
         await tx.execute(sql`select ${DISPATCH_LOCK}`);
-        const events = await tx
-          .select({ seq: outboxEvents.seq })
-          .from(outboxEvents)
-          .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
-          .orderBy(asc(outboxEvents.seq))
-          .limit(limit)
-          .for('update', { skipLocked: true });
-        if (events.length === 0) return 0;
-        const seqs = sql.join(
-          events.map((e) => sql`${e.seq}`),
-          sql`, `,
-        );
-        await tx.execute(sql`
-          insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
-          select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
-          from outbox_events o
-          join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
-            and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
-          where o.seq in (${seqs})
-          on conflict do nothing`);
-        await tx.execute(sql`
-          update outbox_events o set delivered_at = ${at(now)}, position = p.pos
-          from (select s.seq, nextval('outbox_events_position_seq') as pos
-                from (select seq from outbox_events where seq in (${seqs}) order by seq) s) p
-          where o.seq = p.seq`);
-        return events.length;
+        const result = await tx.execute(sql`
+          with picked as (
+            select seq from outbox_events
+            where delivered_at is null and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
+            order by seq
+            limit ${limit}
+            for update skip locked
+          ),
+          fanned as (
+            insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+            select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
+            from picked p
+            join outbox_events o on o.seq = p.seq
+            join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
+              and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+            on conflict do nothing
+          ),
+          numbered as (
+            select s.seq, nextval('outbox_events_position_seq') as pos
+            from (select seq from picked order by seq) s
+          )
+          update outbox_events o set delivered_at = ${at(now)}, position = n.pos
+          from numbered n
+          where o.seq = n.seq`);
+        return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
       });
     },
 

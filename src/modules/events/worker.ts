@@ -145,7 +145,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  async function deliverBatch(rows: ClaimedDelivery[], leaseUntil: Date): Promise<number> {
+  /**
+   * Sends a claimed batch; answers once every request has its answer, with the write that
+   * records the batch's successes (one statement) still running, so the polling loop claims its
+   * next batch meanwhile (the rows stay leased until it commits: no other claim takes them).
+   */
+  async function deliverBatch(rows: ClaimedDelivery[], leaseUntil: Date): Promise<{ recorded: Promise<number> }> {
     const now = clock.now();
     const keysOf = new Map<string, Promise<SigningKey[]>>();
     // The policy as of this batch (EVENTS_ALLOW_PRIVATE_URLS), and each endpoint's URL checked
@@ -198,14 +203,25 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     });
     // One statement for the batch's successes; if it fails, the leases bring the rows back
     // (they are sent again: at least once).
-    if (succeeded.length === 0) return 0;
-    const delivered = await repo.markDelivered(succeeded, clock.now(), statuses);
-    options.onOutcome?.('delivered', delivered);
-    if (delivered < succeeded.length) logger.warn({ count: succeeded.length - delivered }, 'events delivered, but their lease had passed to another worker');
-    return delivered;
+    if (succeeded.length === 0) return { recorded: Promise.resolve(0) };
+    const recorded = repo.markDelivered(succeeded, clock.now(), statuses).then((delivered) => {
+      options.onOutcome?.('delivered', delivered);
+      if (delivered < succeeded.length) logger.warn({ count: succeeded.length - delivered }, 'events delivered, but their lease had passed to another worker');
+      return delivered;
+    });
+    return { recorded };
   }
 
-  async function round(): Promise<DrainResult> {
+  /** The polling loop's outcome writes still running (stop() waits for them). */
+  const recording = new Set<Promise<unknown>>();
+
+  /**
+   * One round. `overlap` (the polling loop): answers once the batch is sent, its outcome write
+   * tracked in `recording`; otherwise (drainOnce, tests) once that write has committed.
+   */
+  async function round(overlap = false): Promise<DrainResult> {
+    // A database slower than the receivers: at most one outcome write per pipeline waits.
+    while (overlap && recording.size >= pipelines) await Promise.race(recording);
     const only = options.tenantIds?.();
     const dispatchAll = async () => {
       let n = 0;
@@ -227,7 +243,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (more.length > 0) rows = [...rows, ...more].sort((a, b) => a.eventSeq - b.eventSeq);
     }
     // The first claim's lease ends first: the send-or-leave check uses it for the whole batch.
-    const delivered = rows.length > 0 ? await deliverBatch(rows, leaseUntil) : 0;
+    let delivered = 0;
+    if (rows.length > 0) {
+      const { recorded } = await deliverBatch(rows, leaseUntil);
+      if (overlap) {
+        const tracked = recorded.catch((error: unknown) => logger.error({ error: describeOutboundError(error) }, 'could not record the delivered events; their leases bring them back'));
+        recording.add(tracked);
+        void tracked.finally(() => recording.delete(tracked));
+      } else {
+        delivered = await recorded;
+      }
+    }
     let pruned = 0;
     const at = clock.now().getTime();
     if (at - lastPrune >= pruneIntervalMs) {
@@ -240,7 +266,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   function drainOnce(): Promise<DrainResult> {
     // One round at a time per worker, whether started by the timer or by a test.
-    const next = tail.then(round);
+    const next = tail.then(() => round());
     tail = next.catch(() => undefined);
     return next;
   }
@@ -254,7 +280,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (!running) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      const loop = round().then(
+      const loop = round(true).then(
         (result) => schedule(result.attempted >= batchSize ? 0 : pollIntervalMs),
         (error: unknown) => {
           logger.error({ error: describeOutboundError(error) }, 'event outbox poll failed');
@@ -279,6 +305,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       await Promise.allSettled([...loops]);
+      await Promise.allSettled([...recording]);
       await tail;
     },
     drainOnce,
