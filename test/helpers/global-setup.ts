@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
-import { pgliteTemplateDir, writePgliteTemplate } from '../../src/platform/db/pglite-template.js';
+import { pgliteTemplateIsCurrent, writePgliteTemplate } from '../../src/platform/db/pglite-template.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   // A fresh DATA_DIR (the CLI tests, the services the process tests start) copies PGlite's
   // template, as `npm run build` makes it; without it each one runs initdb (about 900 MiB and
   // tens of seconds). `.ci/run` builds first; a local run without a build makes it here, once.
-  if (!existsSync(join(pgliteTemplateDir(), 'PG_VERSION'))) await writePgliteTemplate();
+  if (!pgliteTemplateIsCurrent()) await writePgliteTemplate();
   if (process.env.DATABASE_URL) {
     project.provide('pgliteImage', '');
     return () => undefined;
