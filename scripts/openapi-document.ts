@@ -5,9 +5,9 @@
  *
  *   npx tsx scripts/openapi-document.ts openapi.json
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
@@ -25,7 +25,10 @@ try {
   const text = JSON.stringify(app.swagger(), null, 2) + '\n';
   await app.close();
   await container.close();
-  if (process.argv[2]) writeFileSync(process.argv[2], text);
+  if (process.argv[2]) {
+    mkdirSync(dirname(process.argv[2]), { recursive: true });
+    writeFileSync(process.argv[2], text);
+  }
   else process.stdout.write(text);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
