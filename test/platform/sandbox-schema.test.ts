@@ -21,7 +21,7 @@ import { migrationsBefore } from '../helpers/migrations.js';
 /**
  * The sandboxes' tables live in the schema `sandbox`, created only while sandboxes are on; a
  * database migrated before they moved (its sandbox tables in public) keeps its sandbox rows.
- * Each case migrates a new database: in memory, or a new database on the PostgreSQL server.
+ * Each case migrates a new database: a new DATA_DIR or an empty embedded database, or a new database on the PostgreSQL server.
  */
 const sandboxTables = [businessProfileA, custodyA, custodyB, plaid]
   .flatMap((m) => Object.values(m))
@@ -43,10 +43,15 @@ interface Fresh {
 }
 
 let serial = 0;
-async function freshDatabase(): Promise<Fresh> {
+/**
+ * A new database. `newDataDir`: on the embedded database, a new DATA_DIR as the service opens one
+ * (a copy of the build's template, which holds the product's migrations); otherwise an empty one
+ * (initdb), for the upgrades that start from older migrations.
+ */
+async function freshDatabase(options: { newDataDir?: boolean } = {}): Promise<Fresh> {
   serial += 1;
   if (!usingPostgres) {
-    const database = await openDatabase({});
+    const database = await openDatabase(options.newDataDir ? { dataDir: mkdtempSync(join(work, 'data-')) } : {});
     cleanups.push(() => database.close());
     return {
       database,
@@ -103,7 +108,7 @@ describe('the sandboxes apart from the product', () => {
   });
 
   it('with sandboxes off, a new database holds no sandbox table and no schema sandbox', async () => {
-    const fresh = await freshDatabase();
+    const fresh = await freshDatabase({ newDataDir: true });
     await runMigrations(fresh.database, { sandboxes: false });
     const publicTables = await tablesIn(fresh, 'public');
     expect(publicTables).toContain('tenants');
@@ -112,7 +117,7 @@ describe('the sandboxes apart from the product', () => {
   }, 120_000);
 
   it('with sandboxes on, the sandbox tables are in the schema sandbox and none in public', async () => {
-    const fresh = await freshDatabase();
+    const fresh = await freshDatabase({ newDataDir: true });
     await runMigrations(fresh.database, { sandboxes: true });
     expect((await tablesIn(fresh, 'sandbox')).filter((t) => t !== '__drizzle_migrations')).toEqual(names);
     expect((await tablesIn(fresh, 'public')).filter((t) => names.includes(t))).toEqual([]);
