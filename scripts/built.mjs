@@ -19,16 +19,31 @@ function newest(dir) {
 
 let sourcesNewest;
 
-/** True when dist/<entry>.js exists and is no older than anything under src and the lock file (BASTION_RUN_SOURCES=1: never). */
-export function builtIsFresh(entry = 'src/cli.ts') {
+/** True when the built file of `entry` (builtPath) exists and is no older than anything under src and the lock file (BASTION_RUN_SOURCES=1: never). */
+export function builtIsFresh(entry = 'src/cli.ts', options = {}) {
   if (process.env.BASTION_RUN_SOURCES === '1') return false;
-  const built = join(root, 'dist', entry.replace(/\.ts$/, '.js'));
+  const built = builtPath(entry, options);
   if (!existsSync(built)) return false;
   sourcesNewest ??= Math.max(newest(join(root, 'src')), statSync(join(root, 'package-lock.json')).mtimeMs);
   return statSync(built).mtimeMs >= sourcesNewest;
 }
 
-/** The arguments after `node` that run `entry` (a path under src, e.g. 'src/main.ts'). */
-export function nodeArgsFor(entry) {
-  return builtIsFresh(entry) ? [join(root, 'dist', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(root, entry)];
+/** The entry points scripts/bundle.mjs bundles (dist/bundle/<name>.mjs). */
+const BUNDLED = { 'src/main.ts': 'main', 'src/cli.ts': 'cli' };
+
+/**
+ * The built file of `entry`: the bundle for the service and the CLI (what npm start and
+ * npm run cli run), dist/<entry>.js for the others, and for all with `{ bundle: false }`.
+ */
+export function builtPath(entry, options = {}) {
+  const bundled = options.bundle !== false && BUNDLED[entry];
+  return bundled ? join(root, 'dist', 'bundle', `${bundled}.mjs`) : join(root, 'dist', entry.replace(/\.ts$/, '.js'));
+}
+
+/**
+ * The arguments after `node` that run `entry` (a path under src, e.g. 'src/main.ts'): its built
+ * file when fresh (`{ bundle: false }`: dist/src even for a bundled entry), else src through tsx.
+ */
+export function nodeArgsFor(entry, options = {}) {
+  return builtIsFresh(entry, options) ? [builtPath(entry, options)] : ['--import', 'tsx', join(root, entry)];
 }

@@ -12,12 +12,15 @@ function newest(dir) {
   return latest;
 }
 
+const sources = () => Math.max(newest('src'), statSync('package-lock.json').mtimeMs);
 const built = 'dist/src/main.js';
-const stale = !existsSync(built) || newest('src') > statSync(built).mtimeMs || statSync('package-lock.json').mtimeMs > statSync(built).mtimeMs;
-if (stale) {
+if (!existsSync(built) || sources() > statSync(built).mtimeMs) {
   process.stdout.write('Building Bastion...\n');
   execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
 }
+// What npm start runs: the service as one bundle (scripts/bundle.mjs), made from dist/src.
+const bundle = 'dist/bundle/main.mjs';
+if (!existsSync(bundle) || statSync(built).mtimeMs > statSync(bundle).mtimeMs) execSync('node scripts/bundle.mjs', { stdio: 'inherit' });
 // The operator console (static files under /console): built when missing or older than its source.
 // Without it the service still starts; /console answers 503 saying how to build it.
 const consoleIndex = 'dist/console/index.html';

@@ -1,4 +1,4 @@
-// Measures the service's memory as `npm start` runs it: node --max-old-space-size=512 dist/src/main.js
+// Measures the service's memory as `npm start` runs it: node --max-old-space-size=512 dist/bundle/main.mjs
 // (run `npm run build` first). Starts it on a fresh DATA_DIR (or the one given), samples
 // /proc/<pid>/status (VmHWM: peak RSS; VmRSS: now) until it answers /ready, then idles, then
 // stops it; the same DATA_DIR may be given again to measure a second start.
@@ -42,7 +42,7 @@ function status(pid) {
 
 const port = await freePort();
 const started = Date.now();
-const child = spawn(process.execPath, ['--max-old-space-size=512', 'dist/src/main.js'], {
+const child = spawn(process.execPath, ['--max-old-space-size=512', 'dist/bundle/main.mjs'], {
   env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });

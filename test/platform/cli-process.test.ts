@@ -7,7 +7,7 @@ import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { runCliIn } from '../helpers/cli.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
 
-/** The real binary (`node dist/src/cli.js`, or src/cli.ts through tsx when the build is stale): this file is the suite's smoke test of it (other CLI tests run it in process). */
+/** The real binary (`node dist/bundle/cli.mjs`, or src/cli.ts through tsx when the build is stale): this file is the suite's smoke test of it (other CLI tests run it in process). */
 function binary(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {

@@ -46,10 +46,10 @@ register(${JSON.stringify(new URL(`file://${join(dir, 'hooks.mjs')}`).href)}, { 
     );
   });
 
-  /** Runs the CLI (built when fresh, as `npm run cli`) with the hook; answers its output and what it loaded. */
+  /** Runs the CLI (dist/src when fresh, else src: the module graph, which the bundle of npm run cli folds into chunks) with the hook; answers its output and what it loaded. */
   async function cli(dataDir: string, ...args: string[]) {
     writeFileSync(record, '');
-    const [first, ...rest] = nodeArgsFor('src/cli.ts');
+    const [first, ...rest] = nodeArgsFor('src/cli.ts', { bundle: false });
     // After tsx's hooks when it runs from source, so the URLs are the .ts files'.
     const argv = first === '--import' ? [first, rest[0]!, '--import', register, ...rest.slice(1)] : ['--import', register, first!, ...rest];
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
