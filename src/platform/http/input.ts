@@ -40,6 +40,23 @@ function finiteOnly(validate: Validator): Validator {
 }
 
 /**
+ * A validator compiled at its first call, not when its route is registered: a start compiled
+ * every schema of every route (about 1 s of CPU on the 2-core machines), where a process that
+ * serves a few routes (a CLI run in process, a test's service) needs a few. A route's first
+ * request pays its compile (milliseconds); Ajv's cache by schema still serves later apps.
+ */
+function compiledOnFirstUse(compile: () => Validator): Validator {
+  let compiled: Validator | undefined;
+  const validate: Validator = (data) => {
+    compiled ??= compile();
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  return validate;
+}
+
+/**
  * One Ajv per kind of input. Query strings and path parameters are text on the wire, so their
  * values are coerced to the declared types ("20" -> 20); JSON bodies already carry types, so a
  * number sent for a string field (or the reverse) is a 400, never converted. Neither lets NaN
@@ -63,7 +80,7 @@ export function perPartValidators(): SchemaController {
       pool(externalSchemas, { ...options, customOptions: { ...options?.customOptions, ...extra } } as Parameters<typeof pool>[1]) as unknown as Compile;
     const coercing = withOptions({ coerceTypes: 'array' });
     const exact = withOptions({ coerceTypes: false });
-    return (route: { httpPart?: string }) => finiteOnly(route.httpPart === 'body' ? exact(route) : coercing(route));
+    return (route: { httpPart?: string }) => compiledOnFirstUse(() => finiteOnly(route.httpPart === 'body' ? exact(route) : coercing(route)));
   };
   return { compilersFactory: { buildValidator: buildValidator as unknown as AjvCompiler.BuildCompilerFromPool, buildSerializer: cachedSerializers } };
 }
@@ -81,13 +98,16 @@ const cachedSerializers = ((externalSchemas: unknown, serializerOpts: unknown) =
   const build = buildSerializers(externalSchemas as never, serializerOpts as never) as unknown as (route: { schema: unknown }) => (data: unknown) => string;
   const prefix = JSON.stringify([externalSchemas ?? null, serializerOpts ?? null]);
   return (route: { schema: unknown }) => {
-    const key = `${prefix}|${JSON.stringify(route.schema)}`;
-    let serializer = serializers.get(key);
-    if (!serializer) {
-      serializer = build(route);
-      serializers.set(key, serializer);
-    }
-    return serializer;
+    // Looked up (and compiled) at the first answer with this schema, as the validators are.
+    let serializer: ((data: unknown) => string) | undefined;
+    return (data: unknown) => {
+      if (!serializer) {
+        const key = `${prefix}|${JSON.stringify(route.schema)}`;
+        serializer = serializers.get(key) ?? build(route);
+        serializers.set(key, serializer);
+      }
+      return serializer(data);
+    };
   };
 }) as unknown as ReturnType<typeof SerializerSelector>;
 
