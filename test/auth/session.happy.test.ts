@@ -49,21 +49,18 @@ describe('a session and its audit event are one statement', () => {
   it('login writes the session, its refresh token and login.succeeded together', async () => {
     const t = await h.newTenant();
     const email = 'together@example.com';
-    const registered = await h.inject({
-      method: 'POST',
-      url: '/auth/email',
-      headers: { 'x-tenant-id': t.tenantId },
-      payload: { email, password: 'a long passphrase here' },
-    });
-    expect(registered.statusCode).toBe(201);
-    const userId = registered.json<{ id: string }>().id;
+    const api = h.api({ 'x-tenant-id': t.tenantId });
+    const registered = await api.POST('/auth/email', { body: { email, password: 'a long passphrase here' } });
+    expect(registered.response.status).toBe(201);
+    const userId = registered.data!.id;
     const before = await counts(t.tenantId, userId);
-    const login = await h.inject({ method: 'POST', url: '/auth/email/login', headers: { 'x-tenant-id': t.tenantId }, payload: { email, password: 'a long passphrase here' } });
-    expect(login.statusCode).toBe(201);
+    const login = await api.POST('/auth/email/login', { body: { email, password: 'a long passphrase here' } });
+    expect(login.response.status).toBe(201);
     const after = await counts(t.tenantId, userId);
     expect(after).toEqual({ sessions: before.sessions + 1, audit: before.audit + 1 });
     // The refresh token of that session works.
-    const refreshed = await h.inject({ method: 'POST', url: '/auth/refresh', headers: { 'x-tenant-id': t.tenantId }, payload: { refreshToken: login.json<{ refreshToken: string }>().refreshToken } });
-    expect(refreshed.statusCode).toBe(201);
+    const tokens = login.data as { refreshToken: string };
+    const refreshed = await api.POST('/auth/refresh', { body: { refreshToken: tokens.refreshToken } });
+    expect(refreshed.response.status).toBe(201);
   });
 });
