@@ -34,15 +34,16 @@ describe('the event types an endpoint filter may name', () => {
   });
 
   it('POST /event-endpoints takes kyc.created (and every other listed type), and the kyc.created of a new attempt is delivered to it', async () => {
-    const everything = await h.inject({ method: 'POST', url: '/event-endpoints', headers: h.keyHeaders(), payload: { url: receiver.url('/every-type'), types: [...EVENT_TYPES] } });
-    expect(everything.statusCode, everything.body).toBe(201);
-    expect(everything.json().types).toEqual([...EVENT_TYPES]);
+    const api = h.api(h.keyHeaders());
+    const everything = await api.POST('/event-endpoints', { body: { url: receiver.url('/every-type'), types: [...EVENT_TYPES] } });
+    expect(everything.response.status, JSON.stringify(everything.error)).toBe(201);
+    expect(everything.data!.types).toEqual([...EVENT_TYPES]);
 
     const worker = scopedWorker(h);
     const endpoint = await addEndpoint(h, receiver, { types: ['kyc.created'] });
     const userId = await h.createUser();
-    const kyc = await h.inject({ method: 'POST', url: '/kyc/kyc', headers: h.keyHeaders(), payload: { userId, provider: 'manual' } });
-    expect(kyc.statusCode, kyc.body).toBe(201);
+    const kyc = await api.POST('/kyc/kyc', { body: { userId, provider: 'manual' } });
+    expect(kyc.response.status, JSON.stringify(kyc.error)).toBe(201);
     await worker.drainAll();
     const delivered = receiver.acceptedAt(endpoint.path);
     expect(delivered.map((e) => e.type)).toEqual(['kyc.created']);

@@ -110,10 +110,9 @@ describe('IdP login against a real OpenID provider (oidc-provider on loopback)',
   }, 60_000);
 
   it('GET /auth/idp/config shows the settings to an admin with the secret masked', async () => {
-    const res = await t.h.inject({ method: 'GET', url: '/auth/idp/config', headers: t.h.keyHeaders() });
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    expect(body).toMatchObject({
+    const res = await t.h.api(t.h.keyHeaders()).GET('/auth/idp/config');
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({
       issuer: t.op.issuer,
       clientId: t.op.clientId,
       clientSecret: '********',
@@ -121,9 +120,9 @@ describe('IdP login against a real OpenID provider (oidc-provider on loopback)',
       redirectAllow: [CLIENT_URL],
       callbackUrl: `${t.h.baseUrl}/auth/idp/callback`,
     });
-    expect(res.body).not.toContain(t.op.clientSecret);
+    expect(JSON.stringify(res.data)).not.toContain(t.op.clientSecret);
     const adminId = await t.h.createUser(t.h.tenant, undefined, 'admin');
-    const asAdmin = await t.h.inject({ method: 'GET', url: '/auth/idp/config', headers: t.h.bearerHeaders(await t.h.tokenFor(adminId)) });
-    expect(asAdmin.statusCode).toBe(200);
+    const asAdmin = await t.h.api(t.h.bearerHeaders(await t.h.tokenFor(adminId))).GET('/auth/idp/config');
+    expect(asAdmin.response.status).toBe(200);
   });
 });
