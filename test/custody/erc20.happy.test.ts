@@ -34,16 +34,18 @@ afterAll(async () => h.close());
 
 async function transfer(key: string, payload: Record<string, unknown>) {
   const walletId = vault.wallets[0]!.walletId;
-  const res = await h.inject({
-    method: 'POST',
-    url: `/custody-a/vaults/${vault.id}/wallets/${walletId}/transactions/transfer`,
-    headers: { ...headers, 'idempotency-key': key },
-    payload,
+  const api = h.api(headers);
+  const path = { vaultId: vault.id, walletId };
+  const res = await api.POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', {
+    params: { path, header: { 'idempotency-key': key } },
+    body: payload as never,
   });
-  expect(res.statusCode, res.body).toBe(201);
+  expect(res.response.status, JSON.stringify(res.error)).toBe(201);
   await drain(h);
-  const read = await h.inject({ method: 'GET', url: `/custody-a/vaults/${vault.id}/wallets/${walletId}/transactions/${res.json().transactionId}`, headers });
-  return read.json();
+  const read = await api.GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', {
+    params: { path: { ...path, transactionId: res.data!.transactionId } },
+  });
+  return read.data!;
 }
 
 describe('ERC-20 transfers from a custody-a vault (sandbox)', () => {
@@ -52,7 +54,8 @@ describe('ERC-20 transfers from a custody-a vault (sandbox)', () => {
     const tx = await transfer('tst-1', { destinationAddress: to, symbol: 'TST', qty: '12.5', contract: token });
     expect(tx).toMatchObject({ status: 'CONFIRMED', symbol: 'TST', qty: '12.5', contract: token, failureReason: null });
     const chain = await evmChain(h);
-    const onChain = await chain.publicClient.getTransaction({ hash: tx.hash });
+    expect(tx.hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const onChain = await chain.publicClient.getTransaction({ hash: tx.hash as `0x${string}` });
     expect(onChain.to?.toLowerCase()).toBe(token.toLowerCase());
     expect(onChain.value).toBe(0n);
     expect(await balanceOf(to)).toBe(12_500_000n);

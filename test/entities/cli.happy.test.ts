@@ -36,12 +36,15 @@ describe('business-profile CLI commands', () => {
 
   it('review moves a sandbox business to approved and the webhook reaches the service', async () => {
     const { entityId, owner } = await entityOf(h);
-    const profile = (await h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers, payload: { tin: TIN } })).json();
+    const api = h.api(owner.headers);
+    const profile = (await api.POST('/entities/{id}/business-profile-a', { params: { path: { id: entityId } }, body: { tin: TIN } })).data!;
+    const businessId = profile.providerBusinessId!;
+    expect(businessId).toBeTruthy();
     h.clock.advance(1000);
-    const result = await run('business-profile review', { tenant: h.tenant.tenantId, 'business-id': profile.providerBusinessId, status: 'approved' });
+    const result = await run('business-profile review', { tenant: h.tenant.tenantId, 'business-id': businessId, status: 'approved' });
     expect(result).toMatchObject({ status: 'approved', webhook: expect.stringMatching(/HTTP 200$/) });
-    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(now.json().status).toBe('approved');
-    await expect(run('business-profile review', { tenant: h.tenant.tenantId, 'business-id': profile.providerBusinessId, status: 'done' })).rejects.toMatchObject({ code: 'usage' });
+    const now = await api.GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(now.data!.status).toBe('approved');
+    await expect(run('business-profile review', { tenant: h.tenant.tenantId, 'business-id': businessId, status: 'done' })).rejects.toMatchObject({ code: 'usage' });
   });
 });

@@ -62,7 +62,7 @@ describe('the wallet registry', () => {
     // Another chain is another registry entry: the profile shows it as the further EVM-compatible address.
     const other = await registry().register(h.tenant.tenantId, b, { kind: 'evm-eoa', chain: 'evm', chainId: 137, address: account.address });
     expect(other.created).toBe(true);
-    expect((await h.inject({ method: 'GET', url: `/users/wallet-addresses/${b}`, headers: h.keyHeaders() })).json()).toEqual({
+    expect((await h.api(h.keyHeaders()).GET('/users/wallet-addresses/{userId}', { params: { path: { userId: b } } })).data).toEqual({
       evm: null,
       evmCompatible: account.address,
       xrpl: null,
@@ -70,7 +70,7 @@ describe('the wallet registry', () => {
     // XRPL: base58 is case-sensitive; the profile's XRPL address is set.
     const xrpl = await registry().register(h.tenant.tenantId, a, { kind: 'xrpl-investor', chain: 'xrpl', network: 'local', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' });
     expect(xrpl.wallet).toMatchObject({ address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', addressKey: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', network: 'local' });
-    expect((await h.inject({ method: 'GET', url: `/users/wallet-addresses/${a}`, headers: h.keyHeaders() })).json()).toEqual({
+    expect((await h.api(h.keyHeaders()).GET('/users/wallet-addresses/{userId}', { params: { path: { userId: a } } })).data).toEqual({
       evm: account.address,
       evmCompatible: null,
       xrpl: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh',
