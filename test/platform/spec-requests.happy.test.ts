@@ -30,11 +30,12 @@ describe('KYC review routes take only the path', () => {
 
   it('an empty JSON object is the same; a reason, when given, is stored', async () => {
     const { kycId } = await startSession(h, await h.createUser());
-    const res = await h.inject({ method: 'PUT', url: `/kyc/reject/${kycId}`, headers: h.keyHeaders(), payload: {} });
-    expect(res.statusCode, res.body).toBe(200);
+    const api = h.api(h.keyHeaders());
+    const res = await api.PUT('/kyc/reject/{kycId}', { params: { path: { kycId } }, body: {} });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
     const other = await startSession(h, await h.createUser());
-    const withReason = await h.inject({ method: 'PUT', url: `/kyc/reject/${other.kycId}`, headers: h.keyHeaders(), payload: { reason: 'expired document' } });
-    expect(withReason.statusCode).toBe(200);
+    const withReason = await api.PUT('/kyc/reject/{kycId}', { params: { path: { kycId: other.kycId } }, body: { reason: 'expired document' } });
+    expect(withReason.response.status).toBe(200);
     expect(await attempt(other.kycId)).toMatchObject({ status: 'declined', reason: 'expired document' });
   });
 });
@@ -42,11 +43,12 @@ describe('KYC review routes take only the path', () => {
 describe('POST /accreditations/{id}/decision takes only `decision`', () => {
   it('201 without a reason; the reason is null', async () => {
     const userId = await h.createUser();
-    const claim = await h.inject({ method: 'POST', url: '/accreditations', headers: h.keyHeaders(), payload: { type: 'income', userId } });
-    expect(claim.statusCode).toBe(201);
-    const res = await h.inject({ method: 'POST', url: `/accreditations/${claim.json().id}/decision`, headers: h.keyHeaders(), payload: { decision: 'rejected' } });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ status: 'rejected', reason: null });
+    const api = h.api(h.keyHeaders());
+    const claim = await api.POST('/accreditations', { body: { type: 'income', userId } });
+    expect(claim.response.status).toBe(201);
+    const res = await api.POST('/accreditations/{id}/decision', { params: { path: { id: claim.data!.id } }, body: { decision: 'rejected' } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data).toMatchObject({ status: 'rejected', reason: null });
   });
 });
 

@@ -34,21 +34,21 @@ const balanceOf = async (address: string) => (await walletServices(h).xrplLedger
 describe('the XRPL follower', () => {
   it('validates a transaction its request stopped waiting for, at the next sweep; the same blob then answers it validated', async () => {
     const { headers } = await userWithToken(h);
-    const signer = await whileClosing(async () => (await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet/signer-wallet', headers, payload: {} })).json());
+    const api = h.api(headers);
+    const signer = await whileClosing(async () => (await api.POST('/non-custodian-xrpl/wallet/signer-wallet', { body: {} })).data!);
     const destination = Wallet.generate().classicAddress;
     const prepared = (
-      await h.inject({
-        method: 'POST',
-        url: '/non-custodian-xrpl/sign-transaction',
-        headers,
-        payload: { transaction: { TransactionType: 'Payment', Account: signer.address, Destination: destination, Amount: '12000000' } },
+      await api.POST('/non-custodian-xrpl/sign-transaction', {
+        body: { transaction: { TransactionType: 'Payment', Account: signer.address, Destination: destination, Amount: '12000000' } },
       })
-    ).json();
+    ).data!;
+    const txBlob = prepared.txBlob!;
+    expect(txBlob).toMatch(/^[0-9A-F]+$/);
 
     // No ledger closes: the request answers what it knows after 200 ms.
-    const submitted = await h.inject({ method: 'POST', url: '/non-custodian-xrpl/tx-submit', headers, payload: { txBlob: prepared.txBlob } });
-    expect(submitted.statusCode).toBe(201);
-    expect(submitted.json()).toMatchObject({ hash: prepared.hash, status: 'submitted', engineResult: 'tesSUCCESS', validated: false, result: null });
+    const submitted = await api.POST('/non-custodian-xrpl/tx-submit', { body: { txBlob } });
+    expect(submitted.response.status).toBe(201);
+    expect(submitted.data).toMatchObject({ hash: prepared.hash, status: 'submitted', engineResult: 'tesSUCCESS', validated: false, result: null });
 
     standIn.closeLedger();
     const submissions = walletServices(h).xrplSubmissions;
@@ -56,8 +56,8 @@ describe('the XRPL follower', () => {
     expect(await submissions.sweep()).toBe(0); // nothing left in flight
     expect(await balanceOf(destination)).toBe('12000000');
 
-    const again = await h.inject({ method: 'POST', url: '/non-custodian-xrpl/tx-submit', headers, payload: { txBlob: prepared.txBlob } });
-    expect(again.json()).toMatchObject({ submissionId: submitted.json().submissionId, status: 'validated', result: 'tesSUCCESS', validated: true });
+    const again = await api.POST('/non-custodian-xrpl/tx-submit', { body: { txBlob } });
+    expect(again.data).toMatchObject({ submissionId: submitted.data!.submissionId, status: 'validated', result: 'tesSUCCESS', validated: true });
   });
 
   it('once started, sends what was stored but never sent (a stop between the two) and follows it until validated', async () => {
