@@ -7,29 +7,30 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
+const tenantApi = () => h.api({ 'x-tenant-id': h.tenant.tenantId });
 const register = (email: string, password = 'correct horse battery', fullName?: string) =>
-  h.inject({ method: 'POST', url: '/auth/email', headers: { 'x-tenant-id': h.tenant.tenantId }, payload: { email, password, fullName } });
-const login = (url: string, email: string, password: string) =>
-  h.inject({ method: 'POST', url, headers: { 'x-tenant-id': h.tenant.tenantId }, payload: { email, password } });
+  tenantApi().POST('/auth/email', { body: { email, password, ...(fullName ? { fullName } : {}) } });
+const login = (url: '/auth/email/login' | '/auth/login', email: string, password: string) => tenantApi().POST(url, { body: { email, password } });
 
 describe('registration and login', () => {
   it('POST /auth/email creates the user (201, no hash), and both login routes answer a pair', async () => {
     const res = await register('Reg@Example.com', 'correct horse battery', 'Reg User');
-    expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ email: 'reg@example.com', fullName: 'Reg User', emailVerified: false, role: 'user' });
-    expect(res.body).not.toMatch(/argon2|password/i);
+    expect(res.response.status).toBe(201);
+    expect(res.data).toMatchObject({ email: 'reg@example.com', fullName: 'Reg User', emailVerified: false, role: 'user' });
+    expect(JSON.stringify(res.data)).not.toMatch(/argon2|password/i);
 
-    for (const url of ['/auth/email/login', '/auth/login']) {
+    for (const url of ['/auth/email/login', '/auth/login'] as const) {
       const pair = await login(url, 'reg@example.com', 'correct horse battery');
-      expect(pair.statusCode).toBe(201);
-      expect(pair.json()).toMatchObject({
+      expect(pair.response.status).toBe(201);
+      expect(pair.data).toMatchObject({
         accessToken: expect.stringMatching(/^ey/),
         refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
         tokenType: 'Bearer',
         expiresIn: 900,
       });
-      const me = await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(pair.json().accessToken) });
-      expect(me.json()).toMatchObject({ email: 'reg@example.com' });
+      const { accessToken } = pair.data as { accessToken: string };
+      const me = await h.api(h.bearerHeaders(accessToken)).GET('/users/me');
+      expect(me.data).toMatchObject({ email: 'reg@example.com' });
     }
   });
 
@@ -48,18 +49,18 @@ describe('registration and login', () => {
 describe('service tokens', () => {
   it('POST /auth/users/{userId}/token mints a working pair for a user of the tenant', async () => {
     const userId = await h.createUser(undefined, 'minted@example.com');
-    const res = await h.inject({ method: 'POST', url: `/auth/users/${userId}/token`, headers: h.keyHeaders() });
-    expect(res.statusCode).toBe(201);
-    const me = await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(res.json().accessToken) });
-    expect(me.json()).toMatchObject({ id: userId, email: 'minted@example.com' });
+    const res = await h.api(h.keyHeaders()).POST('/auth/users/{userId}/token', { params: { path: { userId } } });
+    expect(res.response.status).toBe(201);
+    const me = await h.api(h.bearerHeaders(res.data!.accessToken)).GET('/users/me');
+    expect(me.data).toMatchObject({ id: userId, email: 'minted@example.com' });
   });
 });
 
 describe('JWKS', () => {
   it('is public, outside tenancy and cacheable', async () => {
-    const res = await h.inject({ method: 'GET', url: '/.well-known/jwks.json' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toContain('max-age');
-    expect(res.json().keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String), x: expect.any(String) });
+    const res = await h.api().GET('/.well-known/jwks.json');
+    expect(res.response.status).toBe(200);
+    expect(res.response.headers.get('cache-control')).toContain('max-age');
+    expect(res.data!.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String), x: expect.any(String) });
   });
 });
