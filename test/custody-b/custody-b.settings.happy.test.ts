@@ -25,14 +25,15 @@ describe('custody-b configured per tenant (generic provider settings)', () => {
     await configure(conn.appId);
     const headers = h.bearerHeaders(await h.tokenFor(await h.createUser(tenant), tenant), tenant);
     const cred = newKeyCredential('ed25519');
-    const reg = (await h.inject({ method: 'GET', url: '/custody-b/users/challenge', headers })).json();
-    expect((await h.inject({ method: 'POST', url: '/custody-b/users', headers, payload: { firstFactorCredential: keyAttestation(cred, reg.challenge) } })).statusCode).toBe(201);
-    const wc = (await h.inject({ method: 'GET', url: '/custody-b/wallets/challenge', headers })).json();
+    const api = h.api(headers);
+    const reg = (await api.GET('/custody-b/users/challenge')).data!;
+    expect((await api.POST('/custody-b/users', { body: { firstFactorCredential: keyAttestation(cred, reg.challenge) } })).response.status).toBe(201);
+    const wc = (await api.GET('/custody-b/wallets/challenge')).data!;
     expect(wc.request).toEqual({ method: 'POST', path: '/wallets', body: { network: 'BaseSepolia' } });
-    const wallet = await h.inject({ method: 'POST', url: '/custody-b/wallets', headers, payload: { signedChallenge: signChallenge(cred, wc) } });
-    expect(wallet.statusCode).toBe(201);
+    const wallet = await api.POST('/custody-b/wallets', { body: { signedChallenge: signChallenge(cred, wc) } });
+    expect(wallet.response.status).toBe(201);
     // A configured provider's network is its own chain.
-    expect(wallet.json()).toMatchObject({ chainId: 84532, details: { network: 'BaseSepolia' } });
+    expect(wallet.data).toMatchObject({ chainId: 84532, details: { network: 'BaseSepolia' } });
 
     await configure('ap-wrong');
     expectError(await h.inject({ method: 'GET', url: '/custody-b/users/auth-token', headers }), 502, 'CUSTODY_B_PROVIDER_UNAVAILABLE');
