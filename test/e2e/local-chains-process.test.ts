@@ -10,6 +10,7 @@ import { Client, Wallet } from 'xrpl';
 import { compileWallets } from '../wallets/contracts.js';
 import { messageFor } from '../wallets/siwe.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
+import { ownPostgresDatabase, type OwnDatabase } from '../helpers/own-database.js';
 import type { ChallengeDto } from '../../src/modules/wallets/schemas.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
 
@@ -18,7 +19,7 @@ import { nodeArgsFor } from '../../scripts/built.mjs';
  * the ports it opens), an integrator with the official clients at the URLs GET /ready names. A
  * custody-a vault funded by the sandbox's faucet sends ETH and XRP out through Bastion's API, the
  * balances read back with viem and the xrpl Client; an EIP-1271 wallet deployed through the
- * JSON-RPC registers with POST /evm-eoas. DATABASE_URL / REDIS_URL pass through when set.
+ * JSON-RPC registers with POST /evm-eoas. With DATABASE_URL set it runs on a database of its own on that server; REDIS_URL passes through.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 let work: string;
@@ -60,8 +61,12 @@ async function api(method: string, path: string, headers: Record<string, string>
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+let database: OwnDatabase | undefined;
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'bastion-chains-'));
+  // On PostgreSQL, a database of its own: the service's workers serve every tenant of theirs (helpers/own-database.ts).
+  database = process.env.DATABASE_URL ? await ownPostgresDatabase(process.env.DATABASE_URL, 'chains') : undefined;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   env = {
@@ -73,8 +78,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     EVM_LOCAL_RPC_PORT: '0',
     XRPL_LOCAL_PORT: '0',
-    // The suite's PostgreSQL holds data keys sealed under the harness's master key.
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY } : {}),
+    ...(database ? { DATABASE_URL: database.url, MASTER_KEY: TEST_MASTER_KEY } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
   };
   service = spawn(process.execPath, nodeArgsFor('src/main.ts'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -109,6 +113,7 @@ afterAll(async () => {
     if (service.exitCode === null) process.kill(-service.pid, 'SIGKILL');
   }
   if (work) rmSync(work, { recursive: true, force: true });
+  await database?.drop();
 }, 30_000);
 
 /** Polls a custody-a transaction until it is final; answers it. */

@@ -13,6 +13,7 @@ import { cliJson } from '../helpers/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { chainDefinition } from '../../src/providers/evm-chain/clients.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
+import { ownPostgresDatabase } from '../helpers/own-database.js';
 import { kill9, startProcess, type Started } from '../providers/processes/spawn.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
 
@@ -224,16 +225,17 @@ describe('value moves survive SIGKILL at every step', () => {
     const rpcUrl = chainProcess.ready[0]!;
     const chain = createPublicClient({ chain: chainDefinition(31337, 'test'), transport: http(rpcUrl) });
     const devKey = (JSON.parse(readFileSync(join(chainDir, 'evm-dev-accounts.json'), 'utf8')) as { accounts: { privateKey: Hex }[] }).accounts[1]!.privateKey;
-    // The harness's key: the database keeps its data keys wrapped by the key it was set up with.
-    const shared = { DATABASE_URL: process.env.DATABASE_URL!, MASTER_KEY: TEST_MASTER_KEY };
+    // Both instances share a database of their own: on the suite's, their sweepers would also
+    // finish other files' moves, on this test's chain (helpers/own-database.ts).
+    const database = await ownPostgresDatabase(process.env.DATABASE_URL!, 'crash');
+    const shared = { DATABASE_URL: database.url, MASTER_KEY: TEST_MASTER_KEY };
     const tenant = (await cliJson({ PATH: process.env.PATH ?? '', ...shared })('tenant', 'create', '--name', `crash-${randomUUID().slice(0, 8)}`)) as { tenantId: string; apiKey: string };
     const two = await startService(rpcUrl, shared, { port: port + 2, dataDir: mkdtempSync(join(tmpdir(), 'bastion-crash-b-')) });
-    // The database may hold moves earlier runs left in flight: the running instance settles them
-    // first, so the instance set to crash crashes on this test's move only.
-    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+    // A new database holds no move in flight: the instance set to crash crashes on this test's move.
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
     const inFlight = async () =>
       Number((await pool.query(`select count(*) as n from sandbox.custody_a_sandbox_transactions where status in ('REQUESTED','APPROVED','SIGNED','PUBLISHED','CONFIRMATION_PENDING')`)).rows[0].n);
-    expect(await until(inFlight, (n) => n === 0, 60_000)).toBe(0);
+    expect(await inFlight()).toBe(0);
     await pool.end();
     const one = await startService(rpcUrl, { ...shared, BASTION_CRASH_AT: 'custody-a.transaction.before-send', BASTION_CRASH_GRACE_MS: '400' }, { port: port + 1, dataDir: mkdtempSync(join(tmpdir(), 'bastion-crash-a-')) });
     const key = { 'x-tenant-id': tenant.tenantId, 'x-api-key': tenant.apiKey, 'content-type': 'application/json' };
@@ -264,5 +266,6 @@ describe('value moves survive SIGKILL at every step', () => {
     two.child.kill('SIGKILL');
     await two.exited;
     others.length = 0;
+    await database.drop();
   }, 300_000);
 });

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { ownPostgresDatabase, type OwnDatabase } from '../helpers/own-database.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
@@ -243,25 +243,14 @@ describe.skipIf(ONE_PASS_ONLY)('docs/operations.md on the embedded database', ()
 
 describe.runIf(usingPostgres)('docs/operations.md on PostgreSQL', () => {
   const work = tempDir('bastion-ops-pg-');
-  const base = new URL(process.env.DATABASE_URL ?? 'postgres://localhost/x');
-  const names: string[] = [];
+  const made: OwnDatabase[] = [];
   async function freshDatabase(suffix: string): Promise<string> {
-    const name = `${base.pathname.slice(1)}_ops_${process.pid}_${suffix}`;
-    const admin = new pg.Client({ connectionString: base.toString() });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    names.push(name);
-    const url = new URL(base.toString());
-    url.pathname = `/${name}`;
-    return url.toString();
+    const database = await ownPostgresDatabase(process.env.DATABASE_URL!, `ops_${suffix}`);
+    made.push(database);
+    return database.url;
   }
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: base.toString() });
-    await admin.connect();
-    for (const name of names) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    for (const database of made) await database.drop();
   });
   const vars: Vars = { DATA_DIR: join(work, 'data'), MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', EVENTS_ALLOW_PRIVATE_URLS: 'on' };
   let tenant: { tenantId: string; keyId: string; secret: string };

@@ -7,7 +7,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
+import { ownPostgresDatabase } from '../helpers/own-database.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
@@ -59,21 +59,11 @@ async function freshDatabase(options: { newDataDir?: boolean } = {}): Promise<Fr
       migrateBefore: (marker) => migratePglite(drizzlePglite(database.pglite!), { migrationsFolder: migrationsBefore(join(work, String(serial)), marker) }),
     };
   }
-  const url = new URL(process.env.DATABASE_URL!);
-  const name = `${url.pathname.slice(1)}_sbx_${process.pid}_${serial}`;
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+  const own = await ownPostgresDatabase(process.env.DATABASE_URL!, 'sbx');
+  const database = await openDatabase({ databaseUrl: own.url, poolSize: 2 });
   cleanups.push(async () => {
     await database.close();
-    const drop = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await drop.connect();
-    await drop.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await drop.end();
+    await own.drop();
   });
   return {
     database,

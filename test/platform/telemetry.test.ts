@@ -10,6 +10,7 @@ import { tracingWanted } from '../../src/platform/telemetry/settings.js';
 import { cliJson } from '../helpers/cli.js';
 import { TEST_MASTER_KEY, usingPostgres } from '../helpers/harness.js';
 import { POSTGRES_PASS_ONLY } from '../helpers/passes.js';
+import { ownPostgresDatabase, type OwnDatabase } from '../helpers/own-database.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
 
 interface Received {
@@ -75,9 +76,12 @@ describe.skipIf(POSTGRES_PASS_ONLY)('OpenTelemetry traces of the service process
   let output = '';
   let base = '';
   let tenant: { tenantId: string; apiKey: string };
+  let database: OwnDatabase | undefined;
 
   beforeAll(async () => {
     collector = await startCollector();
+    // Its own database: its workers serve every tenant of theirs (helpers/own-database.ts).
+    database = usingPostgres ? await ownPostgresDatabase(process.env.DATABASE_URL!, 'otel') : undefined;
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-otel-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     base = `http://127.0.0.1:${port}`;
@@ -93,15 +97,15 @@ describe.skipIf(POSTGRES_PASS_ONLY)('OpenTelemetry traces of the service process
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_SERVICE_NAME: 'bastion-under-test',
-      ...(usingPostgres ? { DATABASE_URL: process.env.DATABASE_URL!, MASTER_KEY: TEST_MASTER_KEY } : {}),
+      ...(database ? { DATABASE_URL: database.url, MASTER_KEY: TEST_MASTER_KEY } : {}),
     };
     child = spawn(process.execPath, nodeArgsFor('src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     await waitFor(() => output.includes('Server listening') || output.includes('failed to start'), 180_000);
     expect(output).not.toContain('failed to start');
-    tenant = usingPostgres
-      ? await cliJson({ DATABASE_URL: process.env.DATABASE_URL, MASTER_KEY: TEST_MASTER_KEY })('tenant', 'create', '--name', `otel-${Date.now()}`)
+    tenant = database
+      ? await cliJson({ DATABASE_URL: database.url, MASTER_KEY: TEST_MASTER_KEY })('tenant', 'create', '--name', `otel-${Date.now()}`)
       : (JSON.parse(readFileSync(join(dataDir, 'demo-tenant.json'), 'utf8')) as { tenantId: string; apiKey: string });
   }, 240_000);
 
@@ -110,6 +114,7 @@ describe.skipIf(POSTGRES_PASS_ONLY)('OpenTelemetry traces of the service process
     await new Promise((resolve) => (child?.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
     collector?.server.closeAllConnections();
     collector?.server.close();
+    await database?.drop();
   });
 
   it("honours the caller's traceparent: the request's span is its child, named by the route template", async () => {
