@@ -21,8 +21,9 @@ describe('custody-b XRPL wallets', () => {
     expect(wallet).toMatchObject({ kind: 'custody-b', chain: 'xrpl', network: 'local', details: { network: 'XrpLedgerTestnet' } });
     expect(wallet.address).toMatch(/^r[1-9A-HJ-NP-Za-km-z]{24,34}$/);
     const evm = await createWallet(h, user);
-    const list = await h.inject({ method: 'GET', url: '/custody-b/wallets', headers: user.headers });
-    expect(list.json().data.map((w: { walletId: string }) => w.walletId).sort()).toEqual([wallet.walletId, evm.walletId].sort());
+    const api = h.api(user.headers);
+    const list = await api.GET('/custody-b/wallets');
+    expect(list.data!.data.map((w) => w.walletId).sort()).toEqual([wallet.walletId, evm.walletId].sort());
 
     const ledger = xrplLedger(h);
     await ledger.fundAccount(wallet.address, '40');
@@ -30,20 +31,18 @@ describe('custody-b XRPL wallets', () => {
     const payment: Payment = { TransactionType: 'Payment', Account: wallet.address, Destination: destination, Amount: '5000000' };
     const unsigned = hex(await ledger.autofill(payment));
 
-    const url = (step: string) => `/custody-b/raw-transaction/${step}?address=${wallet.address}`;
-    const challenge = await h.inject({ method: 'POST', url: url('challenge'), headers: user.headers, payload: { transaction: unsigned } });
-    expect(challenge.statusCode, challenge.body).toBe(201);
-    const done = await h.inject({
-      method: 'POST',
-      url: url('complete'),
-      headers: user.headers,
-      payload: { transaction: unsigned, signedChallenge: signChallenge(user.cred, challenge.json()) },
+    const params = { query: { address: wallet.address } };
+    const challenge = await api.POST('/custody-b/raw-transaction/challenge', { params, body: { transaction: unsigned } });
+    expect(challenge.response.status, JSON.stringify(challenge.error)).toBe(201);
+    const done = await api.POST('/custody-b/raw-transaction/complete', {
+      params,
+      body: { transaction: unsigned, signedChallenge: signChallenge(user.cred, challenge.data!) },
     });
-    expect(done.statusCode, done.body).toBe(201);
-    expect(done.json()).toMatchObject({ walletId: wallet.walletId, address: wallet.address, status: 'Broadcasted', txHash: expect.stringMatching(/^[0-9A-F]{64}$/) });
+    expect(done.response.status, JSON.stringify(done.error)).toBe(201);
+    expect(done.data).toMatchObject({ walletId: wallet.walletId, address: wallet.address, status: 'Broadcasted', txHash: expect.stringMatching(/^[0-9A-F]{64}$/) });
 
     // The hash is a real transaction of the wallet's account, signed by its key, validated.
-    const final = await ledger.waitForFinal(done.json().txHash, Number((await ledger.autofill(payment)).LastLedgerSequence), { timeoutMs: 8000 });
+    const final = await ledger.waitForFinal(done.data!.txHash, Number((await ledger.autofill(payment)).LastLedgerSequence), { timeoutMs: 8000 });
     expect(final).toMatchObject({ status: 'validated', result: 'tesSUCCESS' });
     expect((await ledger.accountInfo(destination))?.balanceDrops).toBe('5000000');
   }, 120_000);
@@ -76,13 +75,13 @@ describe('custody-b XRPL wallets', () => {
 
     // Well-formed, but the ledger refuses it (no fee): the provider answers 400, nothing applies.
     const unpaid = hex({ ...(await ledger.autofill({ ...base, Account: wallet.address } as Payment)), Fee: '0' });
-    const challenge = await h.inject({ method: 'POST', url, headers: user.headers, payload: { transaction: unpaid } });
-    expect(challenge.statusCode).toBe(201);
+    const challenge = await h.api(user.headers).POST('/custody-b/raw-transaction/challenge', { params: { query: { address: wallet.address } }, body: { transaction: unpaid } });
+    expect(challenge.response.status).toBe(201);
     const refused = await h.inject({
       method: 'POST',
       url: `/custody-b/raw-transaction/complete?address=${wallet.address}`,
       headers: user.headers,
-      payload: { transaction: unpaid, signedChallenge: signChallenge(user.cred, challenge.json()) },
+      payload: { transaction: unpaid, signedChallenge: signChallenge(user.cred, challenge.data!) },
     });
     expectError(refused, 400, 'CUSTODY_B_PROVIDER_REJECTED');
     expect(refused.json().message).toMatch(/not broadcast/);

@@ -48,14 +48,15 @@ describe('POST /non-custodial-evm/transfers', () => {
       amount: '0.5', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: to, destinationType: 'ADDRESS',
       deductFeeFromAmountIfSameType: false, idempotentId: 'tr-1', transferMemo: 'settlement 42', provider: 'custody-a', transferAmlQuestionnaire: questionnaire,
     };
-    const first = await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload });
-    expect(first.statusCode, first.body).toBe(201);
-    const transfer = first.json();
+    const api = h.api(h.bearerHeaders(token));
+    const first = await api.POST('/non-custodial-evm/transfers', { body: payload });
+    expect(first.response.status, JSON.stringify(first.error)).toBe(201);
+    const transfer = first.data!;
     expect(transfer).toMatchObject({ userId, amount: '0.5', assetType: 'ETH', destinationId: to, status: 'QUEUED', hasQuestionnaire: true });
     expect(transfer.transferAmlQuestionnaire).toBeUndefined();
-    const replay = await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload });
-    expect(replay.json()).toEqual(transfer);
-    expect((await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload: { ...payload, amount: '0.6' } })).statusCode).toBe(409);
+    const replay = await api.POST('/non-custodial-evm/transfers', { body: payload });
+    expect(replay.data).toEqual(transfer);
+    expect((await api.POST('/non-custodial-evm/transfers', { body: { ...payload, amount: '0.6' } })).response.status).toBe(409);
 
     // The sandbox executes, and its signed webhooks arrive (a webhook may start work of its own:
     // drain until the row is final, with a deadline).
@@ -71,24 +72,26 @@ describe('POST /non-custodial-evm/transfers', () => {
     expect(row.status).toBe('COMPLETED'); // moved by the webhook, before any read
     expect(row.questionnaire_sealed).not.toContain('Lovelace');
 
-    const mine = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.bearerHeaders(token) });
-    expect(mine.json()).toMatchObject({ status: 'COMPLETED', hash: row.hash });
-    expect(mine.json().transferAmlQuestionnaire).toBeUndefined();
-    const asService = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${transfer.id}`, headers: h.keyHeaders() });
-    expect(asService.json().transferAmlQuestionnaire).toEqual(questionnaire);
+    const byId = { params: { path: { id: transfer.id } } };
+    const mine = await api.GET('/non-custodial-evm/transfers/{id}', byId);
+    expect(mine.data).toMatchObject({ status: 'COMPLETED', hash: row.hash });
+    expect(mine.data!.transferAmlQuestionnaire).toBeUndefined();
+    const asService = await h.api(h.keyHeaders()).GET('/non-custodial-evm/transfers/{id}', byId);
+    expect(asService.data!.transferAmlQuestionnaire).toEqual(questionnaire);
     const chain = await evmChain(h);
     expect((await chain.publicClient.getTransaction({ hash: row.hash as `0x${string}` })).value).toBe(parseEther('0.5'));
-    const list = await h.inject({ method: 'GET', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token) });
-    expect(list.json()).toMatchObject({ total: 1, data: [{ id: transfer.id }] });
+    const list = await api.GET('/non-custodial-evm/transfers');
+    expect(list.data).toMatchObject({ total: 1, data: [{ id: transfer.id }] });
   });
 
   it('ten concurrent repeats of one transfer move value once', async () => {
     const to = privateKeyToAccount(generatePrivateKey()).address;
     const payload = { amount: '0.01', assetType: 'ETH', sourceId: vault.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: to, destinationType: 'ADDRESS', idempotentId: 'burst', provider: 'custody-a' };
-    const answers = await Promise.all(Array.from({ length: 10 }, () => h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload })));
-    const ids = new Set(answers.filter((a) => a.statusCode === 201).map((a) => a.json().id));
+    const api = h.api(h.bearerHeaders(token));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api.POST('/non-custodial-evm/transfers', { body: payload })));
+    const ids = new Set(answers.filter((a) => a.response.status === 201).map((a) => a.data!.id));
     expect(ids.size).toBe(1);
-    for (const a of answers) expect([201, 409]).toContain(a.statusCode);
+    for (const a of answers) expect([201, 409]).toContain(a.response.status);
     await drain(h);
     const chain = await evmChain(h);
     expect(await chain.publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
@@ -100,22 +103,23 @@ describe('POST /non-custodial-evm/transfers', () => {
     const chain = await evmChain(h);
     const balance = (address: string) => chain.publicClient.getBalance({ address: address as Hex });
     const to = privateKeyToAccount(generatePrivateKey()).address;
+    const api = h.api(h.bearerHeaders(token));
     const send = async (amount: string, idempotentId: string) => {
       const payload = {
         amount, assetType: 'ETH', sourceId: source.wallets[0]!.walletId, sourceType: 'WALLET', destinationId: to, destinationType: 'ADDRESS',
         deductFeeFromAmountIfSameType: true, idempotentId, provider: 'custody-a',
       };
-      const res = await h.inject({ method: 'POST', url: '/non-custodial-evm/transfers', headers: h.bearerHeaders(token), payload });
-      expect(res.statusCode, res.body).toBe(201);
-      const id = res.json().id as string;
-      let read = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${id}`, headers: h.bearerHeaders(token) });
-      for (const deadline = Date.now() + 20_000; !['COMPLETED', 'FAILED'].includes(read.json().status) && Date.now() < deadline; ) {
+      const res = await api.POST('/non-custodial-evm/transfers', { body: payload });
+      expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+      const byId = { params: { path: { id: res.data!.id } } };
+      let read = await api.GET('/non-custodial-evm/transfers/{id}', byId);
+      for (const deadline = Date.now() + 20_000; !['COMPLETED', 'FAILED'].includes(read.data?.status ?? '') && Date.now() < deadline; ) {
         await drain(h);
         await new Promise((resolve) => setTimeout(resolve, 50));
-        read = await h.inject({ method: 'GET', url: `/non-custodial-evm/transfers/${id}`, headers: h.bearerHeaders(token) });
+        read = await api.GET('/non-custodial-evm/transfers/{id}', byId);
       }
-      expect(read.json().status).toBe('COMPLETED');
-      const receipt = await chain.publicClient.getTransactionReceipt({ hash: read.json().hash });
+      expect(read.data!.status).toBe('COMPLETED');
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: read.data!.hash! as Hex });
       return receipt.gasUsed * receipt.effectiveGasPrice;
     };
 

@@ -1,4 +1,4 @@
-import { formatEther, parseEther } from 'viem';
+import { formatEther, parseEther, type Hex } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -18,31 +18,36 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     expect(vault.wallets).toHaveLength(1);
     expect(vault.wallets[0]).toMatchObject({ kind: 'evm-vault', chain: 'evm', address: vault.address });
     const token = await h.tokenFor(userId);
-    const byId = await h.inject({ method: 'GET', url: `/evm-vaults?id=${vault.id}`, headers: h.bearerHeaders(token) });
-    expect(byId.statusCode).toBe(200);
-    const byAddress = await h.inject({ method: 'GET', url: `/evm-vaults?address=${vault.address.toLowerCase()}`, headers: h.keyHeaders() });
-    expect(byAddress.json()).toMatchObject({ id: vault.id, userId });
+    const api = h.api(h.bearerHeaders(token));
+    const byId = await api.GET('/evm-vaults', { params: { query: { id: vault.id } } });
+    expect(byId.response.status).toBe(200);
+    const byAddress = await h.api(h.keyHeaders()).GET('/evm-vaults', { params: { query: { address: vault.address.toLowerCase() } } });
+    expect(byAddress.data).toMatchObject({ id: vault.id, userId });
 
     await fundEvm(h, vault.address, '1');
     const to = privateKeyToAccount(generatePrivateKey()).address;
     const walletId = vault.wallets[0]!.walletId;
-    const url = `/custody-a/vaults/${vault.id}/wallets/${walletId}/transactions/transfer`;
-    const headers = { ...h.bearerHeaders(token), 'idempotency-key': 'pay-1' };
-    const payload = { destinationAddress: to, symbol: 'ETH', qty: '0.25' };
-    const first = await h.inject({ method: 'POST', url, headers, payload });
-    expect(first.statusCode, first.body).toBe(201);
-    const tx = first.json();
+    const path = { vaultId: vault.id, walletId };
+    const transfer = {
+      params: { path, header: { 'idempotency-key': 'pay-1' } },
+      body: { destinationAddress: to, symbol: 'ETH', qty: '0.25' },
+    };
+    const first = await api.POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', transfer);
+    expect(first.response.status, JSON.stringify(first.error)).toBe(201);
+    const tx = first.data!;
     expect(tx).toMatchObject({ type: 'TRANSFER', symbol: 'ETH', qty: '0.25', destinationAddress: to });
-    const again = await h.inject({ method: 'POST', url, headers, payload });
-    expect(again.json().transactionId).toBe(tx.transactionId);
-    expect(again.headers['idempotent-replayed']).toBe('true');
+    const again = await api.POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', transfer);
+    expect(again.data!.transactionId).toBe(tx.transactionId);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
 
     await drain(h);
-    const read = await h.inject({ method: 'GET', url: `/custody-a/vaults/${vault.id}/wallets/${walletId}/transactions/${tx.transactionId}`, headers: h.bearerHeaders(token) });
-    expect(read.statusCode).toBe(200);
-    expect(read.json().status).toBe('CONFIRMED');
+    const read = await api.GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', {
+      params: { path: { ...path, transactionId: tx.transactionId } },
+    });
+    expect(read.response.status).toBe(200);
+    expect(read.data!.status).toBe('CONFIRMED');
     const chain = await evmChain(h);
-    const onChain = await chain.publicClient.getTransaction({ hash: read.json().hash });
+    const onChain = await chain.publicClient.getTransaction({ hash: read.data!.hash! as Hex });
     expect(onChain.to?.toLowerCase()).toBe(to.toLowerCase());
     expect(onChain.value).toBe(parseEther('0.25'));
     expect(formatEther(await chain.publicClient.getBalance({ address: to }))).toBe('0.25');
@@ -52,11 +57,14 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     const vault = await createVault(h, userId);
     await fundEvm(h, vault.address, '1');
     const to = privateKeyToAccount(generatePrivateKey()).address;
-    const url = `/custody-a/vaults/${vault.id}/wallets/${vault.wallets[0]!.walletId}/transactions/transfer`;
-    const headers = { ...h.keyHeaders(), 'idempotency-key': 'burst-1' };
-    const answers = await Promise.all(Array.from({ length: 10 }, () => h.inject({ method: 'POST', url, headers, payload: { destinationAddress: to, symbol: 'ETH', qty: '0.01' } })));
-    for (const a of answers) expect([201, 409]).toContain(a.statusCode);
-    expect(new Set(answers.filter((a) => a.statusCode === 201).map((a) => a.json().transactionId)).size).toBe(1);
+    const api = h.api(h.keyHeaders());
+    const transfer = {
+      params: { path: { vaultId: vault.id, walletId: vault.wallets[0]!.walletId }, header: { 'idempotency-key': 'burst-1' } },
+      body: { destinationAddress: to, symbol: 'ETH', qty: '0.01' },
+    };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api.POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', transfer)));
+    for (const a of answers) expect([201, 409]).toContain(a.response.status);
+    expect(new Set(answers.filter((a) => a.response.status === 201).map((a) => a.data!.transactionId)).size).toBe(1);
     await drain(h);
     expect(await (await evmChain(h)).publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
   });
@@ -65,20 +73,18 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     const vault = await createVault(h, userId, { name: 'ops' });
     const walletId = vault.wallets[0]!.walletId;
     const token = await h.tokenFor(userId);
-    const res = await h.inject({
-      method: 'PUT',
-      url: `/custody-a/vaults/${vault.id}/wallets/${walletId}`,
-      headers: h.bearerHeaders(token),
-      payload: { name: 'Treasury', description: 'cold reserves' },
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ name: 'Treasury', description: 'cold reserves', wallet: { walletId, details: { name: 'Treasury', description: 'cold reserves' } } });
-    const read = await h.inject({ method: 'GET', url: `/evm-vaults?id=${vault.id}`, headers: h.bearerHeaders(token) });
-    expect(read.json().wallets[0].details).toMatchObject({ name: 'Treasury', description: 'cold reserves', providerVaultId: expect.any(String) });
+    const path = { vaultId: vault.id, walletId };
+    const user = h.api(h.bearerHeaders(token));
+    const key = h.api(h.keyHeaders());
+    const res = await user.PUT('/custody-a/vaults/{vaultId}/wallets/{walletId}', { params: { path }, body: { name: 'Treasury', description: 'cold reserves' } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({ name: 'Treasury', description: 'cold reserves', wallet: { walletId, details: { name: 'Treasury', description: 'cold reserves' } } });
+    const read = await user.GET('/evm-vaults', { params: { query: { id: vault.id } } });
+    expect(read.data!.wallets[0]!.details).toMatchObject({ name: 'Treasury', description: 'cold reserves', providerVaultId: expect.any(String) });
     // Renamed again without a description: the description is cleared, the provider's ids stay.
-    const again = await h.inject({ method: 'PUT', url: `/custody-a/vaults/${vault.id}/wallets/${walletId}`, headers: h.keyHeaders(), payload: { name: 'Reserve' } });
-    expect(again.json()).toMatchObject({ name: 'Reserve', description: null });
-    const after = await h.inject({ method: 'GET', url: `/evm-vaults?id=${vault.id}`, headers: h.keyHeaders() });
-    expect(after.json().wallets[0].details).toMatchObject({ name: 'Reserve', description: null, providerVaultId: expect.any(String) });
+    const again = await key.PUT('/custody-a/vaults/{vaultId}/wallets/{walletId}', { params: { path }, body: { name: 'Reserve' } });
+    expect(again.data).toMatchObject({ name: 'Reserve', description: null });
+    const after = await key.GET('/evm-vaults', { params: { query: { id: vault.id } } });
+    expect(after.data!.wallets[0]!.details).toMatchObject({ name: 'Reserve', description: null, providerVaultId: expect.any(String) });
   });
 });
