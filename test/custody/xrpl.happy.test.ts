@@ -17,12 +17,17 @@ describe('XRPL custody wallets at custody-a', () => {
     const ledger = xrplLedger(h);
     expect((await ledger.accountInfo(xrpl.address))?.balanceDrops).toBe('10000000');
     const destination = Wallet.generate().classicAddress;
-    const base = `/custody-a/vaults/${vault.id}/wallets/${xrpl.walletId}`;
-    const sent = await h.inject({ method: 'POST', url: `${base}/transactions/transfer`, headers: { ...h.keyHeaders(), 'idempotency-key': 'xrp-activated' }, payload: { destinationAddress: destination, symbol: 'XRP', qty: '5' } });
-    expect(sent.statusCode, sent.body).toBe(201);
+    const base = { vaultId: vault.id, walletId: xrpl.walletId };
+    const sent = await h.api(h.keyHeaders()).POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', {
+      params: { path: base, header: { 'idempotency-key': 'xrp-activated' } },
+      body: { destinationAddress: destination, symbol: 'XRP', qty: '5' },
+    });
+    expect(sent.response.status, JSON.stringify(sent.error)).toBe(201);
     await drain(h);
-    const read = await h.inject({ method: 'GET', url: `${base}/transactions/${sent.json().transactionId}`, headers: h.keyHeaders() });
-    expect(read.json()).toMatchObject({ status: 'CONFIRMED', symbol: 'XRP', qty: '5' });
+    const read = await h.api(h.keyHeaders()).GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', {
+      params: { path: { ...base, transactionId: sent.data!.transactionId } },
+    });
+    expect(read.data).toMatchObject({ status: 'CONFIRMED', symbol: 'XRP', qty: '5' });
     expect((await ledger.accountInfo(destination))?.balanceDrops).toBe('5000000');
   });
 
@@ -36,20 +41,28 @@ describe('XRPL custody wallets at custody-a', () => {
     const destination = Wallet.generate().classicAddress;
     await ledger.fundAccount(destination, '20');
 
-    const base = `/custody-a/vaults/${vault.id}/wallets/${xrpl.walletId}`;
-    const sent = await h.inject({ method: 'POST', url: `${base}/transactions/transfer`, headers: { ...h.keyHeaders(), 'idempotency-key': 'xrp-1' }, payload: { destinationAddress: destination, symbol: 'XRP', qty: '12.5' } });
-    expect(sent.statusCode, sent.body).toBe(201);
+    const base = { vaultId: vault.id, walletId: xrpl.walletId };
+    const sent = await h.api(h.keyHeaders()).POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', {
+      params: { path: base, header: { 'idempotency-key': 'xrp-1' } },
+      body: { destinationAddress: destination, symbol: 'XRP', qty: '12.5' },
+    });
+    expect(sent.response.status, JSON.stringify(sent.error)).toBe(201);
     await drain(h);
-    const read = await h.inject({ method: 'GET', url: `${base}/transactions/${sent.json().transactionId}`, headers: h.keyHeaders() });
-    expect(read.json()).toMatchObject({ status: 'CONFIRMED', symbol: 'XRP', qty: '12.5' });
-    const onLedger = await ledger.lookupTransaction(read.json().hash);
+    const read = await h.api(h.keyHeaders()).GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', {
+      params: { path: { ...base, transactionId: sent.data!.transactionId } },
+    });
+    expect(read.data).toMatchObject({ status: 'CONFIRMED', symbol: 'XRP', qty: '12.5' });
+    // The hash is typed nullable; a confirmed transfer has one.
+    const hash = read.data!.hash;
+    expect(hash).toEqual(expect.any(String));
+    const onLedger = await ledger.lookupTransaction(hash!);
     expect(onLedger).toMatchObject({ validated: true, result: 'tesSUCCESS' });
     expect(onLedger.tx).toMatchObject({ TransactionType: 'Payment', Destination: destination });
     expect((await ledger.accountInfo(destination))?.balanceDrops).toBe('32500000');
 
-    const updated = await h.inject({ method: 'PUT', url: base, headers: h.keyHeaders(), payload: { name: 'issuer', description: 'issuing account', accountSet: true } });
-    expect(updated.statusCode, updated.body).toBe(200);
-    expect(updated.json()).toMatchObject({ name: 'issuer', description: 'issuing account', accountSet: { type: 'ACCOUNT_SET' } });
+    const updated = await h.api(h.keyHeaders()).PUT('/custody-a/vaults/{vaultId}/wallets/{walletId}', { params: { path: base }, body: { name: 'issuer', description: 'issuing account', accountSet: true } });
+    expect(updated.response.status, JSON.stringify(updated.error)).toBe(200);
+    expect(updated.data).toMatchObject({ name: 'issuer', description: 'issuing account', accountSet: { type: 'ACCOUNT_SET' } });
     await drain(h);
     const info = await ledger.accountInfo(xrpl.address);
     expect(info?.flags.defaultRipple).toBe(true);

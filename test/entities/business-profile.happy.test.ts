@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { businessProfiles } from '../../src/modules/entities/table.js';
 import { businessProfileASandbox } from '../../src/sandboxes/business-profile-a/table.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../../clients/typescript/src/schema.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { configureBusinessProfile, sandboxCall, signedWebhook } from './bp-helpers.js';
@@ -13,17 +14,19 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const submit = (entityId: string, headers: Record<string, string>, body: unknown = { tin: TIN, people: [{ name: 'Jane Doe', titles: ['CEO'] }], website: 'https://acme.example' }) =>
-  h.inject({ method: 'POST', url: `/entities/${entityId}/business-profile-a`, headers, payload: body as object });
+type ProfileInput = paths['/entities/{id}/business-profile-a']['post']['requestBody']['content']['application/json'];
+
+const submit = (entityId: string, headers: Record<string, string>, body: ProfileInput = { tin: TIN, people: [{ name: 'Jane Doe', titles: ['CEO'] }], website: 'https://acme.example' }) =>
+  h.api(headers).POST('/entities/{id}/business-profile-a', { params: { path: { id: entityId } }, body });
 
 describe('business-profile-a through the sandbox over real HTTP', () => {
   it('submitted -> pending; a second submission 409; the sandbox approves and its signed webhook makes it approved', async () => {
     const { entityId, owner } = await entityOf(h);
     const res = await submit(entityId, owner.headers);
-    expect(res.statusCode, res.body).toBe(201);
-    const profile = res.json();
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    const profile = res.data!;
     expect(profile).toMatchObject({ entityId, provider: 'business-profile-a', status: 'pending', tasks: [], tin: '*****6789', providerBusinessId: expect.any(String), failure: null });
-    expect(res.body).not.toContain('3456789');
+    expect(JSON.stringify(res.data)).not.toContain('3456789');
     // At rest: sealed in the profile, only the last four at the sandbox.
     const stored = await h.database.db.select().from(businessProfiles).where(eq(businessProfiles.id, profile.id));
     expect(stored[0]!.tinSealed).toEqual(expect.any(String));
@@ -38,18 +41,18 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     expect((atProvider.json.addresses as unknown[])[0]).toMatchObject({ address_line1: '1 Main Street', city: 'Wilmington', state: 'DE', postal_code: '19801', country: 'US' });
 
     const again = await submit(entityId, owner.headers);
-    expect(again.statusCode).toBe(409);
-    expect(again.json().code).toBe('BUSINESS_PROFILE_EXISTS');
+    expect(again.response.status).toBe(409);
+    expect(again.error!.code).toBe('BUSINESS_PROFILE_EXISTS');
 
     h.clock.advance(60_000);
     const review = await sandboxCall(h, 'POST', `/v1/businesses/${profile.providerBusinessId}/review`, { status: 'approved' });
     expect(review.status).toBe(200);
     expect(review.json.webhook_delivery).toMatch(/^business\.updated .*: HTTP 200$/);
 
-    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(now.statusCode).toBe(200);
-    expect(now.json()).toMatchObject({ id: profile.id, status: 'approved', tin: '*****6789' });
-    expect(now.json().tasks.map((t: { key: string; status: string }) => `${t.key}:${t.status}`)).toEqual([
+    const now = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(now.response.status).toBe(200);
+    expect(now.data).toMatchObject({ id: profile.id, status: 'approved', tin: '*****6789' });
+    expect(now.data!.tasks.map((t) => `${t.key}:${t.status}`)).toEqual([
       'name:success',
       'tin:success',
       'address_verification:success',
@@ -60,34 +63,34 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     expect((await outbox(h, undefined, 'entity.business_profile_submitted')).some((e) => e.payload.profileId === profile.id)).toBe(true);
     expect(h.logs.text()).not.toContain('3456789');
     // Approved is final: no new submission.
-    expect((await submit(entityId, owner.headers)).statusCode).toBe(409);
+    expect((await submit(entityId, owner.headers)).response.status).toBe(409);
   });
 
   it('in review then rejected, with the failed task; a rejected entity may submit again', async () => {
     const { entityId, owner } = await entityOf(h);
-    const profile = (await submit(entityId, owner.headers, { tin: '987654321' })).json();
+    const profile = (await submit(entityId, owner.headers, { tin: '987654321' })).data!;
     h.clock.advance(1000);
     await sandboxCall(h, 'POST', `/v1/businesses/${profile.providerBusinessId}/review`, { status: 'in_review' });
-    const inReview = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(inReview.json()).toMatchObject({ status: 'in_review', tin: '*****4321' });
-    expect(inReview.json().tasks.find((t: { key: string }) => t.key === 'tin').status).toBe('pending');
+    const inReview = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(inReview.data).toMatchObject({ status: 'in_review', tin: '*****4321' });
+    expect(inReview.data!.tasks.find((t) => t.key === 'tin')!.status).toBe('pending');
     h.clock.advance(1000);
     await sandboxCall(h, 'POST', `/v1/businesses/${profile.providerBusinessId}/review`, { status: 'rejected' });
-    const rejected = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(rejected.json().status).toBe('rejected');
-    expect(rejected.json().tasks.find((t: { key: string }) => t.key === 'tin')).toMatchObject({ status: 'failure', message: expect.stringContaining('does not match') });
+    const rejected = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(rejected.data!.status).toBe('rejected');
+    expect(rejected.data!.tasks.find((t) => t.key === 'tin')).toMatchObject({ status: 'failure', message: expect.stringContaining('does not match') });
 
     const second = await submit(entityId, owner.headers, { tin: '98-7654320' });
-    expect(second.statusCode, second.body).toBe(201);
-    expect(second.json()).toMatchObject({ status: 'pending', tin: '*****4320' });
-    expect(second.json().id).not.toBe(profile.id);
-    const current = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(current.json().id).toBe(second.json().id);
+    expect(second.response.status, JSON.stringify(second.error)).toBe(201);
+    expect(second.data).toMatchObject({ status: 'pending', tin: '*****4320' });
+    expect(second.data!.id).not.toBe(profile.id);
+    const current = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(current.data!.id).toBe(second.data!.id);
   });
 
   it('a replayed webhook and an older state change nothing; a forged one is 401', async () => {
     const { entityId, owner } = await entityOf(h);
-    const profile = (await submit(entityId, owner.headers)).json();
+    const profile = (await submit(entityId, owner.headers)).data!;
     const business = (await sandboxCall(h, 'GET', `/v1/businesses/${profile.providerBusinessId}`)).json;
     const later = new Date(h.clock.now().getTime() + 10_000).toISOString();
     const approved = await signedWebhook(h, { ...business, status: 'approved', updated_at: later }, { eventId: `evt-${profile.id}` });
@@ -101,8 +104,8 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     const res = await send(forged);
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ statusCode: 401, code: 'WEBHOOK_SIGNATURE_INVALID' });
-    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(now.json().status).toBe('approved');
+    const now = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(now.data!.status).toBe('approved');
     expect((await outbox(h, undefined, 'entity.business_profile_updated')).filter((e) => e.payload.profileId === profile.id)).toHaveLength(1);
   });
 
@@ -110,9 +113,9 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     const { entityId, owner } = await entityOf(h);
     const manager = await memberWith(h, entityId, owner.headers, ['manage_entity']);
     const viewer = await memberWith(h, entityId, owner.headers, ['view']);
-    expect((await submit(entityId, manager.headers)).statusCode).toBe(201);
-    const read = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: viewer.headers });
-    expect(read.json().status).toBe('pending');
+    expect((await submit(entityId, manager.headers)).response.status).toBe(201);
+    const read = await h.api(viewer.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(read.data!.status).toBe('pending');
   });
 
   it('a provider that cannot be reached: 503, the profile failed, and the entity may submit again', async () => {
@@ -120,22 +123,22 @@ describe('business-profile-a through the sandbox over real HTTP', () => {
     const { entityId, owner } = await entityOf(h, other);
     await configureBusinessProfile(h, other.tenantId, { baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_live_unreachable', webhookSecret: 'x'.repeat(32) });
     const res = await submit(entityId, owner.headers);
-    expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ statusCode: 503, code: 'PROVIDER_UNAVAILABLE' });
-    expect(res.headers['retry-after']).toBe('5');
-    const failed = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(failed.json()).toMatchObject({ status: 'failed', failure: expect.stringContaining('business-profile-a') });
+    expect(res.response.status).toBe(503);
+    expect(res.error).toMatchObject({ statusCode: 503, code: 'PROVIDER_UNAVAILABLE' });
+    expect(res.response.headers.get('retry-after')).toBe('5');
+    const failed = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(failed.data).toMatchObject({ status: 'failed', failure: expect.stringContaining('business-profile-a') });
     expect(h.logs.text()).not.toContain('sk_live_unreachable');
     await configureBusinessProfile(h, other.tenantId, null);
     const again = await submit(entityId, owner.headers);
-    expect(again.statusCode, again.body).toBe(201);
+    expect(again.response.status, JSON.stringify(again.error)).toBe(201);
   });
 });
 
 describe('the sandbox review page', () => {
   it('shows the business and its buttons decide the review, sending the webhook', async () => {
     const { entityId, owner } = await entityOf(h);
-    const profile = (await submit(entityId, owner.headers)).json();
+    const profile = (await submit(entityId, owner.headers)).data!;
     const pageUrl = `${h.baseUrl}/sandbox/business-profile-a/businesses/${profile.providerBusinessId}`;
     const page = await fetch(pageUrl);
     expect(page.status).toBe(200);
@@ -147,8 +150,8 @@ describe('the sandbox review page', () => {
     const decided = await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=rejected' });
     expect(decided.status).toBe(200);
     expect(await decided.text()).toMatch(/id="delivery">Webhook: business\.updated .*HTTP 200/);
-    const now = await h.inject({ method: 'GET', url: `/entities/${entityId}/business-profile-a`, headers: owner.headers });
-    expect(now.json().status).toBe('rejected');
+    const now = await h.api(owner.headers).GET('/entities/{id}/business-profile-a', { params: { path: { id: entityId } } });
+    expect(now.data!.status).toBe('rejected');
     expect((await fetch(pageUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=nope' })).status).toBe(422);
     expect((await fetch(`${h.baseUrl}/sandbox/business-profile-a/businesses/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
   });
@@ -160,26 +163,26 @@ describe('the review queue of business profiles', () => {
     const tenant = await h.newTenant();
     const first = await entityOf(h, tenant);
     const second = await entityOf(h, tenant);
-    const a = (await submit(first.entityId, first.owner.headers)).json();
+    const a = (await submit(first.entityId, first.owner.headers)).data!;
     h.clock.advance(1_000);
-    const b = (await submit(second.entityId, second.owner.headers)).json();
+    const b = (await submit(second.entityId, second.owner.headers)).data!;
     expect([a.status, b.status]).toEqual(['pending', 'pending']);
     const admin = await h.createUser(tenant, undefined, 'admin');
     const adminHeaders = h.bearerHeaders(await h.tokenFor(admin, tenant, 'admin'), tenant);
     for (const headers of [adminHeaders, h.keyHeaders(tenant)]) {
-      const res = await h.inject({ method: 'GET', url: '/business-profiles/pending', headers });
-      expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ total: 2, data: [{ id: a.id, entityId: first.entityId, status: 'pending', tin: '*****6789' }, { id: b.id, entityId: second.entityId }] });
-      expect(res.body).not.toContain('3456789');
+      const res = await h.api(headers).GET('/business-profiles/pending');
+      expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+      expect(res.data).toMatchObject({ total: 2, data: [{ id: a.id, entityId: first.entityId, status: 'pending', tin: '*****6789' }, { id: b.id, entityId: second.entityId }] });
+      expect(JSON.stringify(res.data)).not.toContain('3456789');
     }
     // The provider decides the first: it leaves the queue.
     h.clock.advance(60_000);
     const review = await sandboxCall(h, 'POST', `/v1/businesses/${a.providerBusinessId}/review`, { status: 'approved' }, tenant);
     expect(review.status).toBe(200);
-    const after = await h.inject({ method: 'GET', url: '/business-profiles/pending?limit=10', headers: adminHeaders });
-    expect(after.json()).toMatchObject({ total: 1, data: [{ id: b.id }] });
+    const after = await h.api(adminHeaders).GET('/business-profiles/pending', { params: { query: { limit: 10 } } });
+    expect(after.data).toMatchObject({ total: 1, data: [{ id: b.id }] });
     // Another tenant's queue holds neither.
-    const other = await h.inject({ method: 'GET', url: '/business-profiles/pending', headers: h.keyHeaders() });
-    expect(other.json().data.map((p: { id: string }) => p.id)).not.toContain(b.id);
+    const other = await h.api(h.keyHeaders()).GET('/business-profiles/pending');
+    expect(other.data!.data.map((p) => p.id)).not.toContain(b.id);
   });
 });

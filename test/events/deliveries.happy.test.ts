@@ -3,6 +3,7 @@ import { createHarness, type Harness, type TestTenant } from '../helpers/harness
 import { addEndpoint, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { expectError } from '../helpers/security.js';
+import type { paths } from '../../clients/typescript/src/schema.js';
 
 let h: Harness;
 let receiver: Receiver;
@@ -20,26 +21,18 @@ beforeEach(async () => {
   receiver.mode = 'ok';
 });
 
-interface Delivery {
-  eventId: string;
-  eventType: string | null;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  queuedAt: string;
-  deliveredAt: string | null;
-}
-const log = async (endpointId: string, query = '') => {
-  const res = await h.inject({ method: 'GET', url: `/event-endpoints/${endpointId}/deliveries${query}`, headers: h.keyHeaders(t) });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { total: number; data: Delivery[] };
+type LogQuery = NonNullable<paths['/event-endpoints/{id}/deliveries']['get']['parameters']['query']>;
+const log = async (endpointId: string, query: LogQuery = {}) => {
+  const res = await h.api(h.keyHeaders(t)).GET('/event-endpoints/{id}/deliveries', { params: { path: { id: endpointId }, query } });
+  expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+  return res.data!;
 };
+const sendTest = (endpointId: string) => h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/test', { params: { path: { id: endpointId } } });
+const retry = (endpointId: string, eventId: string) =>
+  h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/deliveries/{eventId}/retry', { params: { path: { id: endpointId, eventId } } });
+// Raw, for the refusals checked by expectError.
 const post = (url: string) => h.inject({ method: 'POST', url, headers: h.keyHeaders(t) });
-const auditTypes = async () =>
-  ((await h.inject({ method: 'GET', url: '/audit-events?limit=100', headers: h.keyHeaders(t) })).json() as { data: Array<{ type: string; details: Record<string, unknown> }> }).data;
+const auditTypes = async () => (await h.api(h.keyHeaders(t)).GET('/audit-events', { params: { query: { limit: 100 } } })).data!.data;
 
 describe('the delivery log', () => {
   it('lists the endpoint deliveries newest first with attempts, status code, error and next attempt; pages by beforeId; filters by status', async () => {
@@ -58,18 +51,18 @@ describe('the delivery log', () => {
     receiver.mode = 'fail';
     await makeUsers(h, 1, t);
     await worker.drainOnce();
-    const failing = await log(ep.id, '?status=pending');
+    const failing = await log(ep.id, { status: 'pending' });
     expect(failing.total).toBe(1);
     expect(failing.data[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500', deliveredAt: null });
     expect(new Date(failing.data[0]!.nextAttemptAt!).getTime()).toBe(h.clock.now().getTime() + 5_000);
 
     // Keyset paging: two pages of two, no overlap, same order.
-    const first = await log(ep.id, '?limit=2');
-    const second = await log(ep.id, `?limit=2&beforeId=${first.data[1]!.eventId}`);
+    const first = await log(ep.id, { limit: 2 });
+    const second = await log(ep.id, { limit: 2, beforeId: first.data[1]!.eventId });
     expect(first.total).toBe(4);
     expect([...first.data, ...second.data].map((d) => d.eventId)).toEqual((await log(ep.id)).data.map((d) => d.eventId));
-    expect((await log(ep.id, '?status=delivered')).total).toBe(3);
-    expect((await log(ep.id, '?status=failed')).total).toBe(0);
+    expect((await log(ep.id, { status: 'delivered' })).total).toBe(3);
+    expect((await log(ep.id, { status: 'failed' })).total).toBe(0);
 
     // Another endpoint of the same tenant has its own log.
     const other = await addEndpoint(h, receiver, { types: ['user.updated'] }, t);
@@ -82,9 +75,9 @@ describe('the test event', () => {
     const worker = scopedWorker(h, {}, [t]);
     const ep = await addEndpoint(h, receiver, { types: ['user.updated'] }, t);
     const bystander = await addEndpoint(h, receiver, {}, t);
-    const res = await post(`/event-endpoints/${ep.id}/test`);
-    expect(res.statusCode, res.body).toBe(202);
-    const queued = res.json() as Delivery;
+    const res = await sendTest(ep.id);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(202);
+    const queued = res.data!;
     expect(queued).toMatchObject({ eventType: 'endpoint.test', status: 'pending', attempts: 0, lastStatusCode: null });
 
     expect(await worker.drainAll()).toMatchObject({ dispatched: 0, attempted: 1, delivered: 1 });
@@ -97,10 +90,10 @@ describe('the test event', () => {
     expect((await log(ep.id)).data).toEqual([expect.objectContaining({ eventId: queued.eventId, status: 'delivered', attempts: 1, lastStatusCode: 204 })]);
 
     // A replay by time, over the whole range, sends it to nobody.
-    const replay = await h.inject({ method: 'POST', url: `/event-endpoints/${bystander.id}/replay`, headers: h.keyHeaders(t), payload: { from: '2000-01-01T00:00:00Z' } });
-    expect(replay.json()).toEqual({ queued: 0 });
-    const again = await h.inject({ method: 'POST', url: `/event-endpoints/${ep.id}/replay`, headers: h.keyHeaders(t), payload: { from: '2000-01-01T00:00:00Z' } });
-    expect(again.json()).toEqual({ queued: 0 });
+    const replay = await h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/replay', { params: { path: { id: bystander.id } }, body: { from: '2000-01-01T00:00:00Z' } });
+    expect(replay.data).toEqual({ queued: 0 });
+    const again = await h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/replay', { params: { path: { id: ep.id } }, body: { from: '2000-01-01T00:00:00Z' } });
+    expect(again.data).toEqual({ queued: 0 });
 
     const audit = (await auditTypes()).find((e) => e.type === 'event_endpoint.tested');
     expect(audit?.details).toEqual({ endpointId: ep.id, eventId: queued.eventId });
@@ -110,18 +103,18 @@ describe('the test event', () => {
     const worker = scopedWorker(h, {}, [t]);
     const ep = await addEndpoint(h, receiver, {}, t);
     receiver.mode = 'fail';
-    const queued = (await post(`/event-endpoints/${ep.id}/test`)).json() as Delivery;
+    const queued = (await sendTest(ep.id)).data!;
     await worker.drainAll();
     h.clock.advance(3_600_000);
     expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
     expect((await log(ep.id)).data).toEqual([expect.objectContaining({ eventId: queued.eventId, status: 'failed', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500', nextAttemptAt: null })]);
-    const endpoint = await h.inject({ method: 'GET', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t) });
-    expect(endpoint.json()).toMatchObject({ enabled: true, disabledReason: null });
+    const endpoint = await h.api(h.keyHeaders(t)).GET('/event-endpoints/{id}', { params: { path: { id: ep.id } } });
+    expect(endpoint.data).toMatchObject({ enabled: true, disabledReason: null });
 
     receiver.mode = 'ok';
-    const retried = await post(`/event-endpoints/${ep.id}/deliveries/${queued.eventId}/retry`);
-    expect(retried.statusCode, retried.body).toBe(202);
-    expect(retried.json()).toMatchObject({ eventId: queued.eventId, eventType: 'endpoint.test', status: 'pending', attempts: 1, nextAttemptAt: h.clock.now().toISOString() });
+    const retried = await retry(ep.id, queued.eventId);
+    expect(retried.response.status, JSON.stringify(retried.error)).toBe(202);
+    expect(retried.data).toMatchObject({ eventId: queued.eventId, eventType: 'endpoint.test', status: 'pending', attempts: 1, nextAttemptAt: h.clock.now().toISOString() });
     expect(await worker.drainAll()).toMatchObject({ attempted: 1, delivered: 1 });
     expect((await log(ep.id)).data[0]).toMatchObject({ status: 'delivered', attempts: 2, lastStatusCode: 204, lastError: null });
     expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId)).toEqual([queued.eventId]);
@@ -147,9 +140,9 @@ describe('retry by id', () => {
 
     receiver.mode = 'ok';
     h.clock.advance(1_000);
-    const res = await post(`/event-endpoints/${ep.id}/deliveries/${waiting!.eventId}/retry`);
-    expect(res.statusCode, res.body).toBe(202);
-    expect(res.json()).toMatchObject({ status: 'pending', attempts: 1, eventType: 'user.created', queuedAt: h.clock.now().toISOString(), nextAttemptAt: h.clock.now().toISOString() });
+    const res = await retry(ep.id, waiting!.eventId);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(202);
+    expect(res.data).toMatchObject({ status: 'pending', attempts: 1, eventType: 'user.created', queuedAt: h.clock.now().toISOString(), nextAttemptAt: h.clock.now().toISOString() });
     expect(await worker.drainAll()).toMatchObject({ attempted: 1, delivered: 1 });
     expect((await auditTypes()).find((e) => e.type === 'event_endpoint.delivery_retried')?.details).toEqual({
       endpointId: ep.id,
@@ -178,8 +171,8 @@ describe('retry by id', () => {
     // The narrow endpoint was never sent the user.created event.
     expectError(await post(`/event-endpoints/${narrow.id}/deliveries/${inFlight!.eventId}/retry`), 404, 'EVENT_DELIVERY_NOT_FOUND');
 
-    const disabled = await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: false } });
-    expect(disabled.statusCode).toBe(200);
+    const disabled = await h.api(h.keyHeaders(t)).PATCH('/event-endpoints/{id}', { params: { path: { id: ep.id } }, body: { enabled: false } });
+    expect(disabled.response.status, JSON.stringify(disabled.error)).toBe(200);
     expectError(await post(`/event-endpoints/${ep.id}/deliveries/${inFlight!.eventId}/retry`), 409, 'EVENT_ENDPOINT_DISABLED');
     // Parked while disabled: no next attempt shown.
     expect((await log(ep.id)).data[0]).toMatchObject({ status: 'pending', nextAttemptAt: null });

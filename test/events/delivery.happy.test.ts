@@ -22,7 +22,7 @@ beforeEach(async () => {
   receiver.mode = 'ok';
 });
 const deliveryRow = (endpointId: string, eventId: string) => createDeliveryRepo(h.database.db).find(t.tenantId, endpointId, eventId);
-const getEndpoint = async (id: string) => (await h.inject({ method: 'GET', url: `/event-endpoints/${id}`, headers: h.keyHeaders(t) })).json();
+const getEndpoint = async (id: string) => (await h.api(h.keyHeaders(t)).GET('/event-endpoints/{id}', { params: { path: { id } } })).data!;
 
 describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
   it('delivers every event to every matching endpoint, verified by the standardwebhooks library', async () => {
@@ -30,8 +30,8 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     const all = await addEndpoint(h, receiver, {}, t);
     const onlyUpdates = await addEndpoint(h, receiver, { types: ['user.updated'] }, t);
     const users = await makeUsers(h, 3, t);
-    const patched = await h.inject({ method: 'PATCH', url: `/users/${users[0]}`, headers: h.keyHeaders(t), payload: { fullName: 'Ada Lovelace' } });
-    expect(patched.statusCode).toBe(200);
+    const patched = await h.api(h.keyHeaders(t)).PATCH('/users/{id}', { params: { path: { id: users[0]! } }, body: { fullName: 'Ada Lovelace' } });
+    expect(patched.response.status, JSON.stringify(patched.error)).toBe(200);
 
     const result = await worker.drainAll();
     expect(result).toMatchObject({ dispatched: 4, attempted: 5, delivered: 5 });
@@ -101,18 +101,18 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     expect(endpoint).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/^delivery failed for 72 hours: HTTP 500/) });
     const [event] = await pullAll(h, t);
     expect(await deliveryRow(ep.id, event!.id)).toMatchObject({ status: 'failed' });
-    const audit = await h.inject({ method: 'GET', url: '/audit-events?type=event_endpoint.disabled', headers: h.keyHeaders(t) });
-    expect(audit.json().data).toEqual([expect.objectContaining({ type: 'event_endpoint.disabled', actorType: 'system', details: expect.objectContaining({ endpointId: ep.id }) })]);
+    const audit = await h.api(h.keyHeaders(t)).GET('/audit-events', { params: { query: { type: 'event_endpoint.disabled' } } });
+    expect(audit.data!.data).toEqual([expect.objectContaining({ type: 'event_endpoint.disabled', actorType: 'system', details: expect.objectContaining({ endpointId: ep.id }) })]);
 
     // While disabled nothing is sent, new events are not queued for it.
     await makeUsers(h, 1, t);
     expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
 
     receiver.mode = 'ok';
-    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: true } });
-    const replay = await h.inject({ method: 'POST', url: `/event-endpoints/${ep.id}/replay`, headers: h.keyHeaders(t), payload: { from: new Date(start - 60_000).toISOString() } });
-    expect(replay.statusCode).toBe(202);
-    expect(replay.json()).toEqual({ queued: 2 });
+    await h.api(h.keyHeaders(t)).PATCH('/event-endpoints/{id}', { params: { path: { id: ep.id } }, body: { enabled: true } });
+    const replay = await h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/replay', { params: { path: { id: ep.id } }, body: { from: new Date(start - 60_000).toISOString() } });
+    expect(replay.response.status, JSON.stringify(replay.error)).toBe(202);
+    expect(replay.data).toEqual({ queued: 2 });
     await worker.drainAll();
     const stream = await pullAll(h, t);
     expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId)).toEqual(stream.map((e) => e.id));
@@ -125,12 +125,12 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     receiver.mode = 'fail';
     await worker.drainAll();
     const [event] = await pullAll(h, t);
-    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: false, disabledReason: 'receiver maintenance' } });
+    await h.api(h.keyHeaders(t)).PATCH('/event-endpoints/{id}', { params: { path: { id: ep.id } }, body: { enabled: false, disabledReason: 'receiver maintenance' } });
     expect((await deliveryRow(ep.id, event!.id))!.nextAttemptAt).toEqual(PARKED_UNTIL);
     receiver.mode = 'ok';
     h.clock.advance(RETRY_CAP_MS);
     expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
-    await h.inject({ method: 'PATCH', url: `/event-endpoints/${ep.id}`, headers: h.keyHeaders(t), payload: { enabled: true } });
+    await h.api(h.keyHeaders(t)).PATCH('/event-endpoints/{id}', { params: { path: { id: ep.id } }, body: { enabled: true } });
     expect(await worker.drainAll()).toMatchObject({ attempted: 2, delivered: 2 });
     expect(receiver.acceptedAt(ep.path)).toHaveLength(2);
   });
@@ -143,24 +143,22 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     const stream = await pullAll(h, t);
     expect(receiver.acceptedAt(ep.path)).toHaveLength(3);
 
-    const bySeq = await h.inject({ method: 'POST', url: `/event-endpoints/${ep.id}/replay`, headers: h.keyHeaders(t), payload: { fromSeq: stream[1]!.seq, toSeq: stream[1]!.seq } });
-    expect(bySeq.json()).toEqual({ queued: 1 });
+    const bySeq = await h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/replay', { params: { path: { id: ep.id } }, body: { fromSeq: stream[1]!.seq, toSeq: stream[1]!.seq } });
+    expect(bySeq.data).toEqual({ queued: 1 });
     await worker.drainAll();
     expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId)).toEqual([...stream.map((e) => e.id), stream[1]!.id]);
 
-    const byTime = await h.inject({
-      method: 'POST',
-      url: `/event-endpoints/${ep.id}/replay`,
-      headers: h.keyHeaders(t),
-      payload: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() },
+    const byTime = await h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/replay', {
+      params: { path: { id: ep.id } },
+      body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() },
     });
-    expect(byTime.json()).toEqual({ queued: 3 });
+    expect(byTime.data).toEqual({ queued: 3 });
     await worker.drainAll();
     expect(receiver.acceptedAt(ep.path).slice(4).map((e) => e.webhookId)).toEqual(stream.map((e) => e.id));
     // A replay for an endpoint with a filter queues only matching events.
     const filtered = await addEndpoint(h, receiver, { types: ['user.updated'] }, t);
-    const none = await h.inject({ method: 'POST', url: `/event-endpoints/${filtered.id}/replay`, headers: h.keyHeaders(t), payload: { fromSeq: 0 } });
-    expect(none.json()).toEqual({ queued: 0 });
+    const none = await h.api(h.keyHeaders(t)).POST('/event-endpoints/{id}/replay', { params: { path: { id: filtered.id } }, body: { fromSeq: 0 } });
+    expect(none.data).toEqual({ queued: 0 });
   });
 
   it('a receiver down for a while receives everything once it is back', async () => {

@@ -24,18 +24,17 @@ const submittedFor = async (hash: string) =>
 describe('POST /non-custodian-xrpl/tx-submit with an Idempotency-Key', () => {
   it('a 400 leaves the key free; the same key and blob answer the first answer once sent; another blob under it is 409 and is not sent', async () => {
     const { headers } = await userWithToken(h);
-    const signer = (await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet/signer-wallet', headers, payload: {} })).json();
+    const signer = (await h.api(headers).POST('/non-custodian-xrpl/wallet/signer-wallet', { body: {} })).data!;
     const to = Wallet.generate().classicAddress;
-    const prepare = async (amount: string) =>
-      (
-        await h.inject({
-          method: 'POST',
-          url: '/non-custodian-xrpl/sign-transaction',
-          headers,
-          payload: { transaction: { TransactionType: 'Payment', Account: signer.address, Destination: to, Amount: amount } },
-        })
-      ).json();
+    const prepare = async (amount: string) => {
+      const res = await h.api(headers).POST('/non-custodian-xrpl/sign-transaction', {
+        body: { transaction: { TransactionType: 'Payment', Account: signer.address, Destination: to, Amount: amount } },
+      });
+      expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+      return res.data!;
+    };
     const keyed = { ...headers, 'idempotency-key': 'xrpl-submit-1' };
+    // Raw: a replay is checked byte for byte against the first answer.
     const submit = (payload: object) => h.inject({ method: 'POST', url: '/non-custodian-xrpl/tx-submit', headers: keyed, payload });
 
     // Refused before anything is stored or sent: the key stays free.
@@ -51,12 +50,12 @@ describe('POST /non-custodian-xrpl/tx-submit with an Idempotency-Key', () => {
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toBe(sent.body);
-    expect(await submittedFor(first.hash)).toHaveLength(1);
+    expect(await submittedFor(first.hash!)).toHaveLength(1);
     expect((await ledger().accountInfo(to))?.balanceDrops).toBe('15000000');
 
     const second = await prepare('16000000');
     expectError(await submit({ txBlob: second.txBlob }), 409, 'IDEMPOTENCY_KEY_REUSED');
-    expect(await submittedFor(second.hash)).toEqual([]);
+    expect(await submittedFor(second.hash!)).toEqual([]);
     expect((await ledger().accountInfo(to))?.balanceDrops).toBe('15000000');
   });
 });
@@ -64,10 +63,11 @@ describe('POST /non-custodian-xrpl/tx-submit with an Idempotency-Key', () => {
 describe('PUT /non-custodian-xrpl/wallet/update/{address} with an Idempotency-Key', () => {
   it('a 400 leaves the key free; the same key and body answer the first AccountSet again without a second one; another body under it is 409 and changes nothing', async () => {
     const { headers } = await userWithToken(h);
-    const signer = (await h.inject({ method: 'POST', url: '/non-custodian-xrpl/wallet/signer-wallet', headers, payload: {} })).json();
+    const signer = (await h.api(headers).POST('/non-custodian-xrpl/wallet/signer-wallet', { body: {} })).data!;
     const url = `/non-custodian-xrpl/wallet/update/${signer.address}`;
     const keyed = { ...headers, 'idempotency-key': 'xrpl-update-1' };
-    const put = (payload: object, with_: Record<string, string> = keyed) => h.inject({ method: 'PUT', url, headers: with_, payload });
+    // Raw: a replay is checked byte for byte against the first answer.
+    const put = (payload: object) => h.inject({ method: 'PUT', url, headers: keyed, payload });
 
     expectError(await put({}), 400, 'XRPL_SETTINGS_EMPTY');
 
@@ -88,9 +88,9 @@ describe('PUT /non-custodian-xrpl/wallet/update/{address} with an Idempotency-Ke
     expect(info.flags).toMatchObject({ defaultRipple: true, requireDestTag: false });
 
     // Without a key the request runs again: the flag is already on, so no transaction this time.
-    const unkeyed = await put({ rippling: true }, headers);
-    expect(unkeyed.statusCode).toBe(200);
-    expect(unkeyed.headers['idempotent-replayed']).toBeUndefined();
-    expect(unkeyed.json().transactions).toEqual([]);
+    const unkeyed = await h.api(headers).PUT('/non-custodian-xrpl/wallet/update/{address}', { params: { path: { address: signer.address } }, body: { rippling: true } });
+    expect(unkeyed.response.status, JSON.stringify(unkeyed.error)).toBe(200);
+    expect(unkeyed.response.headers.get('idempotent-replayed')).toBeNull();
+    expect(unkeyed.data!.transactions).toEqual([]);
   });
 });

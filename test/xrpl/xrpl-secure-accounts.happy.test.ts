@@ -18,8 +18,8 @@ afterAll(async () => {
 
 const challengeOf = async (headers: Record<string, string>, address?: string) =>
   address
-    ? (await h.inject({ method: 'POST', url: `/non-custodian-xrpl/wallet/challenge/${address}`, headers })).json()
-    : (await h.inject({ method: 'GET', url: '/non-custodian-xrpl/challenge', headers })).json();
+    ? (await h.api(headers).POST('/non-custodian-xrpl/wallet/challenge/{address}', { params: { path: { address } } })).data!
+    : (await h.api(headers).GET('/non-custodian-xrpl/challenge')).data!;
 
 describe('POST /xrpl-secure-accounts (accounts set up with the unmodified xrpl Client)', () => {
   it('registers a multi-signed account (master disabled) by signers meeting the quorum; lists it; the profile follows', async () => {
@@ -55,9 +55,9 @@ describe('POST /xrpl-secure-accounts (accounts set up with the unmodified xrpl C
     expectError(stranger, 400, 'SIGNATURE_INVALID');
 
     challenge = await challengeOf(headers, account.classicAddress);
-    const created = await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(s1), sig(s3)] } });
-    expect(created.statusCode).toBe(201);
-    expect(created.json()).toMatchObject({ kind: 'xrpl-secure', address: account.classicAddress, userId, details: { proof: 'signers', multiSign: true, quorum: 3, masterDisabled: true } });
+    const created = await h.api(headers).POST('/xrpl-secure-accounts', { body: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(s1), sig(s3)] } });
+    expect(created.response.status, JSON.stringify(created.error)).toBe(201);
+    expect(created.data).toMatchObject({ kind: 'xrpl-secure', address: account.classicAddress, userId, details: { proof: 'signers', multiSign: true, quorum: 3, masterDisabled: true } });
     // The challenge is single use.
     expectError(
       await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: account.classicAddress, challenge: challenge.challenge, signatures: [sig(s1), sig(s3)] } }),
@@ -65,14 +65,14 @@ describe('POST /xrpl-secure-accounts (accounts set up with the unmodified xrpl C
       'CHALLENGE_USED',
     );
 
-    const list = (await h.inject({ method: 'GET', url: '/xrpl-secure-accounts', headers })).json();
+    const list = (await h.api(headers).GET('/xrpl-secure-accounts')).data;
     expect(list).toMatchObject({ total: 1, data: [{ address: account.classicAddress }] });
-    const one = await h.inject({ method: 'GET', url: `/xrpl-secure-accounts/${account.classicAddress}`, headers });
-    expect(one.json().walletId).toBe(created.json().walletId);
-    const byFilter = (await h.inject({ method: 'GET', url: `/users?xrplSecureAccountAddress=${account.classicAddress}`, headers: h.keyHeaders() })).json();
-    expect(byFilter.data.map((u: { id: string }) => u.id)).toEqual([userId]);
+    const one = await h.api(headers).GET('/xrpl-secure-accounts/{address}', { params: { path: { address: account.classicAddress } } });
+    expect(one.data!.walletId).toBe(created.data!.walletId);
+    const byFilter = (await h.api(h.keyHeaders()).GET('/users', { params: { query: { xrplSecureAccountAddress: account.classicAddress } } })).data!;
+    expect(byFilter.data.map((u) => u.id)).toEqual([userId]);
     // An API key reads it for the user.
-    expect((await h.inject({ method: 'GET', url: `/xrpl-secure-accounts?userId=${userId}`, headers: h.keyHeaders() })).json().total).toBe(1);
+    expect((await h.api(h.keyHeaders()).GET('/xrpl-secure-accounts', { params: { query: { userId } } })).data!.total).toBe(1);
 
     // Another user of the tenant: 404.
     const other = await userWithToken(h);
@@ -92,8 +92,8 @@ describe('POST /xrpl-secure-accounts (accounts set up with the unmodified xrpl C
     const regular = Wallet.generate();
     await send(client, { TransactionType: 'SetRegularKey', Account: plain.classicAddress, RegularKey: regular.classicAddress }, plain);
     challenge = await challengeOf(headers);
-    const res = await h.inject({ method: 'POST', url: '/xrpl-secure-accounts', headers, payload: { address: plain.classicAddress, challenge: challenge.challenge, signatures: sigOf(regular) } });
-    expect(res.statusCode).toBe(201);
-    expect(res.json().details).toMatchObject({ proof: 'regular', regularKey: regular.classicAddress, multiSign: false });
+    const res = await h.api(headers).POST('/xrpl-secure-accounts', { body: { address: plain.classicAddress, challenge: challenge.challenge, signatures: sigOf(regular) } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data!.details).toMatchObject({ proof: 'regular', regularKey: regular.classicAddress, multiSign: false });
   });
 });
