@@ -34,7 +34,17 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     return next;
   }
 
-  async function webhookKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+  // The webhook key is made once per database and never changes: read and opened once per process.
+  let loadedKey: Promise<{ publicKeyPem: string; privateKeyPem: string }> | undefined;
+  function webhookKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+    loadedKey ??= loadWebhookKey().catch((error: unknown) => {
+      loadedKey = undefined;
+      throw error;
+    });
+    return loadedKey;
+  }
+
+  async function loadWebhookKey(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
     let row = await store.findKey();
     if (!row) {
       const pair = newP256KeyPair();

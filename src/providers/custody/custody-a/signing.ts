@@ -8,6 +8,24 @@ export const SIGNATURE_HEADER = 'api-signature';
 export const WEBHOOK_SIGNATURE_HEADER = 'x-custody-signature';
 export const WEBHOOK_TIMESTAMP_HEADER = 'x-custody-timestamp';
 
+/**
+ * Parsed keys by their PEM: parsing is most of a signature's cost (a webhook is signed at every
+ * status change, a request at every call) and a PEM parses to the same key every time. Keyed by
+ * the PEM text itself, so a new key is a new entry; bounded, oldest out first.
+ */
+const parsed = new Map<string, KeyObject>();
+const PARSED_MAX = 256;
+function keyOf(pem: string, kind: 'public' | 'private'): KeyObject {
+  const id = `${kind}\n${pem}`;
+  let key = parsed.get(id);
+  if (!key) {
+    key = kind === 'public' ? createPublicKey(pem) : createPrivateKey(pem);
+    if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+    parsed.set(id, key);
+  }
+  return key;
+}
+
 /** A request timestamp more than this far from the provider's clock is refused (replay window). */
 export const REQUEST_WINDOW_SECONDS = 300;
 
@@ -18,13 +36,13 @@ export function requestMessage(timestamp: string, method: string, pathWithQuery:
 
 /** The Ed25519 signature of a request, hex. */
 export function signRequest(privateKeyPem: string, timestamp: string, method: string, pathWithQuery: string, body: string): string {
-  return sign(null, requestMessage(timestamp, method, pathWithQuery, body), createPrivateKey(privateKeyPem)).toString('hex');
+  return sign(null, requestMessage(timestamp, method, pathWithQuery, body), keyOf(privateKeyPem, 'private')).toString('hex');
 }
 
 export function verifyRequest(publicKeyPem: string, timestamp: string, method: string, pathWithQuery: string, body: string, signatureHex: string): boolean {
   if (!/^[0-9a-f]{128}$/i.test(signatureHex)) return false;
   try {
-    return verify(null, requestMessage(timestamp, method, pathWithQuery, body), createPublicKey(publicKeyPem), Buffer.from(signatureHex, 'hex'));
+    return verify(null, requestMessage(timestamp, method, pathWithQuery, body), keyOf(publicKeyPem, 'public'), Buffer.from(signatureHex, 'hex'));
   } catch {
     return false;
   }
@@ -50,13 +68,13 @@ export function isEd25519PrivateKey(pem: string): boolean {
 }
 
 export function signWebhook(privateKeyPem: string, timestamp: string, body: string): string {
-  return sign('sha256', Buffer.from(`${timestamp}.${body}`, 'utf8'), { key: createPrivateKey(privateKeyPem), dsaEncoding: 'der' }).toString('base64');
+  return sign('sha256', Buffer.from(`${timestamp}.${body}`, 'utf8'), { key: keyOf(privateKeyPem, 'private'), dsaEncoding: 'der' }).toString('base64');
 }
 
 export function verifyWebhook(publicKeyPem: string, timestamp: string, body: string, signatureBase64: string): boolean {
   let key: KeyObject;
   try {
-    key = createPublicKey(publicKeyPem);
+    key = keyOf(publicKeyPem, 'public');
     if (key.asymmetricKeyType !== 'ec') return false;
     return verify('sha256', Buffer.from(`${timestamp}.${body}`, 'utf8'), { key, dsaEncoding: 'der' }, Buffer.from(signatureBase64, 'base64'));
   } catch {
