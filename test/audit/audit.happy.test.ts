@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../../clients/typescript/src/schema.js';
 import { auditContext } from '../../src/modules/audit/context.js';
 import { installGuards } from '../../src/platform/http/guards.js';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
@@ -24,11 +25,11 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-type Listed = { total: number; data: Array<Record<string, unknown> & { id: string }> };
-const list = async (query: string, t: TestTenant = h.tenant): Promise<Listed> => {
-  const res = await h.inject({ method: 'GET', url: `/audit-events${query}`, headers: h.keyHeaders(t) });
-  expect(res.statusCode).toBe(200);
-  return res.json();
+type Query = NonNullable<paths['/audit-events']['get']['parameters']['query']>;
+const list = async (query: Query, t: TestTenant = h.tenant) => {
+  const res = await h.api(h.keyHeaders(t)).GET('/audit-events', { params: { query } });
+  expect(res.response.status).toBe(200);
+  return res.data!;
 };
 
 describe('GET /audit-events', () => {
@@ -51,7 +52,7 @@ describe('GET /audit-events', () => {
       subjectUserId: user,
       ip: '2001:db8::1',
     });
-    const body = await list('', t);
+    const body = await list({}, t);
     expect(body.total).toBe(2);
     expect(body.data.map((e) => e.id)).toEqual([second, first]);
     expect(body.data[1]).toEqual({
@@ -73,18 +74,21 @@ describe('GET /audit-events', () => {
   it('keeps the history of tracked objects: an accreditation claim, submitted then decided, is two events about its user', async () => {
     const t = await h.newTenant();
     const userId = await h.createUser(t);
-    const submitted = await h.inject({ method: 'POST', url: '/accreditations', headers: h.bearerHeaders(await h.tokenFor(userId, t), t), payload: { type: 'income' } });
-    expect(submitted.statusCode, submitted.body).toBe(201);
-    const claim = submitted.json().id as string;
-    const decided = await h.inject({ method: 'POST', url: `/accreditations/${claim}/decision`, headers: h.keyHeaders(t), payload: { decision: 'approved', reason: 'verified' } });
-    expect(decided.statusCode, decided.body).toBe(201);
-    const body = await list('?type=accreditation.transition', t);
+    const submitted = await h.api(h.bearerHeaders(await h.tokenFor(userId, t), t)).POST('/accreditations', { body: { type: 'income' } });
+    expect(submitted.response.status, JSON.stringify(submitted.error)).toBe(201);
+    const claim = submitted.data!.id;
+    const decided = await h.api(h.keyHeaders(t)).POST('/accreditations/{id}/decision', {
+      params: { path: { id: claim } },
+      body: { decision: 'approved', reason: 'verified' },
+    });
+    expect(decided.response.status, JSON.stringify(decided.error)).toBe(201);
+    const body = await list({ type: 'accreditation.transition' }, t);
     expect(body.data.map((e) => [e.actorType, e.actorId, e.subjectUserId, e.objectType, e.objectId, e.details])).toEqual([
       ['api_key', t.keyId, userId, 'accreditation', claim, { from: 'pending', to: 'approved', reason: 'verified' }],
       ['user', userId, userId, 'accreditation', claim, { from: null, to: 'pending', reason: null }],
     ]);
     // The claim answers the same history, read from the same rows.
-    expect(decided.json().history.map((s: { to: string; actor: unknown }) => [s.to, s.actor])).toEqual([
+    expect(decided.data!.history.map((s) => [s.to, s.actor])).toEqual([
       ['pending', { type: 'user', id: userId }],
       ['approved', { type: 'apiKey', id: t.keyId }],
     ]);
@@ -106,43 +110,43 @@ describe('GET /audit-events', () => {
     }
     const newest = [...ids].reverse();
 
-    const page1 = await list('?limit=5', t);
+    const page1 = await list({ limit: 5 }, t);
     expect(page1.total).toBe(12);
     expect(page1.data.map((e) => e.id)).toEqual(newest.slice(0, 5));
-    const page2 = await list(`?limit=5&beforeId=${page1.data[4]!.id}`, t);
+    const page2 = await list({ limit: 5, beforeId: page1.data[4]!.id }, t);
     expect(page2.data.map((e) => e.id)).toEqual(newest.slice(5, 10));
-    const page3 = await list(`?limit=5&beforeId=${page2.data[4]!.id}`, t);
+    const page3 = await list({ limit: 5, beforeId: page2.data[4]!.id }, t);
     expect(page3.data.map((e) => e.id)).toEqual(newest.slice(10));
-    expect((await list('?limit=5&offset=5', t)).data.map((e) => e.id)).toEqual(newest.slice(5, 10));
+    expect((await list({ limit: 5, offset: 5 }, t)).data.map((e) => e.id)).toEqual(newest.slice(5, 10));
 
-    const byAlice = await list(`?userId=${alice}`, t);
+    const byAlice = await list({ userId: alice }, t);
     expect(byAlice.total).toBe(6);
     expect(byAlice.data.map((e) => e.id)).toEqual(newest.filter((_, i) => (11 - i) % 2 === 0));
-    const aliceCursor = await list(`?userId=${alice}&limit=2&beforeId=${byAlice.data[1]!.id}`, t);
+    const aliceCursor = await list({ userId: alice, limit: 2, beforeId: byAlice.data[1]!.id }, t);
     expect(aliceCursor.data.map((e) => e.id)).toEqual(byAlice.data.slice(2, 4).map((e) => e.id));
 
-    const changed = await list('?type=password.changed', t);
+    const changed = await list({ type: 'password.changed' }, t);
     expect(changed.total).toBe(4);
     expect(changed.data.every((e) => e.type === 'password.changed')).toBe(true);
-    const both = await list(`?type=password.changed&userId=${bob}`, t);
+    const both = await list({ type: 'password.changed', userId: bob }, t);
     expect(both.total).toBe(2);
     expect(both.data.map((e) => e.id)).toEqual([ids[9], ids[3]]);
-    expect(await list(`?userId=${randomUUID()}`, t)).toEqual({ total: 0, data: [] });
+    expect(await list({ userId: randomUUID() }, t)).toEqual({ total: 0, data: [] });
   });
 
   it('never shows another tenant’s events', async () => {
     const t = await h.newTenant();
     const other = await h.newTenant();
     await h.container.audit.record(undefined, other.tenantId, { type: 'login.succeeded', actorType: 'system' });
-    expect(await list('', t)).toEqual({ total: 0, data: [] });
-    expect((await list('', other)).total).toBe(1);
+    expect(await list({}, t)).toEqual({ total: 0, data: [] });
+    expect((await list({}, other)).total).toBe(1);
   });
 
   it('is open to an admin bearer token', async () => {
     const admin = await h.createUser(undefined, undefined, 'admin');
-    const res = await h.inject({ method: 'GET', url: '/audit-events?limit=1', headers: h.bearerHeaders(await h.tokenFor(admin)) });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ total: expect.any(Number), data: expect.any(Array) });
+    const res = await h.api(h.bearerHeaders(await h.tokenFor(admin))).GET('/audit-events', { params: { query: { limit: 1 } } });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({ total: expect.any(Number), data: expect.any(Array) });
   });
 });
 
@@ -158,7 +162,7 @@ describe('audit.record', () => {
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    const body = await list('', t);
+    const body = await list({}, t);
     expect(body.data.map((e) => e.id)).toEqual([kept]);
     expect(body.total).toBe(1);
   });
@@ -172,7 +176,7 @@ describe('audit.record', () => {
       userAgent: 'x'.repeat(2_000) + '\n',
       details: { reason: 'bad_password', password: 'hunter2', nested: { refreshToken: 'rt', ok: 1 }, list: [{ otp: '123456' }] },
     });
-    const [event] = (await list('', t)).data;
+    const [event] = (await list({}, t)).data;
     expect(event).toMatchObject({
       ip: null,
       userAgent: 'x'.repeat(512),
@@ -182,6 +186,7 @@ describe('audit.record', () => {
   });
 
   it('auditContext takes the actor, ip and user agent from the request', async () => {
+    // A test-only route (outside the OpenAPI document), called from a set remote address: raw inject.
     const byKey = await h.inject({
       method: 'POST',
       url: '/__test/audited',
@@ -191,7 +196,7 @@ describe('audit.record', () => {
     const userId = await h.createUser();
     const byUser = await h.inject({ method: 'POST', url: '/__test/audited', headers: h.bearerHeaders(await h.tokenFor(userId)) });
     expect(byKey.json()).toEqual({ id: expect.any(String) });
-    const events = (await list('?type=token.minted&limit=100')).data;
+    const events = (await list({ type: 'token.minted', limit: 100 })).data;
     expect(events.find((e) => e.id === byKey.json().id)).toMatchObject({
       actorType: 'api_key',
       actorId: h.tenant.keyId,

@@ -41,17 +41,17 @@ describe('email verification', () => {
   it('POST /auth/email/verify-token verifies with the token from the mail', async () => {
     await register('token@example.com');
     const token = linkIn(await box.next('token@example.com', /Confirm/)).searchParams.get('token')!;
-    const res = await h.inject({ method: 'POST', url: '/auth/email/verify-token', headers: t(), payload: { token } });
-    expect(res.statusCode).toBe(201);
-    expect(res.json()).toEqual({ message: 'Email verified', emailVerified: true });
+    const res = await h.api(t()).POST('/auth/email/verify-token', { body: { token } });
+    expect(res.response.status).toBe(201);
+    expect(res.data).toEqual({ message: 'Email verified', emailVerified: true });
     expect(await verified('token@example.com')).toBe(true);
   });
 
   it('POST /auth/email/verify-otp verifies with the 6-digit code', async () => {
     await register('otp@example.com');
     const code = codeIn(await box.next('otp@example.com', /Confirm/));
-    const res = await h.inject({ method: 'POST', url: '/auth/email/verify-otp', headers: t(), payload: { email: 'OTP@example.com', code } });
-    expect(res.statusCode).toBe(201);
+    const res = await h.api(t()).POST('/auth/email/verify-otp', { body: { email: 'OTP@example.com', code } });
+    expect(res.response.status).toBe(201);
     expect(await verified('otp@example.com')).toBe(true);
   });
 });
@@ -60,7 +60,7 @@ describe("the tenant's app URL", () => {
   it('when configured, mail links open the app instead of Bastion pages', async () => {
     const other = await h.newTenant();
     await h.container.tenants.setAppUrl(other.tenantId, 'https://app.example.com/auth/');
-    await h.inject({ method: 'POST', url: '/auth/email', headers: { 'x-tenant-id': other.tenantId }, payload: { email: 'app@example.com', password: 'a long enough passphrase' } });
+    await h.api({ 'x-tenant-id': other.tenantId }).POST('/auth/email', { body: { email: 'app@example.com', password: 'a long enough passphrase' } });
     const link = linkIn(await box.next('app@example.com', /Confirm/));
     expect(link.origin + link.pathname).toBe('https://app.example.com/auth/verify-email');
     expect(link.searchParams.get('tenant')).toBe(other.tenantId);
@@ -72,17 +72,17 @@ describe('password reset by link', () => {
   it('mails a link to a page; the POST sets the password, consumes the token and revokes every session', async () => {
     await account('reset@example.com');
     const session = (await login('reset@example.com', 'the original passphrase')).json();
-    const generic = await post('/auth/forgot-password', { email: 'reset@example.com' });
-    const ghost = await post('/auth/forgot-password', { email: 'ghost@example.com' });
-    expect(generic.statusCode).toBe(201);
-    expect(ghost.json()).toEqual(generic.json());
+    const generic = await h.api(t()).POST('/auth/forgot-password', { body: { email: 'reset@example.com' } });
+    const ghost = await h.api(t()).POST('/auth/forgot-password', { body: { email: 'ghost@example.com' } });
+    expect(generic.response.status).toBe(201);
+    expect(ghost.data).toEqual(generic.data);
     const link = linkIn(await box.next('reset@example.com', /Reset your password/));
     const token = link.searchParams.get('token')!;
     expect((await h.inject({ method: 'GET', url: link.pathname + link.search })).body).toContain('type="password"');
-    expect((await post('/auth/token-status', { token })).json()).toBe(true);
+    expect((await h.api(t()).POST('/auth/token-status', { body: { token } })).data).toBe(true);
 
-    const res = await h.inject({ method: 'PUT', url: `/auth/reset-password?token=${encodeURIComponent(token)}`, headers: t(), payload: { password: 'a brand new passphrase' } });
-    expect(res.statusCode).toBe(200);
+    const res = await h.api(t()).PUT('/auth/reset-password', { params: { query: { token } }, body: { password: 'a brand new passphrase' } });
+    expect(res.response.status).toBe(200);
     expectError(await login('reset@example.com', 'the original passphrase'), 401, 'INVALID_CREDENTIALS');
     expect((await login('reset@example.com', 'a brand new passphrase')).statusCode).toBe(201);
     // Old sessions: refresh and access both dead.
@@ -96,13 +96,13 @@ describe('password reset by link', () => {
 
   it('a user created without a password sets one through the reset flow', async () => {
     await h.createUser(undefined, 'admin-made@example.com');
-    await post('/auth/forgot-password/request-otp', { email: 'admin-made@example.com' });
+    await h.api(t()).POST('/auth/forgot-password/request-otp', { body: { email: 'admin-made@example.com' } });
     const code = codeIn(await box.next('admin-made@example.com', /reset code/));
-    const exchanged = await post('/auth/forgot-password/verify-otp', { email: 'admin-made@example.com', code });
-    expect(exchanged.statusCode).toBe(201);
-    expect(exchanged.json()).toMatchObject({ resetToken: expect.any(String), expiresIn: 600 });
-    const res = await h.inject({ method: 'PUT', url: `/auth/reset-password?token=${exchanged.json().resetToken}`, headers: t(), payload: { password: 'first ever passphrase' } });
-    expect(res.statusCode).toBe(200);
+    const exchanged = await h.api(t()).POST('/auth/forgot-password/verify-otp', { body: { email: 'admin-made@example.com', code } });
+    expect(exchanged.response.status).toBe(201);
+    expect(exchanged.data).toMatchObject({ resetToken: expect.any(String), expiresIn: 600 });
+    const res = await h.api(t()).PUT('/auth/reset-password', { params: { query: { token: exchanged.data!.resetToken } }, body: { password: 'first ever passphrase' } });
+    expect(res.response.status).toBe(200);
     expect((await login('admin-made@example.com', 'first ever passphrase')).statusCode).toBe(201);
     // The reset proved control of the mailbox: verified, with its outbox event.
     const user = await h.container.users.findRowByEmail(h.tenant.tenantId, 'admin-made@example.com');
@@ -117,13 +117,13 @@ describe('two-factor authentication by email', () => {
     await account('twofa@example.com');
     const pair = (await login('twofa@example.com', 'the original passphrase')).json();
     const auth = h.bearerHeaders(pair.accessToken);
-    expect((await h.inject({ method: 'GET', url: '/auth/2fa/status', headers: auth })).json()).toMatchObject({ enabled: false, method: null });
-    expect((await post('/auth/2fa/setup', { method: 'email' }, auth)).statusCode).toBe(201);
+    expect((await h.api(auth).GET('/auth/2fa/status')).data).toMatchObject({ enabled: false, method: null });
+    expect((await h.api(auth).POST('/auth/2fa/setup', { body: { method: 'email' } })).response.status).toBe(201);
     const setupCode = codeIn(await box.next('twofa@example.com', /two-factor setup/));
     expectError(await post('/auth/2fa/enable', { code: setupCode === '000000' ? '111111' : '000000' }, auth), 400, 'CODE_INVALID');
-    const enabled = await post('/auth/2fa/enable', { code: setupCode }, auth);
-    expect(enabled.statusCode).toBe(201);
-    expect(enabled.json()).toMatchObject({ enabled: true, method: 'email' });
+    const enabled = await h.api(auth).POST('/auth/2fa/enable', { body: { code: setupCode } });
+    expect(enabled.response.status).toBe(201);
+    expect(enabled.data).toMatchObject({ enabled: true, method: 'email' });
     expectError(await post('/auth/2fa/setup', { method: 'email' }, auth), 409, 'TWO_FACTOR_ALREADY_ENABLED');
 
     const first = await login('twofa@example.com', 'the original passphrase');
@@ -133,15 +133,15 @@ describe('two-factor authentication by email', () => {
     // The challenge token is not an access token.
     expectError(await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(challengeToken) }), 401, 'TOKEN_INVALID');
     const code = codeIn(await box.next('twofa@example.com', /sign-in code/));
-    const second = await post('/auth/2fa/verify', { challengeToken, code });
-    expect(second.statusCode).toBe(201);
-    expect((await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(second.json().accessToken) })).statusCode).toBe(200);
+    const second = await h.api(t()).POST('/auth/2fa/verify', { body: { challengeToken, code } });
+    expect(second.response.status).toBe(201);
+    expect((await h.api(h.bearerHeaders(second.data!.accessToken)).GET('/users/me')).response.status).toBe(200);
     // Single use.
     expectError(await post('/auth/2fa/verify', { challengeToken, code }), 401, 'CHALLENGE_INVALID');
 
     expectError(await post('/auth/2fa/disable', { password: 'not my passphrase' }, auth), 403, 'PASSWORD_INCORRECT');
-    const off = await post('/auth/2fa/disable', { password: 'the original passphrase' }, auth);
-    expect(off.json()).toMatchObject({ enabled: false });
+    const off = await h.api(auth).POST('/auth/2fa/disable', { body: { password: 'the original passphrase' } });
+    expect(off.data).toMatchObject({ enabled: false });
     expect((await login('twofa@example.com', 'the original passphrase')).json()).toHaveProperty('accessToken');
     expectError(await post('/auth/2fa/disable', { password: 'the original passphrase' }, auth), 409, 'TWO_FACTOR_NOT_ENABLED');
   });

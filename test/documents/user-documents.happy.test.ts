@@ -43,9 +43,10 @@ function journey(label: string, open: () => Promise<{ h: Harness; close: () => P
       const doc = res.json();
       expect(doc).toMatchObject({ userId, type: 'identity', name: 'Passport', mediaType: 'application/pdf', size: pdf.length, sha256: sha256(pdf), source: 'upload', contentUrl: `/user-documents/${doc.id}/content` });
 
-      const read = await h.inject({ method: 'GET', url: `/user-documents/${doc.id}`, headers: h.bearerHeaders(token) });
-      expect(read.statusCode).toBe(200);
-      expect(read.json()).toEqual(doc);
+      const read = await h.api(h.bearerHeaders(token)).GET('/user-documents/{id}', { params: { path: { id: doc.id } } });
+      expect(read.response.status).toBe(200);
+      expect(read.data).toEqual(doc);
+      // The content is raw bytes (its own media type): read through inject.
       const content = await h.inject({ method: 'GET', url: doc.contentUrl, headers: h.bearerHeaders(token) });
       expect(content.statusCode).toBe(200);
       expect(content.headers['content-type']).toBe('application/pdf');
@@ -68,24 +69,25 @@ function journey(label: string, open: () => Promise<{ h: Harness; close: () => P
       const b = await upload(h, h.keyHeaders(), { userId, type: 'identity', name: 'ID' });
       expect(b.statusCode, b.body).toBe(201);
 
-      const all = await h.inject({ method: 'GET', url: `/user-documents?userId=${userId}`, headers: h.keyHeaders() });
-      expect(all.json()).toMatchObject({ total: 2, data: [{ id: b.json().id }, { id: a.json().id }] });
-      const tax = await h.inject({ method: 'GET', url: `/user-documents?userId=${userId}&type=tax`, headers: h.keyHeaders() });
-      expect(tax.json()).toMatchObject({ total: 1, data: [{ id: a.json().id }] });
-      const page = await h.inject({ method: 'GET', url: `/user-documents?userId=${userId}&limit=1&offset=1`, headers: h.keyHeaders() });
-      expect(page.json()).toMatchObject({ total: 2, data: [{ id: a.json().id }] });
+      const key = h.api(h.keyHeaders());
+      const all = await key.GET('/user-documents', { params: { query: { userId } } });
+      expect(all.data).toMatchObject({ total: 2, data: [{ id: b.json().id }, { id: a.json().id }] });
+      const tax = await key.GET('/user-documents', { params: { query: { userId, type: 'tax' } } });
+      expect(tax.data).toMatchObject({ total: 1, data: [{ id: a.json().id }] });
+      const page = await key.GET('/user-documents', { params: { query: { userId, limit: 1, offset: 1 } } });
+      expect(page.data).toMatchObject({ total: 2, data: [{ id: a.json().id }] });
       // The owner sees the same list without naming themself.
-      const own = await h.inject({ method: 'GET', url: '/user-documents', headers: h.bearerHeaders(await h.tokenFor(userId)) });
-      expect(own.json().total).toBe(2);
+      const own = await h.api(h.bearerHeaders(await h.tokenFor(userId))).GET('/user-documents');
+      expect(own.data!.total).toBe(2);
     });
 
     it('imports from a URL (served on loopback, through a redirect): 201 with the source URL', async () => {
       const userId = await h.createUser();
       const token = await h.tokenFor(userId);
-      const res = await h.inject({ method: 'POST', url: '/user-documents/from-url', headers: h.bearerHeaders(token), payload: { type: 'proof_of_address', name: 'Statement', url: files.url('/moved') } });
-      expect(res.statusCode, res.body).toBe(201);
-      expect(res.json()).toMatchObject({ userId, type: 'proof_of_address', mediaType: 'application/pdf', sha256: sha256(pdf), source: files.url('/moved') });
-      const content = await h.inject({ method: 'GET', url: res.json().contentUrl, headers: h.bearerHeaders(token) });
+      const res = await h.api(h.bearerHeaders(token)).POST('/user-documents/from-url', { body: { type: 'proof_of_address', name: 'Statement', url: files.url('/moved') } });
+      expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+      expect(res.data).toMatchObject({ userId, type: 'proof_of_address', mediaType: 'application/pdf', sha256: sha256(pdf), source: files.url('/moved') });
+      const content = await h.inject({ method: 'GET', url: res.data!.contentUrl, headers: h.bearerHeaders(token) });
       expect(content.rawPayload.equals(pdf)).toBe(true);
     });
   });

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from '../../clients/typescript/src/schema.js';
 import { entityPaymentMethods } from '../../src/modules/entities/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
@@ -16,13 +17,24 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const url = () => `/entities/${entityId}/manual-payment-methods`;
+type MethodInput = paths['/entities/{id}/manual-payment-methods']['post']['requestBody']['content']['application/json'];
+type MethodPatch = NonNullable<paths['/entities/{id}/manual-payment-methods/{methodId}']['patch']['requestBody']>['content']['application/json'];
+
+/** Adds a method as the owner. The fixtures' bodies are untyped (they also build bad ones): cast where used. */
+const add = (body: MethodInput) => h.api(owner.headers).POST('/entities/{id}/manual-payment-methods', { params: { path: { id: entityId } }, body });
+const getMethod = (headers: Record<string, string>, methodId: string) =>
+  h.api(headers).GET('/entities/{id}/manual-payment-methods/{methodId}', { params: { path: { id: entityId, methodId } } });
+type ListQuery = NonNullable<paths['/entities/{id}/manual-payment-methods']['get']['parameters']['query']>;
+const listMethods = (headers: Record<string, string>, query: ListQuery = {}) =>
+  h.api(headers).GET('/entities/{id}/manual-payment-methods', { params: { path: { id: entityId }, query } });
+const patchMethod = (methodId: string, body: MethodPatch) =>
+  h.api(owner.headers).PATCH('/entities/{id}/manual-payment-methods/{methodId}', { params: { path: { id: entityId, methodId } }, body });
 
 describe('manual payment methods', () => {
   it('a bank wire with an IBAN: sealed at rest, full to manage_payment_methods, masked to view, never logged', async () => {
-    const res = await h.inject({ method: 'POST', url: url(), headers: owner.headers, payload: wireBody({ iban: 'de89 3704 0044 0532 0130 00', bic: 'deutdeff' }) });
-    expect(res.statusCode, res.body).toBe(201);
-    const method = res.json();
+    const res = await add(wireBody({ iban: 'de89 3704 0044 0532 0130 00', bic: 'deutdeff' }) as MethodInput);
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    const method = res.data!;
     expect(method).toMatchObject({
       entityId,
       kind: 'bank_wire',
@@ -36,14 +48,14 @@ describe('manual payment methods', () => {
     expect(JSON.stringify(row)).not.toContain('0532013000');
     expect(row!.sensitiveSealed).toEqual(expect.any(String));
 
-    const asViewer = await h.inject({ method: 'GET', url: `${url()}/${method.id}`, headers: viewer.headers });
-    expect(asViewer.statusCode).toBe(200);
-    expect(asViewer.json()).toMatchObject({ masked: true, details: { iban: '****3000', bic: BIC } });
-    expect(asViewer.body).not.toContain('0532013000');
-    const list = await h.inject({ method: 'GET', url: url(), headers: viewer.headers });
-    expect(list.body).not.toContain('0532013000');
-    const asKey = await h.inject({ method: 'GET', url: `${url()}/${method.id}`, headers: h.keyHeaders() });
-    expect(asKey.json().details.iban).toBe(IBAN);
+    const asViewer = await getMethod(viewer.headers, method.id);
+    expect(asViewer.response.status).toBe(200);
+    expect(asViewer.data).toMatchObject({ masked: true, details: { iban: '****3000', bic: BIC } });
+    expect(JSON.stringify(asViewer.data)).not.toContain('0532013000');
+    const list = await listMethods(viewer.headers);
+    expect(JSON.stringify(list.data)).not.toContain('0532013000');
+    const asKey = await getMethod(h.keyHeaders(), method.id);
+    expect(asKey.data!.details.iban).toBe(IBAN);
     expect(h.logs.text()).not.toContain('0532013000');
     const events = await outbox(h, undefined, 'entity.payment_method_added');
     expect(events.some((e) => e.payload.methodId === method.id)).toBe(true);
@@ -51,22 +63,20 @@ describe('manual payment methods', () => {
   });
 
   it('a bank wire with an account number and ABA routing number', async () => {
-    const res = await h.inject({
-      method: 'POST',
-      url: url(),
-      headers: owner.headers,
-      payload: { kind: 'bank_wire', details: { accountHolderName: 'Acme', accountNumber: '987654321', routingNumber: '021000021', bic: 'CHASUS33', bankName: 'Chase', currency: 'USD' } },
+    const res = await add({
+      kind: 'bank_wire',
+      details: { accountHolderName: 'Acme', accountNumber: '987654321', routingNumber: '021000021', bic: 'CHASUS33', bankName: 'Chase', currency: 'USD' },
     });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().details).toMatchObject({ accountNumber: '987654321', routingNumber: '021000021', bic: 'CHASUS33' });
-    const masked = await h.inject({ method: 'GET', url: `${url()}/${res.json().id}`, headers: viewer.headers });
-    expect(masked.json().details.accountNumber).toBe('****4321');
+    expect(res.response.status, JSON.stringify(res.error)).toBe(201);
+    expect(res.data!.details).toMatchObject({ accountNumber: '987654321', routingNumber: '021000021', bic: 'CHASUS33' });
+    const masked = await getMethod(viewer.headers, res.data!.id);
+    expect(masked.data!.details.accountNumber).toBe('****4321');
   });
 
   it('ACH (USD) and crypto addresses on evm, xrpl and bitcoin', async () => {
-    const ach = await h.inject({ method: 'POST', url: url(), headers: owner.headers, payload: achBody() });
-    expect(ach.statusCode, ach.body).toBe(201);
-    expect(ach.json()).toMatchObject({ kind: 'ach', currency: 'USD', details: { accountType: 'checking', accountNumber: '000123456789' } });
+    const ach = await add(achBody() as MethodInput);
+    expect(ach.response.status, JSON.stringify(ach.error)).toBe(201);
+    expect(ach.data).toMatchObject({ kind: 'ach', currency: 'USD', details: { accountType: 'checking', accountNumber: '000123456789' } });
     for (const [chain, address, asset] of [
       ['evm', EVM_ADDRESS, 'USDC'],
       ['evm', EVM_ADDRESS.toLowerCase(), 'ETH'],
@@ -74,45 +84,42 @@ describe('manual payment methods', () => {
       ['bitcoin', BTC_ADDRESS, 'BTC'],
       ['bitcoin', '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', 'BTC'],
     ] as const) {
-      const res = await h.inject({ method: 'POST', url: url(), headers: owner.headers, payload: cryptoBody(chain, address, asset) });
-      expect(res.statusCode, `${chain} ${address}: ${res.body}`).toBe(201);
-      expect(res.json()).toMatchObject({ kind: 'crypto', currency: asset, masked: false, details: { chain, address, asset } });
+      const res = await add(cryptoBody(chain, address, asset) as MethodInput);
+      expect(res.response.status, `${chain} ${address}: ${JSON.stringify(res.error)}`).toBe(201);
+      expect(res.data).toMatchObject({ kind: 'crypto', currency: asset, masked: false, details: { chain, address, asset } });
     }
-    const tagged = await h.inject({ method: 'POST', url: url(), headers: owner.headers, payload: { kind: 'crypto', details: { chain: 'xrpl', address: XRPL_ADDRESS, asset: 'RLUSD', destinationTag: '12345' } } });
-    expect(tagged.json().details.destinationTag).toBe('12345');
+    const tagged = await add({ kind: 'crypto', details: { chain: 'xrpl', address: XRPL_ADDRESS, asset: 'RLUSD', destinationTag: '12345' } });
+    expect(tagged.data!.details.destinationTag).toBe('12345');
   });
 
   it('PATCH relabels, replaces details, archives; archived methods leave the default list', async () => {
-    const created = (await h.inject({ method: 'POST', url: url(), headers: owner.headers, payload: wireBody() })).json();
+    const created = (await add(wireBody() as MethodInput)).data!;
     h.clock.advance(1000);
-    const relabel = await h.inject({ method: 'PATCH', url: `${url()}/${created.id}`, headers: owner.headers, payload: { label: 'Main EUR' } });
-    expect(relabel.statusCode, relabel.body).toBe(200);
-    expect(relabel.json()).toMatchObject({ label: 'Main EUR', details: { iban: IBAN } });
-    const replaced = await h.inject({
-      method: 'PATCH',
-      url: `${url()}/${created.id}`,
-      headers: owner.headers,
-      payload: { details: { ...wireBody().details, iban: 'GB82WEST12345698765432', bic: 'NWBKGB2L', currency: 'GBP' } },
+    const relabel = await patchMethod(created.id, { label: 'Main EUR' });
+    expect(relabel.response.status, JSON.stringify(relabel.error)).toBe(200);
+    expect(relabel.data).toMatchObject({ label: 'Main EUR', details: { iban: IBAN } });
+    const replaced = await patchMethod(created.id, {
+      details: { ...wireBody().details, iban: 'GB82WEST12345698765432', bic: 'NWBKGB2L', currency: 'GBP' },
     });
-    expect(replaced.statusCode, replaced.body).toBe(200);
-    expect(replaced.json()).toMatchObject({ currency: 'GBP', details: { iban: 'GB82WEST12345698765432' } });
-    expect((await h.inject({ method: 'GET', url: `${url()}/${created.id}`, headers: viewer.headers })).json().details.iban).toBe('****5432');
+    expect(replaced.response.status, JSON.stringify(replaced.error)).toBe(200);
+    expect(replaced.data).toMatchObject({ currency: 'GBP', details: { iban: 'GB82WEST12345698765432' } });
+    expect((await getMethod(viewer.headers, created.id)).data!.details.iban).toBe('****5432');
 
-    const archived = await h.inject({ method: 'PATCH', url: `${url()}/${created.id}`, headers: owner.headers, payload: { archived: true } });
-    expect(archived.json().archived).toBe(true);
-    const active = await h.inject({ method: 'GET', url: `${url()}?limit=100`, headers: owner.headers });
-    expect(active.json().data.some((m: { id: string }) => m.id === created.id)).toBe(false);
-    const all = await h.inject({ method: 'GET', url: `${url()}?includeArchived=true&limit=100`, headers: owner.headers });
-    expect(all.json().data.find((m: { id: string }) => m.id === created.id)).toMatchObject({ archived: true, label: 'Main EUR' });
-    expect(all.json().total).toBe(active.json().total + 1);
+    const archived = await patchMethod(created.id, { archived: true });
+    expect(archived.data!.archived).toBe(true);
+    const active = await listMethods(owner.headers, { limit: 100 });
+    expect(active.data!.data.some((m) => m.id === created.id)).toBe(false);
+    const all = await listMethods(owner.headers, { includeArchived: true, limit: 100 });
+    expect(all.data!.data.find((m) => m.id === created.id)).toMatchObject({ archived: true, label: 'Main EUR' });
+    expect(all.data!.total).toBe(active.data!.total + 1);
     const updates = (await outbox(h, undefined, 'entity.payment_method_updated')).filter((e) => e.payload.methodId === created.id);
     expect(updates.map((e) => e.payload.changed)).toEqual([['label'], ['details'], ['archived']]);
   });
 
   it('the list pages', async () => {
-    const page = await h.inject({ method: 'GET', url: `${url()}?limit=2&offset=1`, headers: viewer.headers });
-    expect(page.statusCode).toBe(200);
-    expect(page.json().data).toHaveLength(2);
-    expect(page.json().total).toBeGreaterThan(3);
+    const page = await listMethods(viewer.headers, { limit: 2, offset: 1 });
+    expect(page.response.status).toBe(200);
+    expect(page.data!.data).toHaveLength(2);
+    expect(page.data!.total).toBeGreaterThan(3);
   });
 });

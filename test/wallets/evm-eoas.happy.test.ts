@@ -26,9 +26,9 @@ describe('GET /evm-eoas/challenge', () => {
   it('answers a nonce and the EIP-4361 fields (domain of PUBLIC_BASE_URL, 10 minutes), and a message for an address', async () => {
     const { token } = await userWithToken();
     const account = privateKeyToAccount(generatePrivateKey());
-    const res = await h.inject({ method: 'GET', url: `/evm-eoas/challenge?address=${account.address.toLowerCase()}`, headers: h.bearerHeaders(token) });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
+    const res = await h.api(h.bearerHeaders(token)).GET('/evm-eoas/challenge', { params: { query: { address: account.address.toLowerCase() } } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    const body = res.data!;
     expect(body).toMatchObject({
       domain: 'bastion.test',
       uri: 'http://bastion.test',
@@ -51,9 +51,9 @@ describe('GET /evm-eoas/challenge', () => {
     const tenant = await h.newTenant();
     await h.container.tenants.setAppUrl(tenant.tenantId, 'https://app.example.com:8443/invest');
     const userId = await h.createUser(tenant);
-    const res = await h.inject({ method: 'GET', url: '/evm-eoas/challenge', headers: h.bearerHeaders(await h.tokenFor(userId, tenant), tenant) });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ domain: 'app.example.com:8443', uri: 'https://app.example.com:8443/invest', message: null });
+    const res = await h.api(h.bearerHeaders(await h.tokenFor(userId, tenant), tenant)).GET('/evm-eoas/challenge');
+    expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+    expect(res.data).toMatchObject({ domain: 'app.example.com:8443', uri: 'https://app.example.com:8443/invest', message: null });
   });
 });
 
@@ -76,12 +76,12 @@ describe('POST /evm-eoas', () => {
       details: { signer: 'eoa' },
     });
 
-    const profile = await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(token) });
-    expect(profile.json()).toMatchObject({ evmEoa: account.address, walletAddresses: { evm: account.address } });
-    const addresses = await h.inject({ method: 'GET', url: `/users/wallet-addresses/${userId}`, headers: h.keyHeaders() });
-    expect(addresses.json()).toEqual({ evm: account.address, evmCompatible: null, xrpl: null });
-    const filtered = await h.inject({ method: 'GET', url: `/users?evmEoa=${account.address.toLowerCase()}`, headers: h.keyHeaders() });
-    expect(filtered.json()).toMatchObject({ total: 1, data: [{ id: userId, evmEoa: account.address }] });
+    const profile = await h.api(h.bearerHeaders(token)).GET('/users/me');
+    expect(profile.data).toMatchObject({ evmEoa: account.address, walletAddresses: { evm: account.address } });
+    const addresses = await h.api(h.keyHeaders()).GET('/users/wallet-addresses/{userId}', { params: { path: { userId } } });
+    expect(addresses.data).toEqual({ evm: account.address, evmCompatible: null, xrpl: null });
+    const filtered = await h.api(h.keyHeaders()).GET('/users', { params: { query: { evmEoa: account.address.toLowerCase() } } });
+    expect(filtered.data).toMatchObject({ total: 1, data: [{ id: userId, evmEoa: account.address }] });
 
     const events = (await outbox(h, undefined, 'wallet.registered')).filter((e) => e.payload.walletId === wallet.walletId);
     expect(events).toHaveLength(1);
@@ -110,10 +110,10 @@ describe('POST /evm-eoas', () => {
     const b = privateKeyToAccount(generatePrivateKey());
     expect((await signIn(h, token, a)).statusCode).toBe(201);
     expect((await signIn(h, token, b)).statusCode).toBe(201);
-    const profile = await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(token) });
-    expect(profile.json().evmEoa).toBe(a.address);
-    const list = await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.bearerHeaders(token) });
-    expect(list.json()).toMatchObject({ total: 2, data: [{ address: a.address }, { address: b.address }] });
+    const profile = await h.api(h.bearerHeaders(token)).GET('/users/me');
+    expect(profile.data!.evmEoa).toBe(a.address);
+    const list = await h.api(h.bearerHeaders(token)).GET('/evm-eoas');
+    expect(list.data).toMatchObject({ total: 2, data: [{ address: a.address }, { address: b.address }] });
   });
 
   it('registers a smart-contract wallet deployed on the local chain (EIP-1271)', async () => {
@@ -182,20 +182,21 @@ describe('GET /evm-eoas', () => {
     for (const account of accounts) expect((await signIn(h, token, account)).statusCode).toBe(201);
     const admin = await h.createUser(undefined, undefined, 'admin');
     for (const headers of [h.bearerHeaders(token), h.keyHeaders(), h.bearerHeaders(await h.tokenFor(admin))]) {
-      const url = headers['x-api-key'] || headers.authorization !== h.bearerHeaders(token).authorization ? `/evm-eoas?userId=${userId}` : '/evm-eoas';
-      const res = await h.inject({ method: 'GET', url, headers });
-      expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ total: 3, data: accounts.map((a) => ({ address: a.address, userId })) });
+      const query = headers['x-api-key'] || headers.authorization !== h.bearerHeaders(token).authorization ? { userId } : {};
+      const res = await h.api(headers).GET('/evm-eoas', { params: { query } });
+      expect(res.response.status, JSON.stringify(res.error)).toBe(200);
+      expect(res.data).toMatchObject({ total: 3, data: accounts.map((a) => ({ address: a.address, userId })) });
     }
-    const page = await h.inject({ method: 'GET', url: `/evm-eoas?userId=${userId}&limit=1&offset=1`, headers: h.keyHeaders() });
-    expect(page.json()).toMatchObject({ total: 3, data: [{ address: accounts[1]!.address }] });
+    const page = await h.api(h.keyHeaders()).GET('/evm-eoas', { params: { query: { userId, limit: 1, offset: 1 } } });
+    expect(page.data).toMatchObject({ total: 3, data: [{ address: accounts[1]!.address }] });
     const empty = await userWithToken();
-    expect((await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.bearerHeaders(empty.token) })).json()).toEqual({ total: 0, data: [] });
+    expect((await h.api(h.bearerHeaders(empty.token)).GET('/evm-eoas')).data).toEqual({ total: 0, data: [] });
   });
 });
 
 describe('GET /ready', () => {
   it('reports the local chain', async () => {
+    // /ready is outside the OpenAPI document.
     const res = await h.inject({ method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ status: 'ready', checks: { evmChain: { mode: 'local', chainId: 31337, blockNumber: expect.stringMatching(/^\d+$/) } } });
