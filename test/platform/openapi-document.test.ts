@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf, upload } from '../documents/fixtures.js';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/platform/events/outbox.js';
 import { derivedOperationId, errorCodesOfStatus } from '../../src/platform/http/openapi.js';
 import { NAMED_SCHEMAS, TAGS } from '../../src/platform/http/openapi-components.js';
@@ -103,6 +104,21 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
     const signUp = doc.paths['/auth/email'].post;
     expect(signUp.requestBody.content['application/json'].example).toEqual({ email: 'ada@example.com', password: 'correct horse battery staple', fullName: 'Ada Lovelace' });
+  });
+
+  it('declares a document content answer as bytes (application/octet-stream), not JSON, and the route answers the bytes', async () => {
+    const binary = operations.filter(({ op }) => Object.values<any>(op.responses).some((r) => r.content && Object.values<any>(r.content).some((m) => m.schema?.format === 'binary')));
+    expect(binary.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(['GET /tenant-documents/{id}/content', 'GET /user-documents/{id}/content']);
+    for (const { op } of binary) expect(Object.keys(op.responses['200'].content)).toEqual(['application/octet-stream']);
+    // What the generated client reads: the bytes as uploaded, with their own media type.
+    const bytes = makePdf({ text: 'Bytes' });
+    const headers = h.bearerHeaders(await h.tokenFor(await h.createUser()));
+    const uploaded = await upload(h, headers, undefined, bytes);
+    expect(uploaded.statusCode, uploaded.body).toBe(201);
+    const { data, response } = await h.api(headers).GET('/user-documents/{id}/content', { params: { path: { id: uploaded.json().id } }, parseAs: 'arrayBuffer' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(data!)).toEqual(bytes);
   });
 
   it('declares the Idempotency-Key header and Idempotent-Replayed on the idempotent routes', () => {

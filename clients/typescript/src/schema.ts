@@ -15541,8 +15541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example  */
-                    "application/json": string;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["Error400"];
@@ -16029,8 +16028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example  */
-                    "application/json": string;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["Error400"];

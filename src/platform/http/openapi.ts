@@ -22,7 +22,8 @@
  * - an example on every request body and main answer (curated in openapi-components.ts, or
  *   generated from the schema by openapi-sampler.ts);
  * - the events sent to event endpoints in `webhooks`, one payload schema per type (payloads.ts);
- * - the audit event types (src/platform/audit/types.ts) with their meaning (`x-audit-types`).
+ * - the audit event types (src/platform/audit/types.ts) with their meaning (`x-audit-types`);
+ * - an answer of bytes (a document's content) is `application/octet-stream`, not JSON.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
@@ -379,6 +380,20 @@ function withExample(media: Json | undefined, example: unknown, schemas: Record<
   media.example = example !== undefined ? example : sampleSchema(media.schema, schemas);
 }
 
+/**
+ * An answer whose schema is bytes (`type: string, format: binary`: a document's content) is
+ * sent with the file's own media type, not as JSON: declared as `application/octet-stream`
+ * (any media type's bytes), so a generated client reads it as a blob, not as JSON.
+ */
+function binaryAnswer(response: Json): void {
+  const content = response.content as Record<string, Json> | undefined;
+  const json = content?.['application/json'];
+  const schema = json?.schema as Json | undefined;
+  if (!content || !schema || schema.type !== 'string' || schema.format !== 'binary') return;
+  delete content['application/json'];
+  content['application/octet-stream'] = { schema };
+}
+
 export function openApiFixups(document: { openapiObject: object } | { swaggerObject: object }): Json {
   const doc = ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as Json;
   const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
@@ -429,6 +444,7 @@ export function openApiFixups(document: { openapiObject: object } | { swaggerObj
         const headers: Record<string, Json> = { ...commonHeaders(), ...((response.headers as Record<string, Json> | undefined) ?? {}) };
         if (facts.idempotency && /^2/.test(status)) headers[REPLAYED_HEADER] = headerRef('IdempotentReplayed');
         response.headers = headers;
+        binaryAnswer(response);
         if (status === main) {
           for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
             if (type === 'application/json' || type.startsWith('text/')) withExample(media, type === 'application/json' ? curated?.response : undefined, {});
