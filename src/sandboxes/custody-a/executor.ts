@@ -285,8 +285,15 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
       const deadline = clock.now().getTime() + (wait ? 30_000 : 0);
       // A request's wait ends at shutdown too: the row is let go, and the next start's sweep resumes it.
       const waiting = () => wait && !background.signal.aborted;
+      // The lease is renewed before a step once a quarter of it has passed (not before every
+      // step: the steps of a transfer take milliseconds, each renewal is a write).
+      let heldUntil = 0;
       for (let i = 0; i < 50 && job && job.stage !== 'final'; i++) {
-        await moves.hold(leaseFrom(clock.now()));
+        if (heldUntil - clock.now().getTime() < (leaseMs() * 3) / 4) {
+          const until = leaseFrom(clock.now());
+          await moves.hold(until);
+          heldUntil = until.getTime();
+        }
         const next = await step(wallet, job, moves, waiting());
         if (next === 'wait') {
           if (!waiting() || clock.now().getTime() >= deadline) break;
