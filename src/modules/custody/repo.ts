@@ -14,22 +14,23 @@ export function createCustodyRepo(db: Db) {
 
     /** Inserts the transaction unless the provider's id is known; answers the stored row. */
     async upsertTransaction(tenantId: string, row: Omit<typeof custodyTransactions.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
-      await tx.insert(custodyTransactions).values({ ...row, tenantId }).onConflictDoNothing();
-      return (await this.findTransactionByProviderId(tenantId, row.providerTransactionId, tx))!;
+      const [inserted] = await tx.insert(custodyTransactions).values({ ...row, tenantId }).onConflictDoNothing().returning();
+      return inserted ?? (await this.findTransactionByProviderId(tenantId, row.providerTransactionId, tx))!;
     },
     findTransaction: async (tenantId: string, id: string, tx: DbOrTx = db) =>
       first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1)),
     /** The row again, locked until the transaction `tx` ends: concurrent status updates of one row take turns. */
     lockTransaction: async (tenantId: string, id: string, tx: DbOrTx) =>
       first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1).for('update')),
-    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db) =>
-      first(
-        await tx
-          .select()
-          .from(custodyTransactions)
-          .where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.providerTransactionId, providerId)))
-          .limit(1),
-      ),
+    /** `forUpdate`: locked until the transaction `tx` ends, as lockTransaction. */
+    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db, forUpdate = false) => {
+      const query = tx
+        .select()
+        .from(custodyTransactions)
+        .where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.providerTransactionId, providerId)))
+        .limit(1);
+      return first(await (forUpdate ? query.for('update') : query));
+    },
     async updateTransaction(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
       const [row] = await tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).returning();
       return row!;

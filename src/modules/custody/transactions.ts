@@ -54,11 +54,14 @@ export function createTransactionsService(deps: {
     return { vault, wallet };
   }
 
-  /** Applies what the provider says, forward only; writes the event and audit row of a change. */
-  /** Moves the row forward to what the provider says (under the row's lock: a webhook and a read at once record one change). */
-  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransactionRow, seen: CustodyTransaction, by: Actor): Promise<CustodyTransactionRow> {
+  /**
+   * Moves the row forward to what the provider says (under the row's lock: a webhook and a read
+   * at once record one change); writes the event and audit row of a change. `locked`: `stale`
+   * was read under the lock in this transaction already.
+   */
+  async function apply(db: DbOrTx, tenantId: string, stale: CustodyTransactionRow, seen: CustodyTransaction, by: Actor, locked = false): Promise<CustodyTransactionRow> {
     if (rank(seen.status) <= rank(stale.status) && !(seen.hash && !stale.hash)) return stale;
-    const row = (await repo.lockTransaction(tenantId, stale.id, db)) ?? stale;
+    const row = locked ? stale : ((await repo.lockTransaction(tenantId, stale.id, db)) ?? stale);
     if (rank(seen.status) <= rank(row.status) && !(seen.hash && !row.hash)) return row;
     const status = rank(seen.status) > rank(row.status) ? seen.status : row.status;
     const updated = await repo.updateTransaction(tenantId, row.id, { status, hash: seen.hash ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);
@@ -195,8 +198,9 @@ export function createTransactionsService(deps: {
     /** A provider webhook's transaction (already verified); false when no such transaction is recorded (yet). */
     async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<boolean> {
       return tx(async (db) => {
-        const row = await repo.findTransactionByProviderId(tenantId, seen.id, db);
-        if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A });
+        // Read under the lock at once: a webhook nearly always moves the row.
+        const row = await repo.findTransactionByProviderId(tenantId, seen.id, db, true);
+        if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A }, true);
         return row !== undefined;
       });
     },
