@@ -189,6 +189,12 @@ describe('GET /evm-eoas', () => {
     }
     const page = await h.api(h.keyHeaders()).GET('/evm-eoas', { params: { query: { userId, limit: 1, offset: 1 } } });
     expect(page.data).toMatchObject({ total: 3, data: [{ address: accounts[1]!.address }] });
+    // A page past the end has no row to carry the total: it is counted on its own.
+    const past = await h.api(h.keyHeaders()).GET('/evm-eoas', { params: { query: { userId, limit: 2, offset: 5 } } });
+    expect(past.data).toEqual({ total: 3, data: [] });
+    // A keyset page: the total is of the whole list, not of the rows after the cursor.
+    const after = await h.api(h.keyHeaders()).GET('/evm-eoas', { params: { query: { userId, afterId: page.data!.data[0]!.walletId } } });
+    expect(after.data).toMatchObject({ total: 3, data: [{ address: accounts[2]!.address }] });
     const empty = await userWithToken();
     expect((await h.api(h.bearerHeaders(empty.token)).GET('/evm-eoas')).data).toEqual({ total: 0, data: [] });
   });

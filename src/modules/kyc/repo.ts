@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, inArray, lte, type SQL } from 'drizzle-orm';
+import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
@@ -99,6 +100,17 @@ export function createKycRepo(db: DbOrTx) {
         .from(kycRecords)
         .where(and(...conditions(tenantId, filters)));
       return Number(row?.n ?? 0);
+    },
+
+    /** An offset page of list, each row with the total of the matching attempts (counted-page.ts): for one user's attempts. */
+    async pageWithTotal(tenantId: string, filters: KycFilters, page: PageParams, tx: DbOrTx = db) {
+      return tx
+        .select(columnsWithTotal(kycRecords))
+        .from(kycRecords)
+        .where(and(...conditions(tenantId, filters)))
+        .orderBy(desc(kycRecords.id))
+        .limit(page.limit)
+        .offset(page.offset);
     },
 
     /** Newest first. */

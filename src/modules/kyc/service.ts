@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
+import { countedPage } from '../../platform/db/counted-page.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
@@ -115,6 +116,8 @@ export function createKycService(deps: {
 
   async function listPage(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
     await expireDue(tenantId, filters.userId);
+    // One user's attempts are few: the page and its total in one statement.
+    if (filters.userId) return countedPage(await repo.pageWithTotal(tenantId, filters, page), page, () => repo.count(tenantId, filters), toKycDto);
     return paginate(
       () => repo.count(tenantId, filters),
       () => repo.list(tenantId, filters, page),

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, gt, isNull, lt, type SQL } from 'drizzle-orm';
+import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { evmSiweNonces, wallets, type SiweNonceRow, type WalletChain, type WalletKind, type WalletRow } from './table.js';
@@ -73,6 +74,17 @@ export function createWalletsRepo(db: DbOrTx) {
         .select()
         .from(wallets)
         .where(and(...conditions))
+        .orderBy(asc(wallets.id))
+        .limit(page.limit)
+        .offset(page.offset);
+    },
+
+    /** An offset page of listByUser, each row with the total of the user's matching wallets (counted-page.ts). */
+    async pageByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams, tx: DbOrTx = db) {
+      return tx
+        .select(columnsWithTotal(wallets))
+        .from(wallets)
+        .where(and(...userConditions(tenantId, userId, filters)))
         .orderBy(asc(wallets.id))
         .limit(page.limit)
         .offset(page.offset);

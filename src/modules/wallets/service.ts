@@ -1,4 +1,5 @@
 import { auditActor } from '../../platform/audit/actor.js';
+import { countedPage } from '../../platform/db/counted-page.js';
 import type { Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
@@ -210,6 +211,7 @@ export function createWalletsService(deps: {
 
     /** A user's wallets, oldest first, optionally of one kind or chain. */
     async listByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams): Promise<Page<WalletDto>> {
+      if (!page.afterId) return countedPage(await repo.pageByUser(tenantId, userId, filters, page), page, () => repo.countByUser(tenantId, userId, filters), toWalletDto);
       return paginate(
         () => repo.countByUser(tenantId, userId, filters),
         () => repo.listByUser(tenantId, userId, filters, page),
