@@ -58,11 +58,13 @@ export function createKycWebhooks(deps: {
   /** Applies a webhook in the common shape to the record it names (in one transaction). */
   async function apply(tenantId: string, provider: string, read: IdvWebhook): Promise<WebhookAckDto> {
     return tx(async (db) => {
-      const found = await repo.findById(tenantId, read.kycId, db);
+      // Read under the lock at once (one read, not a read and a locked read again): a record
+      // that turns out not to be this session's is only held until the answer.
+      const found = await repo.findById(tenantId, read.kycId, db, true);
       if (!found || found.provider !== provider || found.providerSessionId !== read.sessionId) {
         return { received: true, applied: false, outcome: 'ignored: unknown session' };
       }
-      const row = await transitions.expireIfDue(db, tenantId, (await repo.findById(tenantId, found.id, db, true))!);
+      const row = await transitions.expireIfDue(db, tenantId, found);
       const decision = await decide(row, read);
       let outcome: string;
       let status = row.status;
