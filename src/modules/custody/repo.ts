@@ -31,6 +31,10 @@ export function createCustodyRepo(db: Db) {
         .limit(1);
       return first(await (forUpdate ? query.for('update') : query));
     },
+    /** updateTransaction's statement, built but not run (writeTogether). */
+    updateTransactionStatement(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): SQL {
+      return tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).getSQL();
+    },
     async updateTransaction(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
       const [row] = await tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).returning();
       return row!;

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { FINAL_TRANSACTION_STATUSES, type CustodyTransaction, type CustodyTransactionStatus } from '../../providers/custody/port.js';
 import type { AuditService } from '../audit/service.js';
@@ -64,13 +65,18 @@ export function createTransactionsService(deps: {
     const row = locked ? stale : ((await repo.lockTransaction(tenantId, stale.id, db)) ?? stale);
     if (rank(seen.status) <= rank(row.status) && !(seen.hash && !row.hash)) return row;
     const status = rank(seen.status) > rank(row.status) ? seen.status : row.status;
-    const updated = await repo.updateTransaction(tenantId, row.id, { status, hash: seen.hash ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);
+    // The row is locked: the update's outcome is known, and it commits with its event and audit
+    // row in one statement.
+    const patch = { status, hash: seen.hash ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() };
+    const updated: CustodyTransactionRow = { ...row, ...patch };
+    const writes = [repo.updateTransactionStatement(tenantId, row.id, patch, db)];
     if (status !== row.status) {
       const facts = { transactionId: row.id, vaultId: row.vaultId, walletId: row.walletId, status, hash: updated.hash };
       const final = FINAL_TRANSACTION_STATUSES.includes(status as CustodyTransactionStatus);
-      if (final) await appendEvent(db, tenantId, status === 'CONFIRMED' ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'custody-a.transaction' });
-      await audit.record(db, tenantId, { type: 'custody.transaction_updated', ...auditActor(by), subjectUserId: row.userId, details: facts });
+      if (final) writes.push(appendEventStatement(db, tenantId, status === 'CONFIRMED' ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'custody-a.transaction' }));
+      writes.push(audit.statement(tenantId, { type: 'custody.transaction_updated', ...auditActor(by), subjectUserId: row.userId, details: facts }));
     }
+    await writeTogether(db, writes);
     return updated;
   }
 
