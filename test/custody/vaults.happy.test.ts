@@ -3,6 +3,7 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { createVault, drain, evmChain, fundEvm } from './helpers.js';
+import { outbox } from '../helpers/outbox.js';
 
 let h: Harness;
 let userId: string;
@@ -51,6 +52,22 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     expect(onChain.to?.toLowerCase()).toBe(to.toLowerCase());
     expect(onChain.value).toBe(parseEther('0.25'));
     expect(formatEther(await chain.publicClient.getBalance({ address: to }))).toBe('0.25');
+
+    // Each status change the provider reported is recorded once, forward only, with its audit
+    // row; the final one also as transfer.completed, in the same statement as the change.
+    const mine = (rows: Array<{ payload: unknown }>) => rows.filter((e) => (e.payload as { transactionId?: string }).transactionId === tx.transactionId);
+    expect(mine(await outbox(h, undefined, 'transfer.submitted'))).toHaveLength(1);
+    const completed = mine(await outbox(h, undefined, 'transfer.completed'));
+    expect(completed.map((e) => e.payload)).toEqual([expect.objectContaining({ kind: 'custody-a.transaction', status: 'CONFIRMED', hash: read.data!.hash })]);
+    const audited = await h.api(h.keyHeaders()).GET('/audit-events', { params: { query: { type: 'custody.transaction_updated', limit: 100 } } });
+    expect(audited.response.status).toBe(200);
+    const updates = audited.data!.data.filter((e) => (e.details as { transactionId?: string }).transactionId === tx.transactionId).reverse();
+    const order = ['REQUESTED', 'APPROVED', 'SIGNED', 'PUBLISHED', 'CONFIRMATION_PENDING', 'CONFIRMED'];
+    const statuses = updates.map((e) => (e.details as { status: string }).status);
+    expect(statuses.at(-1)).toBe('CONFIRMED');
+    expect(new Set(statuses).size).toBe(statuses.length);
+    expect(statuses.map((st) => order.indexOf(st))).toEqual([...statuses.map((st) => order.indexOf(st))].sort((a, b) => a - b));
+    for (const e of updates) expect(e).toMatchObject({ subjectUserId: userId });
   });
 
   it('ten concurrent repeats of a custody-a transfer under one Idempotency-Key send once', async () => {

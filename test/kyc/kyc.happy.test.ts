@@ -75,6 +75,11 @@ describe('reading', () => {
     }
     const page = await h.api(h.keyHeaders()).GET('/kyc', { params: { query: { userId, limit: 1, offset: 1 } } });
     expect(page.data).toMatchObject({ total: 2, data: [{ kycId: first }] });
+    // The page and its total are one statement; a page past the end counts on its own.
+    const past = await h.api(h.keyHeaders()).GET('/kyc', { params: { query: { userId, limit: 1, offset: 5 } } });
+    expect(past.data).toEqual({ total: 2, data: [] });
+    const none = await h.api(h.keyHeaders()).GET('/kyc', { params: { query: { userId: await h.createUser() } } });
+    expect(none.data).toEqual({ total: 0, data: [] });
   });
 
   it('GET /kyc/current takes the id in the path or in the query, with the history', async () => {
@@ -106,6 +111,8 @@ describe('reading', () => {
     const { data, response } = await h.api(h.bearerHeaders(await h.tokenFor(userId))).GET('/kyc/attempts');
     expect(response.status).toBe(200);
     expect(data).toMatchObject({ total: 1, data: [{ kycId: mine, status: 'created' }] });
+    const past = await h.api(h.bearerHeaders(await h.tokenFor(userId))).GET('/kyc/attempts', { params: { query: { offset: 1 } } });
+    expect(past.data).toEqual({ total: 1, data: [] });
   });
 
   it('GET /kyc/kycs pages every record of the tenant and filters by status and user', async () => {
