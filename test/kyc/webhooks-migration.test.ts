@@ -1,30 +1,26 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
-import { migrationsBefore } from '../helpers/migrations.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/migrations.js';
 
 /**
  * The migration that moved kyc_webhooks' dedupe into inbound_webhooks: the rows received before
  * it are carried over with their raw bytes, under the id idv-a's definition gives a delivery
- * (`sha256:<digest of the raw body>`), and the table is gone. Embedded database only.
+ * (`sha256:<digest of the raw body>`), and the table is gone. On a database of its own, of the pass's kind.
  */
 const work = mkdtempSync(join(tmpdir(), 'bastion-kyc-webhooks-migration-'));
-let database: Database | undefined;
+let before: DatabaseBefore | undefined;
 afterAll(async () => {
-  await database?.close();
+  await before?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
 describe('kyc_webhooks -> inbound_webhooks migration', () => {
   it('carries every row over (event id, raw bytes, time) and drops the table', async () => {
-    database = await openDatabase({});
-    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBefore(work, 'DROP TABLE "kyc_webhooks"') });
-    const run = (sql: string, params: unknown[] = []) => database!.pglite!.query(sql, params);
+    before = await databaseBefore(work, 'DROP TABLE "kyc_webhooks"');
+    const { database, run } = before;
     const tenant = crypto.randomUUID();
     await run(`insert into tenants (id, name) values ($1, 'migrated')`, [tenant]);
     const at = new Date('2026-01-02T03:04:05Z');

@@ -1,35 +1,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { createAuditRepo } from '../../src/modules/audit/repo.js';
 import { createAuditService } from '../../src/modules/audit/service.js';
-import { migrationsBefore } from '../helpers/migrations.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/migrations.js';
 
 /**
  * The migration that moved kyc_audit and accreditation_audit into audit_events (one history
  * store): rows written before it are the objects' histories after it, with the actor spelled
- * as the audit log spells it and the subject user found from the object. Embedded database
- * only: it needs a database migrated to just before that migration.
+ * as the audit log spells it and the subject user found from the object. It needs a
+ * database migrated to just before that migration: one of its own, of the pass's kind.
  */
 const work = mkdtempSync(join(tmpdir(), 'bastion-history-migration-'));
-let database: Database | undefined;
+let before: DatabaseBefore | undefined;
 afterAll(async () => {
-  await database?.close();
+  await before?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
 
 describe('history store migration', () => {
   it('moves KYC and accreditation histories into audit_events, tagged with their object', async () => {
-    database = await openDatabase({});
-    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBefore(work, 'DROP TABLE "kyc_audit"') });
-    const run = (sql: string, params: unknown[] = []) => database!.pglite!.query(sql, params);
+    before = await databaseBefore(work, 'DROP TABLE "kyc_audit"');
+    const { database, run } = before;
     const tenant = crypto.randomUUID();
     const user = crypto.randomUUID();
     const kycId = crypto.randomUUID();
@@ -76,6 +72,6 @@ describe('history store migration', () => {
     expect(listed.total).toBe(5);
     const tables = await run(`select count(*)::int as n from information_schema.tables where table_name in ('kyc_audit', 'accreditation_audit')`);
     expect((tables.rows[0] as { n: number }).n).toBe(0);
-    // A fresh embedded database migrated twice over: slow on a busy machine.
+    // A fresh database migrated twice over: slow on a busy machine.
   }, 120_000);
 });

@@ -1,10 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { createSecretBox } from '../../src/platform/crypto/secrets.js';
@@ -14,28 +11,27 @@ import { createProviders } from '../../src/platform/providers/service.js';
 import { oidcIdp } from '../../src/providers/idp/oidc/index.js';
 import { custodyB } from '../../src/providers/custody-b/custody-b/index.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
-import { migrationsBefore } from '../helpers/migrations.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/migrations.js';
 
 /**
  * The migration that gave custody-b a kind of its own and moved idp_configs into
  * provider_settings: rows written before it (secrets sealed under the former contexts) are
  * read after it through the providers service, then sealed again in the generic form.
- * Embedded database only: it needs a database migrated to just before that migration.
+ * It needs a database migrated to just before that migration: one of its own, on the pass's kind (helpers/migrations.ts).
  */
 const work = mkdtempSync(join(tmpdir(), 'bastion-ps-migration-idp-'));
-let database: Database | undefined;
+let before: DatabaseBefore | undefined;
 afterAll(async () => {
-  await database?.close();
+  await before?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
 describe('provider settings migration (custody-b kind, idp_configs)', () => {
   it('carries custody-b and IdP settings over, secrets still readable, then seals them anew', async () => {
-    database = await openDatabase({});
-    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBefore(work, 'DROP TABLE "idp_configs"') });
+    before = await databaseBefore(work, 'DROP TABLE "idp_configs"');
+    const { database, run } = before;
     const secrets = await createSecretBox(database.db, Buffer.from(TEST_MASTER_KEY, 'hex'));
     const tenant = crypto.randomUUID();
-    const run = (sql: string, params: unknown[]) => database!.pglite!.query(sql, params);
     await run(`insert into tenants (id, name) values ($1, 'migrated')`, [tenant]);
     const now = new Date().toISOString();
     // As provider settings and the IdP config service wrote them before the move.

@@ -1,10 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/client.js';
 import { runMigrations } from '../../src/platform/db/migrate.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { createSecretBox } from '../../src/platform/crypto/secrets.js';
@@ -16,29 +13,28 @@ import { businessProfileA } from '../../src/providers/business-profile/business-
 import { idvA } from '../../src/providers/idv/idv-a/index.js';
 import { idvB } from '../../src/providers/idv/idv-b/index.js';
 import { TEST_MASTER_KEY } from '../helpers/harness.js';
-import { migrationsBefore } from '../helpers/migrations.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/migrations.js';
 
 /**
  * The migration that moved idv_provider_configs, business_profile_configs and the provider half
  * of bank_link_settings into provider_settings: rows written before it (secrets sealed under
- * the former contexts) are read after it through the modules' services. Embedded database only:
- * it needs a database migrated to just before that migration.
+ * the former contexts) are read after it through the modules' services. It needs a database
+ * migrated to just before that migration: one of its own, of the pass's kind (helpers/migrations.ts).
  */
 const work = mkdtempSync(join(tmpdir(), 'bastion-ps-migration-'));
-let database: Database | undefined;
+let before: DatabaseBefore | undefined;
 afterAll(async () => {
-  await database?.close();
+  await before?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
 
 describe('provider settings migration', () => {
   it('carries idv, business-profile and bank-link settings over, secrets still readable, then seals them anew', async () => {
-    database = await openDatabase({});
-    await migrate(drizzle(database.pglite!), { migrationsFolder: migrationsBefore(work, 'DROP TABLE "idv_provider_configs"') });
+    before = await databaseBefore(work, 'DROP TABLE "idv_provider_configs"');
+    const { database, run } = before;
     const secrets = await createSecretBox(database.db, Buffer.from(TEST_MASTER_KEY, 'hex'));
     const tenant = crypto.randomUUID();
-    const run = (sql: string, params: unknown[]) => database!.pglite!.query(sql, params);
     await run(`insert into tenants (id, name) values ($1, 'migrated')`, [tenant]);
     const now = new Date().toISOString();
     // As the services wrote them before the move.

@@ -16,7 +16,7 @@ import * as custodyA from '../../src/sandboxes/custody-a/table.js';
 import * as custodyB from '../../src/sandboxes/custody-b/table.js';
 import * as plaid from '../../src/sandboxes/plaid/table.js';
 import { usingPostgres } from '../helpers/harness.js';
-import { migrationsBefore } from '../helpers/migrations.js';
+import { emptyEmbeddedDatabase, migrationsBefore } from '../helpers/migrations.js';
 
 /**
  * The sandboxes' tables live in the schema `sandbox`, created only while sandboxes are on; a
@@ -46,12 +46,12 @@ let serial = 0;
 /**
  * A new database. `newDataDir`: on the embedded database, a new DATA_DIR as the service opens one
  * (a copy of the build's template, which holds the product's migrations); otherwise an empty one
- * (initdb), for the upgrades that start from older migrations.
+ * (emptyEmbeddedDatabase), for the upgrades that start from older migrations.
  */
 async function freshDatabase(options: { newDataDir?: boolean } = {}): Promise<Fresh> {
   serial += 1;
   if (!usingPostgres) {
-    const database = await openDatabase(options.newDataDir ? { dataDir: mkdtempSync(join(work, 'data-')) } : {});
+    const database = options.newDataDir ? await openDatabase({ dataDir: mkdtempSync(join(work, 'data-')) }) : await emptyEmbeddedDatabase();
     cleanups.push(() => database.close());
     return {
       database,

@@ -8,6 +8,7 @@ import { createSecretBox, resolveMasterKey } from '../../src/platform/crypto/sec
 import { dataKeys } from '../../src/platform/crypto/table.js';
 import { openDatabase } from '../../src/platform/db/client.js';
 import { createHarness, migratedImage, TEST_MASTER_KEY, type Harness } from '../helpers/harness.js';
+import { ownPostgresDatabase } from '../helpers/own-database.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -39,15 +40,16 @@ describe('secrets at rest', () => {
   });
 
   it('rotating the master key rewraps every data key in one transaction; a data key the current key cannot open refuses it, nothing changed', async () => {
-    // Embedded databases of their own: data_keys is not tenant-scoped, the harness's is shared.
-    // (On the PostgreSQL pass there is no migrated image: an empty one is migrated here.)
-    const embedded = async () => {
-      const image = migratedImage();
-      const database = await openDatabase({ image });
-      if (!image) await runMigrations(database, { sandboxes: false });
-      return database;
+    // Databases of their own, of the pass's kind: data_keys is not tenant-scoped, the harness's is shared.
+    const ofItsOwn = async () => {
+      const suiteUrl = process.env.DATABASE_URL;
+      if (!suiteUrl) return openDatabase({ image: migratedImage() });
+      const own = await ownPostgresDatabase(suiteUrl, 'secrets');
+      const database = await openDatabase({ databaseUrl: own.url, poolSize: 2 });
+      await runMigrations(database, { sandboxes: false });
+      return { ...database, close: () => database.close().then(own.drop) };
     };
-    const [db, other] = await Promise.all([embedded(), embedded()]);
+    const [db, other] = await Promise.all([ofItsOwn(), ofItsOwn()]);
     try {
       const k1 = Buffer.alloc(32, 1);
       const k2 = Buffer.alloc(32, 2);
