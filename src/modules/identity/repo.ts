@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { identityRoots, identitySalts, type IdentityRootRow } from './table.js';
@@ -32,12 +32,29 @@ export function createIdentityRepo(db: DbOrTx) {
       return new Map(rows.map((r) => [r.path, r.salt]));
     },
 
-    async insertSalts(tenantId: string, userId: string, salts: Array<{ path: string; salt: string }>, at: Date, tx: DbOrTx = db): Promise<void> {
-      if (salts.length === 0) return;
-      await tx
-        .insert(identitySalts)
-        .values(salts.map((s) => ({ tenantId, userId, path: s.path, salt: s.salt, createdAt: at })))
-        .onConflictDoNothing();
+    /**
+     * The user's salts and latest version in one read: recompute's, under the user's lock (a
+     * statement of its own after the lock's, so it sees what the lock's holder before committed).
+     */
+    async saltsAndLatest(tenantId: string, userId: string, tx: DbOrTx = db): Promise<{ salts: Map<string, string>; latest: IdentityRootRow | undefined }> {
+      const result = await tx.execute(sql`select
+        (select coalesce(json_object_agg(s.path, s.salt), '{}'::json) from ${identitySalts} s where s.tenant_id = ${tenantId} and s.user_id = ${userId}) as salts,
+        (select json_build_object('version', r.version, 'root', r.root, 'entries', r.entries, 'tree', r.tree, 'createdAt', r.created_at, 'sourcesVerified', r.sources_verified)
+           from ${identityRoots} r where r.tenant_id = ${tenantId} and r.user_id = ${userId} order by r.version desc limit 1) as latest`);
+      type Latest = Omit<IdentityRootRow, 'tenantId' | 'userId' | 'createdAt'> & { createdAt: string };
+      const [row] = (result as unknown as { rows: Array<{ salts: Record<string, string>; latest: Latest | null }> }).rows;
+      const latest = row?.latest ? { ...row.latest, tenantId, userId, createdAt: new Date(row.latest.createdAt) } : undefined;
+      return { salts: new Map(Object.entries(row?.salts ?? {})), latest };
+    },
+
+    /** New salts and a new version, as writes not yet run (for writeTogether). */
+    newVersionStatements(tenantId: string, salts: Array<{ path: string; salt: string }>, root: Omit<IdentityRootRow, 'tenantId'>, tx: DbOrTx = db): SQLWrapper[] {
+      const writes: SQLWrapper[] = [];
+      if (salts.length > 0) {
+        writes.push(tx.insert(identitySalts).values(salts.map((s) => ({ tenantId, userId: root.userId, path: s.path, salt: s.salt, createdAt: root.createdAt }))).onConflictDoNothing());
+      }
+      writes.push(tx.insert(identityRoots).values({ ...root, tenantId }));
+      return writes;
     },
 
     async latest(tenantId: string, userId: string, tx: DbOrTx = db): Promise<IdentityRootRow | undefined> {
@@ -57,14 +74,6 @@ export function createIdentityRepo(db: DbOrTx) {
         .update(identityRoots)
         .set({ sourcesVerified: true })
         .where(and(eq(identityRoots.tenantId, tenantId), eq(identityRoots.userId, userId), eq(identityRoots.version, version)));
-    },
-
-    async insertRoot(tenantId: string, row: Omit<IdentityRootRow, 'tenantId'>, tx: DbOrTx = db): Promise<IdentityRootRow> {
-      const [created] = await tx
-        .insert(identityRoots)
-        .values({ ...row, tenantId })
-        .returning();
-      return created!;
     },
 
     /** Earlier roots, newest first (root and time only). */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import { IdentityErrors } from './errors.js';
 import type { IdentityRepo } from './repo.js';
 import type { IdentityProofDto, IdentityRootDto } from './schemas.js';
@@ -50,26 +51,25 @@ export function createIdentityService(deps: {
   async function recompute(tenantId: string, userId: string, db: DbOrTx): Promise<IdentityRootRow> {
     await repo.lockUser(tenantId, userId, db);
     const fields = await fieldsOf(tenantId, userId, db);
-    const salts = await repo.salts(tenantId, userId, db);
+    const { salts, latest } = await repo.saltsAndLatest(tenantId, userId, db);
     const fresh = Object.keys(fields)
       .filter((p) => !salts.has(p))
       .map((path) => ({ path, salt: `0x${randomBytes(32).toString('hex')}` }));
     const now = clock.now();
-    await repo.insertSalts(tenantId, userId, fresh, now, db);
     for (const f of fresh) salts.set(f.path, f.salt);
     const entries = identityEntries(fields, salts)!;
-    const latest = await repo.latest(tenantId, userId, db);
     if (latest && sameEntries(latest.entries, entries)) {
+      // Equal entries use no new salt: a new field would have made them differ.
       if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version, db);
       return { ...latest, sourcesVerified: true };
     }
     const tree = identityTree(entries);
     counts.trees++;
-    return repo.insertRoot(
-      tenantId,
-      { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump, createdAt: now, sourcesVerified: true },
-      db,
-    );
+    const root = { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump, createdAt: now, sourcesVerified: true };
+    // The new salts and the new version commit in one statement (under the user's lock, so no
+    // other recompute wrote either meanwhile).
+    await writeTogether(db, repo.newVersionStatements(tenantId, fresh, root, db));
+    return { ...root, tenantId };
   }
 
   /**

@@ -7,7 +7,8 @@ import { isValidAddress, normalizeAddress } from '../../platform/crypto/wallet-s
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService, WalletAddressField } from '../users/service.js';
@@ -158,13 +159,11 @@ export function createWalletsService(deps: {
     const field = profileFieldOf(created);
     if (field) await users.linkWalletAddress(tenantId, userId, field, address, db);
     const facts = { walletId: id, userId, kind: created.kind, chain: created.chain, network, address, vaultId: created.vaultId };
-    await appendEvent(db, tenantId, 'wallet.registered', { ...facts, actor });
-    await audit.record(db, tenantId, {
-      type: 'wallet.registered',
-      ...auditActor(actor),
-      subjectUserId: userId,
-      details: facts,
-    });
+    // The event and its audit row commit in one statement.
+    await writeTogether(db, [
+      appendEventStatement(db, tenantId, 'wallet.registered', { ...facts, actor }),
+      audit.statement(tenantId, { type: 'wallet.registered', ...auditActor(actor), subjectUserId: userId, details: facts }),
+    ]);
     return { wallet: created, created: true };
   }
 
