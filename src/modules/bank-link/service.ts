@@ -3,7 +3,8 @@ import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import type { CallContext } from '../../platform/http/context.js';
 import { matchRedirect } from '../../platform/http/redirect-allow.js';
 import { notFoundAs, ProviderError } from '../../platform/providers/errors.js';
@@ -114,8 +115,7 @@ export function createBankLinkService(deps: {
           db,
         );
         const payload = { itemId: id, userId: owner.userId, institutionId: row.institutionId, accounts: row.accounts.length };
-        await appendEvent(db, owner.tenantId, 'bank_link.item_linked', payload);
-        await audit.record(db, owner.tenantId, { type: 'bank_link.item_linked', ...auditActor(actor), subjectUserId: owner.userId, details: payload });
+        await writeTogether(db, [appendEventStatement(db, owner.tenantId, 'bank_link.item_linked', payload), audit.statement(owner.tenantId, { type: 'bank_link.item_linked', ...auditActor(actor), subjectUserId: owner.userId, details: payload })]);
         return toItemDto(row);
       });
     },
@@ -142,8 +142,7 @@ export function createBankLinkService(deps: {
       await tx(async (db) => {
         if (!(await repo.deleteItem(owner.tenantId, itemId, db))) throw BankLinkErrors.itemNotFound();
         const payload = { itemId, userId: owner.userId };
-        await appendEvent(db, owner.tenantId, 'bank_link.item_removed', payload);
-        await audit.record(db, owner.tenantId, { type: 'bank_link.item_removed', ...auditActor(actor), subjectUserId: owner.userId, details: payload });
+        await writeTogether(db, [appendEventStatement(db, owner.tenantId, 'bank_link.item_removed', payload), audit.statement(owner.tenantId, { type: 'bank_link.item_removed', ...auditActor(actor), subjectUserId: owner.userId, details: payload })]);
       });
       return { itemId, removed: true };
     },

@@ -5,7 +5,8 @@ import { decode, isValidClassicAddress } from 'xrpl';
 import { auditActor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import { canonicalJson } from '../../platform/idempotency/key.js';
 import type { UserContext } from '../../platform/http/context.js';
@@ -300,8 +301,7 @@ export function createCustodyBService(deps: {
       // As custody-a's transfers: a `transfer.submitted` event and audit row, in one transaction.
       const facts = { walletId: wallet.id, userId: caller.userId, address: wallet.address, network: wallet.network, transactionId: sent.id, txHash: sent.txHash ?? null, status: sent.status };
       await deps.tx(async (db) => {
-        await appendEvent(db, caller.tenantId, 'transfer.submitted', { ...facts, kind: 'custody-b.broadcast', actor: caller.actor });
-        await deps.audit.record(db, caller.tenantId, { type: 'transfer.submitted', ...auditActor(caller.actor), subjectUserId: caller.userId, details: { ...facts, kind: 'custody-b.broadcast' } });
+        await writeTogether(db, [appendEventStatement(db, caller.tenantId, 'transfer.submitted', { ...facts, kind: 'custody-b.broadcast', actor: caller.actor }), deps.audit.statement(caller.tenantId, { type: 'transfer.submitted', ...auditActor(caller.actor), subjectUserId: caller.userId, details: { ...facts, kind: 'custody-b.broadcast' } })]);
       });
       return { transactionId: sent.id, walletId: wallet.id, address: wallet.address, txHash: sent.txHash ?? '', status: sent.status };
     },

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
 import { writeTogether } from '../../platform/db/write-together.js';
 import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { FINAL_TRANSACTION_STATUSES, type CustodyTransaction, type CustodyTransactionStatus } from '../../providers/custody/port.js';
@@ -96,8 +96,7 @@ export function createTransactionsService(deps: {
         db,
       );
       const facts = { transactionId: row.id, vaultId: vault.id, walletId: wallet.id, type: row.type, status: row.status, symbol: row.symbol, qty: row.qty, destinationAddress: row.destinationAddress };
-      await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: ctx.actor });
-      await audit.record(db, tenantId, { type: 'custody.transaction_submitted', ...auditActor(ctx.actor), subjectUserId: wallet.userId, details: facts });
+      await writeTogether(db, [appendEventStatement(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: ctx.actor }), audit.statement(tenantId, { type: 'custody.transaction_submitted', ...auditActor(ctx.actor), subjectUserId: wallet.userId, details: facts })]);
       return row;
     });
   }

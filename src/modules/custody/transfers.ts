@@ -5,7 +5,8 @@ import { newId, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import { beforeEffects } from '../../platform/idempotency/before-effects.js';
 import { FINAL_TRANSFER_STATUSES, type CustodyTransfer, type TransferStatus } from '../../providers/custody/port.js';
@@ -89,9 +90,11 @@ export function createTransfersService(deps: {
     const updated = await repo.updateTransfer(tenantId, row.id, { status, hash: seen.blockchainTxId ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() }, db);
     if (status !== row.status) {
       const facts = { transferId: row.id, userId: row.userId, provider: row.provider, status, hash: updated.hash };
-      if (status === 'COMPLETED') await appendEvent(db, tenantId, 'transfer.completed', { ...facts, kind: 'non-custodial-evm' });
-      if (status === 'FAILED') await appendEvent(db, tenantId, 'transfer.failed', { ...facts, kind: 'non-custodial-evm' });
-      await audit.record(db, tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, object: { type: 'transfer', id: row.id }, details: { ...facts, chainHash: updated.hash } });
+      // The event of a final status and the audit row commit in one statement.
+      const writes = [audit.statement(tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, object: { type: 'transfer', id: row.id }, details: { ...facts, chainHash: updated.hash } })];
+      if (status === 'COMPLETED') writes.push(appendEventStatement(db, tenantId, 'transfer.completed', { ...facts, kind: 'non-custodial-evm' }));
+      if (status === 'FAILED') writes.push(appendEventStatement(db, tenantId, 'transfer.failed', { ...facts, kind: 'non-custodial-evm' }));
+      await writeTogether(db, writes);
     }
     return updated;
   }
@@ -167,10 +170,12 @@ export function createTransfersService(deps: {
           db,
         );
         const facts = { transferId: id, userId: ctx.userId, provider: body.provider, assetType: body.assetType, amount, destinationId: destination, status: seen.status };
-        await appendEvent(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: ctx.actor });
-        await audit.record(db, tenantId, {
-          type: 'transfer.submitted', ...auditActor(ctx.actor), subjectUserId: ctx.userId, object: { type: 'transfer', id }, details: { ...facts, chainHash: seen.blockchainTxId },
-        });
+        await writeTogether(db, [
+          appendEventStatement(db, tenantId, 'transfer.submitted', { ...facts, kind: 'non-custodial-evm', actor: ctx.actor }),
+          audit.statement(tenantId, {
+            type: 'transfer.submitted', ...auditActor(ctx.actor), subjectUserId: ctx.userId, object: { type: 'transfer', id }, details: { ...facts, chainHash: seen.blockchainTxId },
+          }),
+        ]);
         return inserted!;
       });
       return toDto(row, false, tenantId);

@@ -1,6 +1,8 @@
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import type { SQLWrapper } from 'drizzle-orm';
+import { writeTogether } from '../../platform/db/write-together.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
 import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import type { AuditService } from '../audit/service.js';
 import type { UsersService } from '../users/service.js';
@@ -30,15 +32,14 @@ export function createKycTransitions(deps: {
 }) {
   const { repo, users, audit, clock, identityChanged } = deps;
 
-  /** A step of the record's history, in the audit log (the one history store). */
-  async function recordHistory(
-    db: DbOrTx,
+  /** A step of the record's history, in the audit log (the one history store), as a write for writeTogether. */
+  function historyStatement(
     tenantId: string,
     row: KycRow,
     step: { action: 'transition' | 'update'; from: KycStatus | null; to: KycStatus; changes: Record<string, unknown> | null; reason: string | null },
     actor: Actor,
-  ): Promise<void> {
-    await audit.record(db, tenantId, {
+  ): SQLWrapper {
+    return audit.statement(tenantId, {
       type: `kyc.${step.action}`,
       ...auditActor(actor),
       subjectUserId: row.userId,
@@ -84,8 +85,11 @@ export function createKycTransitions(deps: {
       db,
     ))!;
     const stored = Object.keys(changes).length > 0 ? (changes as Record<string, unknown>) : null;
-    await recordHistory(db, tenantId, row, { action: 'transition', from: row.status, to, changes: stored, reason }, actor);
-    await appendEvent(db, tenantId, eventFor(to), eventPayload(updated, row.status, to, actor, reason));
+    // The history step and the event commit in one statement.
+    await writeTogether(db, [
+      historyStatement(tenantId, row, { action: 'transition', from: row.status, to, changes: stored, reason }, actor),
+      appendEventStatement(db, tenantId, eventFor(to), eventPayload(updated, row.status, to, actor, reason)),
+    ]);
     await syncUser(db, tenantId, row.userId);
     return updated;
   }
@@ -97,8 +101,10 @@ export function createKycTransitions(deps: {
     /** Inserts a new attempt in status `created`, audited and announced like a transition. */
     async create(db: DbOrTx, tenantId: string, row: Omit<NewKycRow, 'tenantId' | 'status'>, actor: Actor): Promise<KycRow> {
       const created = await repo.insert(tenantId, { ...row, status: 'created' }, db);
-      await recordHistory(db, tenantId, created, { action: 'transition', from: null, to: 'created', changes: null, reason: null }, actor);
-      await appendEvent(db, tenantId, eventFor('created'), eventPayload(created, null, 'created', actor, null));
+      await writeTogether(db, [
+        historyStatement(tenantId, created, { action: 'transition', from: null, to: 'created', changes: null, reason: null }, actor),
+        appendEventStatement(db, tenantId, eventFor('created'), eventPayload(created, null, 'created', actor, null)),
+      ]);
       await syncUser(db, tenantId, created.userId);
       return created;
     },
@@ -112,8 +118,10 @@ export function createKycTransitions(deps: {
       if (Object.keys(diff).length === 0) return row;
       const now = clock.now();
       const updated = (await repo.update(tenantId, row.id, { ...changes, updatedAt: now }, db))!;
-      await recordHistory(db, tenantId, row, { action: 'update', from: row.status, to: row.status, changes: diff, reason }, actor);
-      await appendEvent(db, tenantId, 'kyc.updated', { kycId: row.id, userId: row.userId, fields: Object.keys(diff), actor, reason });
+      await writeTogether(db, [
+        historyStatement(tenantId, row, { action: 'update', from: row.status, to: row.status, changes: diff, reason }, actor),
+        appendEventStatement(db, tenantId, 'kyc.updated', { kycId: row.id, userId: row.userId, fields: Object.keys(diff), actor, reason }),
+      ]);
       await identityChanged(tenantId, row.userId, db);
       return updated;
     },

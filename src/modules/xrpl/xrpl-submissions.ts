@@ -3,7 +3,8 @@ import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { appendEventStatement } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
 import { eq } from 'drizzle-orm';
@@ -109,8 +110,7 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
    */
   async function recordSubmitted(db: DbOrTx, row: XrplSubmissionRow, actor: Actor): Promise<void> {
     const facts = factsOf(row);
-    await appendEvent(db, row.tenantId, 'transfer.submitted', { ...facts, kind: 'xrpl-submission', actor });
-    await audit.record(db, row.tenantId, { type: 'transfer.submitted', ...auditActor(actor), subjectUserId: row.userId, details: facts });
+    await writeTogether(db, [appendEventStatement(db, row.tenantId, 'transfer.submitted', { ...facts, kind: 'xrpl-submission', actor }), audit.statement(row.tenantId, { type: 'transfer.submitted', ...auditActor(actor), subjectUserId: row.userId, details: facts })]);
   }
 
   /**
@@ -128,8 +128,7 @@ export function createXrplSubmissions(options: XrplSubmissionsOptions) {
       if (!updated) return (await repo.findSubmissionByHash(row.tenantId, row.network, row.hash, db)) ?? row;
       const facts = { ...factsOf(updated), engineResult: updated.engineResult, result: updated.result, ledgerIndex: updated.ledgerIndex };
       const completed = updated.status === 'validated' && updated.result === 'tesSUCCESS';
-      await appendEvent(db, row.tenantId, completed ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'xrpl-submission' });
-      await audit.record(db, row.tenantId, { type: 'transfer.updated', ...auditActor(SYSTEM_ACTOR), subjectUserId: updated.userId, details: facts });
+      await writeTogether(db, [appendEventStatement(db, row.tenantId, completed ? 'transfer.completed' : 'transfer.failed', { ...facts, kind: 'xrpl-submission' }), audit.statement(row.tenantId, { type: 'transfer.updated', ...auditActor(SYSTEM_ACTOR), subjectUserId: updated.userId, details: facts })]);
       return updated;
     });
   };
