@@ -1,7 +1,7 @@
-import { count } from 'drizzle-orm';
+import { count, eq, inArray } from 'drizzle-orm';
 import { serializeTransaction } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { custodyBSandboxSignatures } from '../../src/sandboxes/custody-b/table.js';
+import { custodyBSandboxOrgs, custodyBSandboxSignatures } from '../../src/sandboxes/custody-b/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/security.js';
 import { createWallet, keyAttestation, newKeyCredential, registeredUser, signChallenge, TYPED_DATA } from '../helpers/custody-b.js';
@@ -16,7 +16,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => h?.close());
 
-const signatures = async () => (await h.container.db.select({ n: count() }).from(custodyBSandboxSignatures))[0]!.n;
+// This tenant's organisation's signatures only: other files sign in the same sandbox tables on PostgreSQL.
+const signatures = async () => {
+  const org = h.container.db.select({ id: custodyBSandboxOrgs.orgId }).from(custodyBSandboxOrgs).where(eq(custodyBSandboxOrgs.tenantId, h.tenant.tenantId));
+  return (await h.container.db.select({ n: count() }).from(custodyBSandboxSignatures).where(inArray(custodyBSandboxSignatures.orgId, org)))[0]!.n;
+};
 const messageChallenge = async (message: string, user = alice) =>
   (await h.inject({ method: 'POST', url: '/custody-b/message/challenge', headers: user.headers, payload: { address: wallet.address, message } })).json();
 const signMessage = (payload: Record<string, unknown>, headers = alice.headers) => h.inject({ method: 'POST', url: '/custody-b/message', headers, payload });

@@ -1,9 +1,20 @@
-import { and, asc, count, desc, eq, ne } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { accreditations, type AccreditationRow } from './table.js';
 
 export function createAccreditationsRepo(db: DbOrTx) {
+  // Read by every identity recompute (a user's accreditation leaves), as a prepared statement.
+  const latestDecidedOf = preparedQuery<AccreditationRow[], { tenantId: string; userId: string }>(db, 'accreditations_latest_decided', (q) =>
+    q
+      .select()
+      .from(accreditations)
+      .where(and(eq(accreditations.tenantId, sql.placeholder('tenantId')), eq(accreditations.userId, sql.placeholder('userId')), ne(accreditations.status, 'pending')))
+      .orderBy(desc(accreditations.decidedAt), desc(accreditations.id))
+      .limit(1),
+  );
+
   return {
     async insert(tenantId: string, row: Omit<AccreditationRow, 'tenantId'>, tx: DbOrTx = db): Promise<AccreditationRow> {
       const [created] = await tx
@@ -72,12 +83,7 @@ export function createAccreditationsRepo(db: DbOrTx) {
 
     /** The user's most recently decided claim. */
     async latestDecided(tenantId: string, userId: string, tx: DbOrTx = db): Promise<AccreditationRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(accreditations)
-        .where(and(eq(accreditations.tenantId, tenantId), eq(accreditations.userId, userId), ne(accreditations.status, 'pending')))
-        .orderBy(desc(accreditations.decidedAt), desc(accreditations.id))
-        .limit(1);
+      const [row] = await latestDecidedOf({ tenantId, userId }, tx);
       return row;
     },
 

@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
 import { kycRecords, type KycRow, type NewKycRow } from './table.js';
@@ -22,6 +23,15 @@ function conditions(tenantId: string, filters: KycFilters): SQL[] {
 }
 
 export function createKycRepo(db: DbOrTx) {
+  // The reads of every webhook and transition, as prepared statements (preparedQuery).
+  const ofTenant = eq(kycRecords.tenantId, sql.placeholder('tenantId'));
+  const byIdQuery = (q: DbOrTx) => q.select().from(kycRecords).where(and(ofTenant, eq(kycRecords.id, sql.placeholder('id')))).limit(1);
+  const byId = preparedQuery<KycRow[], { tenantId: string; id: string }>(db, 'kyc_by_id', byIdQuery);
+  const byIdLocked = preparedQuery<KycRow[], { tenantId: string; id: string }>(db, 'kyc_by_id_for_update', (q) => byIdQuery(q).for('update'));
+  const latestOfUser = preparedQuery<KycRow[], { tenantId: string; userId: string }>(db, 'kyc_latest_of_user', (q) =>
+    q.select().from(kycRecords).where(and(ofTenant, eq(kycRecords.userId, sql.placeholder('userId')))).orderBy(desc(kycRecords.id)).limit(1),
+  );
+
   return {
     async insert(tenantId: string, row: Omit<NewKycRow, 'tenantId'>, tx: DbOrTx = db): Promise<KycRow> {
       const [created] = await tx
@@ -33,12 +43,7 @@ export function createKycRepo(db: DbOrTx) {
 
     /** With `lock`, the row is locked until the transaction ends (transitions serialise on it). */
     async findById(tenantId: string, id: string, tx: DbOrTx = db, lock = false): Promise<KycRow | undefined> {
-      const query = tx
-        .select()
-        .from(kycRecords)
-        .where(and(eq(kycRecords.tenantId, tenantId), eq(kycRecords.id, id)))
-        .limit(1);
-      const [row] = lock ? await query.for('update') : await query;
+      const [row] = await (lock ? byIdLocked : byId)({ tenantId, id }, tx);
       return row;
     },
 
@@ -68,12 +73,7 @@ export function createKycRepo(db: DbOrTx) {
 
     /** The user's latest attempt (greatest UUIDv7 id). */
     async latestForUser(tenantId: string, userId: string, tx: DbOrTx = db): Promise<KycRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(kycRecords)
-        .where(and(eq(kycRecords.tenantId, tenantId), eq(kycRecords.userId, userId)))
-        .orderBy(desc(kycRecords.id))
-        .limit(1);
+      const [row] = await latestOfUser({ tenantId, userId }, tx);
       return row;
     },
 

@@ -9,8 +9,10 @@ interface Preparable<R> {
 /**
  * A hot query built once, with `sql.placeholder`s for its values. Called on the database
  * itself it runs as a named prepared statement (drizzle builds the SQL once; PostgreSQL parses
- * and plans it once per connection); called inside a transaction it is built on that
- * transaction, so it runs in it. `name` must be unique in the process.
+ * and plans it once per connection). Called inside a transaction, the same built query runs on
+ * the transaction's connection (building a select costs drizzle 0.1–0.2 ms of CPU, several
+ * times what the statement costs PostgreSQL); a session whose connection cannot be found
+ * builds it on the transaction instead. `name` must be unique in the process.
  */
 export function preparedQuery<R, P extends Record<string, unknown>>(
   db: DbOrTx,
@@ -19,8 +21,19 @@ export function preparedQuery<R, P extends Record<string, unknown>>(
 ): (params: P, tx?: DbOrTx) => Promise<R> {
   let prepared: ReturnType<Preparable<R>['prepare']> | undefined;
   return (params, tx = db) => {
-    if (tx !== db) return build(tx).execute(params);
     prepared ??= build(db).prepare(name);
-    return prepared.execute(params);
+    if (tx === db) return prepared.execute(params);
+    const client = sessionClient(tx);
+    if (!client) return build(tx).execute(params);
+    // drizzle's prepared queries (node-postgres and PGlite alike) run on their `client`: the same
+    // query, with the transaction's connection in its place.
+    return Object.assign(Object.create(prepared) as typeof prepared, { client }).execute(params);
   };
+}
+
+/** The connection a drizzle transaction runs on (its session's `client`), if it has one. */
+function sessionClient(tx: DbOrTx): object | undefined {
+  const session = (tx as unknown as { session?: { client?: unknown } }).session;
+  const client = session?.client;
+  return client && typeof client === 'object' && typeof (client as { query?: unknown }).query === 'function' ? client : undefined;
 }

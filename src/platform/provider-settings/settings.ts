@@ -2,6 +2,7 @@ import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secrets.js';
 import type { Db } from '../db/client.js';
+import { preparedQuery } from '../db/prepared.js';
 import { providerSettings } from './table.js';
 
 /**
@@ -109,6 +110,14 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
   };
   const where = (tenantId: string, kind: string, provider: string) =>
     and(eq(providerSettings.tenantId, tenantId), eq(providerSettings.kind, kind), eq(providerSettings.provider, provider));
+  // Read before every provider call and webhook (whether cached clients are current), as a prepared statement.
+  const stampOf = preparedQuery<Array<{ version: number; baseUrl: string | null }>, { tenantId: string; kind: string; provider: string }>(db, 'provider_settings_stamp', (q) =>
+    q
+      .select({ version: providerSettings.version, baseUrl: providerSettings.baseUrl })
+      .from(providerSettings)
+      .where(and(eq(providerSettings.tenantId, sql.placeholder('tenantId')), eq(providerSettings.kind, sql.placeholder('kind')), eq(providerSettings.provider, sql.placeholder('provider'))))
+      .limit(1),
+  );
   const read = async (tenantId: string, kind: string, provider: string) => {
     const [row] = await db.select().from(providerSettings).where(where(tenantId, kind, provider)).limit(1);
     return row;
@@ -249,11 +258,7 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
     },
     async stamp(tenantId, kind, provider) {
       if (!UUID_RE.test(tenantId)) return { version: 0, sandbox: true };
-      const [row] = await db
-        .select({ version: providerSettings.version, baseUrl: providerSettings.baseUrl })
-        .from(providerSettings)
-        .where(where(tenantId, kind, provider))
-        .limit(1);
+      const [row] = await stampOf({ tenantId, kind, provider });
       return row ? { version: row.version, sandbox: row.baseUrl === null } : { version: 0, sandbox: true };
     },
     async findSandboxTenant(kind, provider, setting, value) {
