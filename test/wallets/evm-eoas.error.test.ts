@@ -108,6 +108,25 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
     await failWith('CHALLENGE_EXPIRED', { expirationTime: undefined }, () => h.clock.advance(10 * 60_000 + 1));
   });
 
+  it('a nonce expired over a day ago is deleted at the user\'s next challenge (CHALLENGE_UNKNOWN); one expired more recently is kept (CHALLENGE_EXPIRED)', async () => {
+    const { userId, token } = await userWithToken();
+    const account = newKey();
+    const signed = async (challenge: Awaited<ReturnType<typeof getChallenge>>) => {
+      const message = messageFor(challenge, account.address, { expirationTime: undefined });
+      return { message, signature: await account.signMessage({ message }) };
+    };
+    const old = await signed(await getChallenge(h, token));
+    h.clock.advance(24 * 3600_000);
+    const recent = await signed(await getChallenge(h, await h.tokenFor(userId)));
+    // The first nonce expired 10 minutes after it was issued: now a day and a millisecond ago.
+    h.clock.advance(10 * 60_000 + 1);
+    const fresh = await h.tokenFor(userId);
+    await getChallenge(h, fresh);
+    expectError(await postEoa(h, fresh, old), 400, 'CHALLENGE_UNKNOWN');
+    expectError(await postEoa(h, fresh, recent), 400, 'CHALLENGE_EXPIRED');
+    await expectNothingStored(userId);
+  });
+
   it('SIWE_DOMAIN_MISMATCH: a message for another domain', async () => {
     await failWith('SIWE_DOMAIN_MISMATCH', { domain: 'phishing.example' });
   });

@@ -82,17 +82,11 @@ export function createEvmEoaService(deps: {
       const nonce = randomBytes(16).toString('hex');
       const issuedAt = clock.now();
       const expirationTime = new Date(issuedAt.getTime() + SIWE_NONCE_TTL_MS);
-      await repo.deleteExpiredNonces(tenant.id, userId, new Date(issuedAt.getTime() - EXPIRED_NONCE_KEPT_MS));
-      await repo.insertNonce(tenant.id, {
-        nonceHash: hashNonce(nonce),
-        userId,
-        domain,
-        uri,
-        chainId,
-        issuedAt,
-        expiresAt: expirationTime,
-        consumedAt: null,
-      });
+      await repo.insertNonce(
+        tenant.id,
+        { nonceHash: hashNonce(nonce), userId, domain, uri, chainId, issuedAt, expiresAt: expirationTime, consumedAt: null },
+        new Date(issuedAt.getTime() - EXPIRED_NONCE_KEPT_MS),
+      );
       const message = evmAddress
         ? createSiweMessage({ address: evmAddress, chainId, domain, nonce, uri, version: '1', issuedAt, expirationTime, statement: STATEMENT })
         : null;

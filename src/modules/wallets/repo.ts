@@ -1,6 +1,8 @@
-import { and, asc, count, eq, gt, isNull, lt, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
+import { writeTogether } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { evmSiweNonces, wallets, type SiweNonceRow, type WalletChain, type WalletKind, type WalletRow } from './table.js';
 
@@ -17,6 +19,14 @@ function userConditions(tenantId: string, userId: string, filters: WalletFilters
 }
 
 export function createWalletsRepo(db: DbOrTx) {
+  // Read by every SIWE registration, as a prepared statement.
+  const nonceByHash = preparedQuery<SiweNonceRow[], { tenantId: string; nonceHash: string }>(db, 'evm_siwe_nonce_by_hash', (q) =>
+    q
+      .select()
+      .from(evmSiweNonces)
+      .where(and(eq(evmSiweNonces.tenantId, sql.placeholder('tenantId')), eq(evmSiweNonces.nonceHash, sql.placeholder('nonceHash'))))
+      .limit(1),
+  );
   return {
     /** Inserts unless the address is registered already (any user): undefined then. */
     async insertIfAbsent(tenantId: string, row: Omit<WalletRow, 'tenantId'>, tx: DbOrTx = db): Promise<WalletRow | undefined> {
@@ -90,16 +100,19 @@ export function createWalletsRepo(db: DbOrTx) {
         .offset(page.offset);
     },
 
-    async insertNonce(tenantId: string, row: Omit<SiweNonceRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(evmSiweNonces).values({ ...row, tenantId });
+    /**
+     * Stores a new nonce and deletes the user's nonces that expired before `expiredBefore` (kept a
+     * while so a late replay still gets its own code), in one statement (the new nonce is not among them).
+     */
+    async insertNonce(tenantId: string, row: Omit<SiweNonceRow, 'tenantId'>, expiredBefore: Date, tx: DbOrTx = db): Promise<void> {
+      await writeTogether(tx, [
+        tx.delete(evmSiweNonces).where(and(eq(evmSiweNonces.tenantId, tenantId), eq(evmSiweNonces.userId, row.userId), lt(evmSiweNonces.expiresAt, expiredBefore))),
+        tx.insert(evmSiweNonces).values({ ...row, tenantId }),
+      ]);
     },
 
     async findNonce(tenantId: string, nonceHash: string, tx: DbOrTx = db): Promise<SiweNonceRow | undefined> {
-      const [row] = await tx
-        .select()
-        .from(evmSiweNonces)
-        .where(and(eq(evmSiweNonces.tenantId, tenantId), eq(evmSiweNonces.nonceHash, nonceHash)))
-        .limit(1);
+      const [row] = await nonceByHash({ tenantId, nonceHash }, tx);
       return row;
     },
 
@@ -122,13 +135,6 @@ export function createWalletsRepo(db: DbOrTx) {
         )
         .returning({ nonceHash: evmSiweNonces.nonceHash });
       return rows.length === 1;
-    },
-
-    /** Drops a user's nonces that expired before `before` (kept a while so a late replay still gets its own code). */
-    async deleteExpiredNonces(tenantId: string, userId: string, before: Date, tx: DbOrTx = db): Promise<void> {
-      await tx
-        .delete(evmSiweNonces)
-        .where(and(eq(evmSiweNonces.tenantId, tenantId), eq(evmSiweNonces.userId, userId), lt(evmSiweNonces.expiresAt, before)));
     },
   };
 }
