@@ -1,10 +1,21 @@
-import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { custodyTransactions, custodyTransfers, custodyVaults, type CustodyTransactionRow, type CustodyTransferRow, type CustodyVaultRow } from './table.js';
 
 export function createCustodyRepo(db: Db) {
   const first = <T>(rows: T[]) => rows[0];
+  // Every custody-a webhook reads its transaction by the provider's id (locked), as a prepared statement.
+  const byProviderIdQuery = (q: DbOrTx) =>
+    q
+      .select()
+      .from(custodyTransactions)
+      .where(and(eq(custodyTransactions.tenantId, sql.placeholder('tenantId')), eq(custodyTransactions.providerTransactionId, sql.placeholder('providerId'))))
+      .limit(1);
+  type ByProviderId = { tenantId: string; providerId: string };
+  const byProviderId = preparedQuery<CustodyTransactionRow[], ByProviderId>(db, 'custody_transaction_by_provider_id', byProviderIdQuery);
+  const byProviderIdLocked = preparedQuery<CustodyTransactionRow[], ByProviderId>(db, 'custody_transaction_by_provider_id_for_update', (q) => byProviderIdQuery(q).for('update'));
   return {
     async insertVault(tenantId: string, row: Omit<CustodyVaultRow, 'tenantId'>, tx: DbOrTx = db) {
       await tx.insert(custodyVaults).values({ ...row, tenantId });
@@ -23,14 +34,8 @@ export function createCustodyRepo(db: Db) {
     lockTransaction: async (tenantId: string, id: string, tx: DbOrTx) =>
       first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1).for('update')),
     /** `forUpdate`: locked until the transaction `tx` ends, as lockTransaction. */
-    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db, forUpdate = false) => {
-      const query = tx
-        .select()
-        .from(custodyTransactions)
-        .where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.providerTransactionId, providerId)))
-        .limit(1);
-      return first(await (forUpdate ? query.for('update') : query));
-    },
+    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db, forUpdate = false) =>
+      first(await (forUpdate ? byProviderIdLocked : byProviderId)({ tenantId, providerId }, tx)),
     /** updateTransaction's statement, built but not run (writeTogether). */
     updateTransactionStatement(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): SQL {
       return tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).getSQL();
