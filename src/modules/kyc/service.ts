@@ -117,7 +117,7 @@ export function createKycService(deps: {
   async function listPage(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
     await expireDue(tenantId, filters.userId);
     // One user's attempts are few: the page and its total in one statement.
-    if (filters.userId) return countedPage(await repo.pageWithTotal(tenantId, filters, page), page, () => repo.count(tenantId, filters), toKycDto);
+    if (filters.userId && !page.afterId && !page.beforeId) return countedPage(await repo.pageWithTotal(tenantId, filters, page), page, () => repo.count(tenantId, filters), toKycDto);
     return paginate(
       () => repo.count(tenantId, filters),
       () => repo.list(tenantId, filters, page),

@@ -210,7 +210,7 @@ export function createWalletsService(deps: {
 
     /** A user's wallets, oldest first, optionally of one kind or chain. */
     async listByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams): Promise<Page<WalletDto>> {
-      if (!page.afterId) return countedPage(await repo.pageByUser(tenantId, userId, filters, page), page, () => repo.countByUser(tenantId, userId, filters), toWalletDto);
+      if (!page.afterId && !page.beforeId) return countedPage(await repo.pageByUser(tenantId, userId, filters, page), page, () => repo.countByUser(tenantId, userId, filters), toWalletDto);
       return paginate(
         () => repo.countByUser(tenantId, userId, filters),
         () => repo.listByUser(tenantId, userId, filters, page),
