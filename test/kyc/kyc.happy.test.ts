@@ -280,4 +280,30 @@ describe('expiry', () => {
     const attempts = await h.api(h.bearerHeaders(await h.tokenFor(userId, t), t)).GET('/kyc/attempts');
     expect(attempts.data!.data[0]!.status).toBe('expired');
   });
+
+  it("a user's own list expires their due sessions as it reads, even those off the page", async () => {
+    const t = await h.newTenant();
+    const userId = await h.createUser(t);
+    const admin = h.api(h.keyHeaders(t));
+    const oldest = (await admin.POST('/kyc/kyc', { body: { userId, provider: 'manual' } })).data!.kycId;
+    h.clock.advance(6 * DAY);
+    const newer = (await admin.POST('/kyc/kyc', { body: { userId, provider: 'manual' } })).data!.kycId;
+    const newest = (await admin.POST('/kyc/kyc', { body: { userId, provider: 'manual' } })).data!.kycId;
+    h.clock.advance(DAY);
+    // Only the oldest is due; the first page of one shows the newest, which is not.
+    const own = h.api(h.bearerHeaders(await h.tokenFor(userId, t), t));
+    const first = await own.GET('/kyc/attempts', { params: { query: { limit: 1 } } });
+    expect(first.data).toMatchObject({ total: 3, data: [{ kycId: newest, status: 'created' }] });
+    const last = await own.GET('/kyc/attempts', { params: { query: { limit: 1, offset: 2 } } });
+    expect(last.data).toMatchObject({ total: 3, data: [{ kycId: oldest, status: 'expired', reason: 'session expired' }] });
+    expect((await outbox(h, t, 'kyc.expired')).map((e) => e.payload.kycId)).toEqual([oldest]);
+    // Nothing more is due: a read changes nothing, and a page past the end has the total.
+    const all = await own.GET('/kyc/attempts');
+    expect(all.data!.data.map((a) => [a.kycId, a.status])).toEqual([
+      [newest, 'created'],
+      [newer, 'created'],
+      [oldest, 'expired'],
+    ]);
+    expect((await own.GET('/kyc/attempts', { params: { query: { offset: 5 } } })).data).toEqual({ total: 3, data: [] });
+  });
 });

@@ -32,6 +32,26 @@ export function createKycRepo(db: DbOrTx) {
     q.select().from(kycRecords).where(and(ofTenant, eq(kycRecords.userId, sql.placeholder('userId')))).orderBy(desc(kycRecords.id)).limit(1),
   );
 
+  // One user's attempts, an offset page: the rows, the total and how many are due to expire at
+  // `now`, in one prepared statement (GET /kyc/attempts reads it on every poll).
+  const userPage = preparedQuery<Array<KycRow & { total: number; due: number }>, { tenantId: string; userId: string; now: string; limit: number; offset: number }>(
+    db,
+    'kyc_user_page',
+    (q) =>
+      q
+        .select({
+          ...columnsWithTotal(kycRecords),
+          due: sql<number>`count(*) filter (where ${inArray(kycRecords.status, [...EXPIRING_STATUSES])} and ${kycRecords.expiresAt} <= ${sql.placeholder('now')}::timestamptz) over ()`
+            .mapWith(Number)
+            .as('page_due'),
+        })
+        .from(kycRecords)
+        .where(and(ofTenant, eq(kycRecords.userId, sql.placeholder('userId'))))
+        .orderBy(desc(kycRecords.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset')),
+  );
+
   return {
     async insert(tenantId: string, row: Omit<NewKycRow, 'tenantId'>, tx: DbOrTx = db): Promise<KycRow> {
       const [created] = await tx
@@ -100,6 +120,14 @@ export function createKycRepo(db: DbOrTx) {
         .from(kycRecords)
         .where(and(...conditions(tenantId, filters)));
       return Number(row?.n ?? 0);
+    },
+
+    /**
+     * An offset page of one user's attempts, each row with the total (counted-page.ts) and the
+     * number of the user's attempts due to expire at `now` (`due`; 0 when the page is empty).
+     */
+    async userPageWithDue(tenantId: string, userId: string, now: Date, page: PageParams) {
+      return userPage({ tenantId, userId, now: now.toISOString(), limit: page.limit, offset: page.offset });
     },
 
     /** An offset page of list, each row with the total of the matching attempts (counted-page.ts): for one user's attempts. */

@@ -115,6 +115,13 @@ export function createKycService(deps: {
   }
 
   async function listPage(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {
+    const { userId, ...others } = filters;
+    if (userId !== undefined && Object.values(others).every((v) => v === undefined) && !page.afterId && !page.beforeId) {
+      // A user's own list (GET /kyc/attempts polls it): the page, its total and whether any of the
+      // user's attempts is due to expire, in one statement; read again only after expiring some.
+      const rows = await repo.userPageWithDue(tenantId, userId, clock.now(), page);
+      if (!rows.some((row) => row.due > 0)) return countedPage(rows, page, () => repo.count(tenantId, filters), toKycDto);
+    }
     await expireDue(tenantId, filters.userId);
     // One user's attempts are few: the page and its total in one statement.
     if (filters.userId && !page.afterId && !page.beforeId) return countedPage(await repo.pageWithTotal(tenantId, filters, page), page, () => repo.count(tenantId, filters), toKycDto);
