@@ -19,6 +19,23 @@ function userConditions(tenantId: string, userId: string, filters: WalletFilters
 }
 
 export function createWalletsRepo(db: DbOrTx) {
+  // A user's wallets, an offset page with its total (GET /evm-eoas, GET /non-custodian-xrpl/wallets):
+  // one prepared statement per shape of filters (kind, chain, both or neither).
+  type UserPageParams = { tenantId: string; userId: string; kind?: WalletKind; chain?: WalletChain; limit: number; offset: number };
+  const userPages = new Map<string, (params: UserPageParams, tx?: DbOrTx) => Promise<Array<WalletRow & { total: number }>>>();
+  const userPage = (shape: string, filters: WalletFilters) =>
+    preparedQuery<Array<WalletRow & { total: number }>, UserPageParams>(db, `wallets_user_page_${shape || 'all'}`, (q) => {
+      const conditions = [eq(wallets.tenantId, sql.placeholder('tenantId')), eq(wallets.userId, sql.placeholder('userId'))];
+      if (filters.kind) conditions.push(eq(wallets.kind, sql.placeholder('kind')));
+      if (filters.chain) conditions.push(eq(wallets.chain, sql.placeholder('chain')));
+      return q
+        .select(columnsWithTotal(wallets))
+        .from(wallets)
+        .where(and(...conditions))
+        .orderBy(asc(wallets.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'));
+    });
   // Read by every SIWE registration, as a prepared statement.
   const nonceByHash = preparedQuery<SiweNonceRow[], { tenantId: string; nonceHash: string }>(db, 'evm_siwe_nonce_by_hash', (q) =>
     q
@@ -91,13 +108,10 @@ export function createWalletsRepo(db: DbOrTx) {
 
     /** An offset page of listByUser, each row with the total of the user's matching wallets (counted-page.ts). */
     async pageByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams, tx: DbOrTx = db) {
-      return tx
-        .select(columnsWithTotal(wallets))
-        .from(wallets)
-        .where(and(...userConditions(tenantId, userId, filters)))
-        .orderBy(asc(wallets.id))
-        .limit(page.limit)
-        .offset(page.offset);
+      const shape = `${filters.kind ? 'k' : ''}${filters.chain ? 'c' : ''}`;
+      let query = userPages.get(shape);
+      if (!query) userPages.set(shape, (query = userPage(shape, filters)));
+      return query({ tenantId, userId, kind: filters.kind, chain: filters.chain, limit: page.limit, offset: page.offset }, tx);
     },
 
     /**
