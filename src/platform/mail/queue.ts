@@ -9,39 +9,33 @@ import { mailOutbox, type MailRow } from './table.js';
 export function createMailQueue(db: Db) {
   return {
     /**
-     * Claims up to `limit` due rows: in one transaction, locks them with FOR UPDATE SKIP LOCKED
-     * (rows another instance holds are skipped, never waited for), counts the attempt and
-     * leases them until `leaseUntil`. A worker that dies mid-send leaves its rows to come back
-     * when the lease ends. `onlyTenants` narrows the claim (test harnesses sharing a database).
+     * Claims up to `limit` due rows in one statement: an UPDATE of the rows its subquery locks
+     * with FOR UPDATE SKIP LOCKED (rows another instance holds are skipped, never waited for),
+     * counting the attempt and leasing them until `leaseUntil`. A worker that dies mid-send
+     * leaves its rows to come back when the lease ends. `onlyTenants` narrows the claim (test
+     * harnesses sharing a database). An empty queue, the usual case, costs one round trip.
      */
     async claimDue(now: Date, limit: number, leaseUntil: Date, onlyTenants?: readonly string[]): Promise<MailRow[]> {
       if (onlyTenants && onlyTenants.length === 0) return [];
-      return db.transaction(async (tx) => {
-        const due = await tx
-          .select({ tenantId: mailOutbox.tenantId, id: mailOutbox.id })
-          .from(mailOutbox)
-          .where(
-            and(
-              eq(mailOutbox.status, 'pending'),
-              or(isNull(mailOutbox.nextAttemptAt), lte(mailOutbox.nextAttemptAt, now)),
-              onlyTenants ? inArray(mailOutbox.tenantId, [...onlyTenants]) : undefined,
-            ),
-          )
-          .orderBy(sql`${mailOutbox.nextAttemptAt} asc nulls first`, asc(mailOutbox.id))
-          .limit(limit)
-          .for('update', { skipLocked: true });
-        if (due.length === 0) return [];
-        const keys = sql.join(
-          due.map((r) => sql`(${r.tenantId}::uuid, ${r.id}::uuid)`),
-          sql`, `,
-        );
-        const claimed = await tx
-          .update(mailOutbox)
-          .set({ attempts: sql`${mailOutbox.attempts} + 1`, nextAttemptAt: leaseUntil })
-          .where(sql`(${mailOutbox.tenantId}, ${mailOutbox.id}) in (${keys})`)
-          .returning();
-        return claimed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      });
+      const due = db
+        .select({ tenantId: mailOutbox.tenantId, id: mailOutbox.id })
+        .from(mailOutbox)
+        .where(
+          and(
+            eq(mailOutbox.status, 'pending'),
+            or(isNull(mailOutbox.nextAttemptAt), lte(mailOutbox.nextAttemptAt, now)),
+            onlyTenants ? inArray(mailOutbox.tenantId, [...onlyTenants]) : undefined,
+          ),
+        )
+        .orderBy(sql`${mailOutbox.nextAttemptAt} asc nulls first`, asc(mailOutbox.id))
+        .limit(limit)
+        .for('update', { skipLocked: true });
+      const claimed = await db
+        .update(mailOutbox)
+        .set({ attempts: sql`${mailOutbox.attempts} + 1`, nextAttemptAt: leaseUntil })
+        .where(and(sql`(${mailOutbox.tenantId}, ${mailOutbox.id}) in ${due}`, eq(mailOutbox.status, 'pending')))
+        .returning();
+      return claimed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
 
     /**
