@@ -24,24 +24,19 @@ export function mailbox(h: () => Harness, catcher: () => SmtpCatcher) {
     }
   }
 
-  /** All mail to `to` delivered so far: polls until the number holds steady for 300 ms (queued work settles). */
+  /**
+   * All mail to `to` delivered so far: waits for the work the routes queued after answering
+   * (the platform's background runner), then sends what is due until nothing more is (the
+   * catcher stores a message before it accepts it).
+   */
   async function count(to: string): Promise<number> {
-    const current = () => catcher().messages.filter((m) => recipients(m).includes(to.toLowerCase())).length;
-    let last = -1;
-    let steadySince = Date.now();
-    const deadline = Date.now() + 3000;
-    while (Date.now() < deadline) {
-      await h().container.mail.worker.drainOnce();
-      const n = current();
-      if (n !== last) {
-        last = n;
-        steadySince = Date.now();
-      } else if (Date.now() - steadySince >= 300) {
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 25));
+    const { background } = h().container.platform;
+    for (let round = 0; round < 20; round++) {
+      await background.drain();
+      const sent = await h().container.mail.worker.drainOnce();
+      if (sent === 0 && background.pending === 0) break;
     }
-    return current();
+    return catcher().messages.filter((m) => recipients(m).includes(to.toLowerCase())).length;
   }
 
   return { next, count };
