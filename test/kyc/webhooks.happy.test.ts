@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { decideInSandbox, decisionBody, eventBody, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
 import { outbox } from '../helpers/outbox.js';
@@ -37,6 +37,21 @@ describe('idv-a webhooks', () => {
       actor: { type: 'provider', id: 'idv-a' },
     });
     expect((await readUser(h, userId)).kycStatus).toBe('approved');
+  });
+
+  it("a delivery reads the provider settings' stamp once: the port that verified it handles it", async () => {
+    const userId = await h.createUser();
+    const { kycId } = await startSession(h, userId);
+    const sessionId = await sessionIdOf(h, kycId);
+    const settings = h.container.platform.providerSettings;
+    const stamp = vi.spyOn(settings, 'stamp');
+    try {
+      const res = await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(h.tenant.tenantId, kycId, sessionId, 'started'));
+      expect(res.statusCode, res.body).toBe(201);
+      expect(stamp.mock.calls.filter(([, kind]) => kind === 'idv')).toHaveLength(1);
+    } finally {
+      stamp.mockRestore();
+    }
   });
 
   it('a declined decision stores the reason and writes kyc.declined', async () => {

@@ -9,7 +9,6 @@ import { paginate, type Page, type PageParams } from '../../platform/http/pagina
 import type { InboundWebhook } from '../../platform/providers/define.js';
 import { ProviderError } from '../../platform/providers/errors.js';
 import type { Providers } from '../../platform/providers/service.js';
-import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
 import type { Logger } from 'pino';
 import type { BusinessProfileClient, ProviderBusiness } from '../../providers/business-profile/port.js';
 import type { AuditService } from '../audit/service.js';
@@ -48,14 +47,13 @@ export function createBusinessProfilesService(deps: {
   repo: BusinessProfilesRepo;
   access: EntityAccessService;
   providers: Providers;
-  providerSettings: ProviderSettings;
   tx: RunInTx;
   clock: Clock;
   secrets: SecretBox;
   audit: AuditService;
   logger: Logger;
 }) {
-  const { repo, access, providers, providerSettings, tx, clock, secrets, audit, logger } = deps;
+  const { repo, access, providers, tx, clock, secrets, audit, logger } = deps;
   /** The tenant's provider: business-profile-a as configured, else its sandbox (platform.providers). */
   const client = (tenantId: string): Promise<BusinessProfileClient> => providers.port(tenantId, BUSINESS_PROFILE_KIND, PROVIDER);
   const tinContext = (tenantId: string, id: string) => `business-profile-tin:${tenantId}:${id}`;
@@ -177,14 +175,14 @@ export function createBusinessProfilesService(deps: {
       const tenantId = request.tenantId.toLowerCase();
       const inbound = { ...request, tenantId };
       // A tenant without settings (or unknown) is refused before anything is made for it.
-      if ((await providerSettings.stamp(tenantId, BUSINESS_PROFILE_KIND, PROVIDER)).version === 0) throw BusinessProfileErrors.webhookUnauthorized();
+      let port: BusinessProfileClient;
       try {
-        await providers.verifyWebhook(tenantId, BUSINESS_PROFILE_KIND, inbound, PROVIDER);
+        port = await providers.verifyWebhook(tenantId, BUSINESS_PROFILE_KIND, inbound, PROVIDER, { unknownTenant: BusinessProfileErrors.webhookUnauthorized });
       } catch (error) {
         if (error instanceof ProviderError && error.reason === 'not_configured') throw BusinessProfileErrors.webhookUnauthorized();
         throw error;
       }
-      const event = (await client(tenantId)).parseEvent(request.rawBody);
+      const event = port.parseEvent(request.rawBody);
       if (event === 'malformed') throw BusinessProfileErrors.webhookMalformed();
       const business = event.business;
       let applied = false;

@@ -43,7 +43,6 @@ export function createEntitiesModule(
       repo: bpRepo,
       access,
       providers: platform.providers,
-      providerSettings: platform.providerSettings,
       tx,
       clock,
       secrets,

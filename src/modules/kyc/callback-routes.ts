@@ -4,12 +4,13 @@ import { errorResponses } from '../../platform/http/schemas.js';
 import { cleanStorable } from '../../platform/http/storable-text.js';
 import type { ProviderDefinition, ProviderKind } from '../../platform/providers/define.js';
 import { WebhookAck } from './schemas.js';
+import type { IdvPort } from '../../providers/idv/port.js';
 import type { KycWebhooks } from './webhooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The tenant a verified webhook belongs to. */
-    webhookTenantId?: string;
+    /** The tenant a verified webhook belongs to, and the provider's port that verified it. */
+    verifiedWebhook?: { tenantId: string; port: IdvPort };
   }
 }
 
@@ -50,7 +51,7 @@ export async function kycCallbackRoutes(
         {
           config: { tenancy: false },
           preValidation: async (request: FastifyRequest) => {
-            request.webhookTenantId = await webhooks.authenticate(provider, route.tenantOf(request.body, request.query), inbound(request));
+            request.verifiedWebhook = await webhooks.authenticate(provider, route.tenantOf(request.body, request.query), inbound(request));
           },
           schema: {
             tags,
@@ -63,8 +64,8 @@ export async function kycCallbackRoutes(
           },
         },
         async (request, reply) => {
-          const tenantId = request.webhookTenantId!;
-          const ack = await webhooks.receive(provider, route.name, request.body, { tenantId, ...inbound(request) });
+          const { tenantId, port } = request.verifiedWebhook!;
+          const ack = await webhooks.receive(provider, route.name, request.body, { tenantId, ...inbound(request) }, port);
           return reply.status(201).send(ack);
         },
       );

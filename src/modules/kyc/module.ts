@@ -16,14 +16,14 @@ import { createKycWebhooks } from './webhooks.js';
  * announces `identity.changed` in its transaction.
  */
 export function createKycModule(platform: Platform, deps: { users: UsersService; audit: AuditService }) {
-  const { db, tx, clock, hooks, publicBaseUrl, providers, providerSettings } = platform;
+  const { db, tx, clock, hooks, publicBaseUrl, providers } = platform;
   const { users, audit } = deps;
   const repo = createKycRepo(db);
   const identityChanged = (tenantId: string, userId: string, txDb: Parameters<typeof hooks.emit>[2]) =>
     hooks.emit('identity.changed', { tenantId, userId }, txDb);
   const transitions = createKycTransitions({ repo, users, audit, clock, identityChanged });
   const kyc = createKycService({ repo, tx, clock, users, providers, transitions, audit, publicBaseUrl });
-  const kycWebhooks = createKycWebhooks({ repo, tx, providers, providerSettings, transitions, verifyWallet: verifyRecordWallet });
+  const kycWebhooks = createKycWebhooks({ repo, tx, providers, transitions, verifyWallet: verifyRecordWallet });
   const idvB = createIdvBService({ tx, clock, users, providers, transitions, publicBaseUrl });
 
   const services = { kyc, kycWebhooks, idvB };

@@ -1,8 +1,7 @@
 import type { RunInTx } from '../../platform/db/tx.js';
-import type { ProviderSettings } from '../../platform/provider-settings/settings.js';
 import type { InboundWebhook } from '../../platform/providers/define.js';
 import type { Providers } from '../../platform/providers/service.js';
-import type { IdvWebhook } from '../../providers/idv/port.js';
+import type { IdvPort, IdvWebhook } from '../../providers/idv/port.js';
 import { KycErrors } from './errors.js';
 import type { KycRepo } from './repo.js';
 import type { WebhookAckDto } from './schemas.js';
@@ -29,11 +28,10 @@ export function createKycWebhooks(deps: {
   repo: KycRepo;
   tx: RunInTx;
   providers: Providers;
-  providerSettings: Pick<ProviderSettings, 'stamp'>;
   transitions: KycTransitions;
   verifyWallet: (row: KycRow, wallet: NonNullable<IdvWebhook['wallet']>) => Promise<boolean>;
 }) {
-  const { repo, tx, providers, providerSettings, transitions, verifyWallet } = deps;
+  const { repo, tx, providers, transitions, verifyWallet } = deps;
 
   /** The rule the module adds to every provider: a wallet-style attempt is approved only with a valid signature of its challenge. */
   async function decide(row: KycRow, webhook: IdvWebhook): Promise<Decision> {
@@ -87,16 +85,16 @@ export function createKycWebhooks(deps: {
      * secret: a forged one fails the check. A tenant that holds no settings for the provider
      * (it never started a session there, or does not exist) is unknown.
      */
-    async authenticate(provider: string, tenantId: string | undefined, request: Omit<InboundWebhook, 'tenantId'>): Promise<string> {
-      if (!tenantId || (await providerSettings.stamp(tenantId, 'idv', provider)).version === 0) throw KycErrors.webhookTenantUnknown();
-      await providers.verifyWebhook(tenantId, 'idv', { tenantId, ...request }, provider);
-      return tenantId;
+    async authenticate(provider: string, tenantId: string | undefined, request: Omit<InboundWebhook, 'tenantId'>): Promise<{ tenantId: string; port: IdvPort }> {
+      if (!tenantId) throw KycErrors.webhookTenantUnknown();
+      const port = await providers.verifyWebhook(tenantId, 'idv', { tenantId, ...request }, provider, { unknownTenant: KycErrors.webhookTenantUnknown });
+      return { tenantId, port };
     },
 
     /** Applies an authenticated delivery to the route `route` of `provider`, once per provider event id. */
-    async receive(provider: string, route: string, body: unknown, request: InboundWebhook): Promise<WebhookAckDto> {
+    async receive(provider: string, route: string, body: unknown, request: InboundWebhook, port?: IdvPort): Promise<WebhookAckDto> {
       const { tenantId } = request;
-      const read = (await providers.port(tenantId, 'idv', provider)).readWebhook(route, body);
+      const read = (port ?? (await providers.port(tenantId, 'idv', provider))).readWebhook(route, body);
       if ('malformed' in read) throw KycErrors.webhookMalformed(read.malformed);
       let ack: WebhookAckDto | undefined;
       const once = await providers.once(tenantId, 'idv', body, request, async () => {

@@ -31,8 +31,14 @@ export interface Providers {
    * `ProviderError.notConfigured`. Built once per tenant per settings version.
    */
   port<K extends ProviderKind>(tenantId: string, kind: K, name?: string): Promise<ProviderPorts[K]>;
-  /** Checks an inbound webhook with the provider's own verification; 401 WEBHOOK_SIGNATURE_INVALID when it fails. */
-  verifyWebhook(tenantId: string, kind: ProviderKind, request: InboundWebhook, name?: string): Promise<void>;
+  /**
+   * Checks an inbound webhook with the provider's own verification (401 WEBHOOK_SIGNATURE_INVALID
+   * when it fails) and answers the port it checked it against, for handling the webhook: one
+   * read of the settings' stamp serves both. With `unknownTenant`, a tenant that holds no
+   * settings of the provider is refused with that error before anything is made for it (a
+   * sandbox would generate its secrets).
+   */
+  verifyWebhook<K extends ProviderKind>(tenantId: string, kind: K, request: InboundWebhook, name?: string, options?: { unknownTenant?: () => Error }): Promise<ProviderPorts[K]>;
   /**
    * Applies a verified webhook once per provider event id (the one dedupe table): a delivery
    * already applied is 'duplicate' and `apply` is not called; when `apply` throws, the id is
@@ -80,11 +86,12 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
     return found;
   };
 
-  async function entry(tenantId: string, definition: ProviderDefinition<ProviderKind>): Promise<Entry> {
+  async function entry(tenantId: string, definition: ProviderDefinition<ProviderKind>, unknownTenant?: () => Error): Promise<Entry> {
     const { kind, name } = definition;
     const key = `${tenantId}/${kind}/${name}`;
     const stampOf = (s: { version: number; sandbox: boolean }) => (s.sandbox ? `${s.version}|sandbox|${deps.publicBaseUrl()}` : `${s.version}`);
     const before = await settings.stamp(tenantId, kind, name);
+    if (unknownTenant && before.version === 0) throw unknownTenant();
     const cached = cache.get(key);
     if (cached && cached.stamp === stampOf(before)) return cached;
 
@@ -128,11 +135,12 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
     async port(tenantId, kind, name) {
       return (await entry(tenantId, definitionOf(kind, name))).port as ProviderPorts[typeof kind];
     },
-    async verifyWebhook(tenantId, kind, request, name) {
+    async verifyWebhook(tenantId, kind, request, name, options) {
       const definition = definitionOf(kind, name);
       if (!definition.webhooks) throw new Error(`${kind} ${definition.name} declares no webhooks`);
-      const { port, config } = await entry(tenantId, definition);
+      const { port, config } = await entry(tenantId, definition, options?.unknownTenant);
       if (!(await definition.webhooks.verify(request, { port: port as ProviderPorts[typeof kind], config }))) throw WebhookErrors.signatureInvalid();
+      return port as ProviderPorts[typeof kind];
     },
     async once(tenantId, kind, payload, request, apply, name) {
       const definition = definitionOf(kind, name);
