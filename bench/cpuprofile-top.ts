@@ -1,8 +1,8 @@
 // Top self-time functions of a V8 CPU profile (node --cpu-prof; `BENCH_CPU_PROF=1 npm run bench`
 // writes one for the service under bench/.data/profiles). Usage:
-//   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX]
+//   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N]
 // --skip leaves out the first seconds (start-up); --callers prints, for the functions whose
-// name or file matches, the call stacks their self time comes from.
+// name or file matches, the call stacks their self time comes from (--depth frames, 6 unless told).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -33,7 +33,7 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 
-function main(file: string, options: { skipSec: number; rows: number; callers?: RegExp }): void {
+function main(file: string, options: { skipSec: number; rows: number; callers?: RegExp; depth: number }): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -59,7 +59,7 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
     areas.set(a, (areas.get(a) ?? 0) + us);
     if (options.callers?.test(key)) {
       const chain: string[] = [];
-      for (let p = parent.get(id); p !== undefined && chain.length < 6; p = parent.get(p)) chain.push(frameName(byId.get(p)!));
+      for (let p = parent.get(id); p !== undefined && chain.length < options.depth; p = parent.get(p)) chain.push(frameName(byId.get(p)!));
       const stack = `${key}\n      <- ${chain.join('\n      <- ')}`;
       stacks.set(stack, (stacks.get(stack) ?? 0) + us);
     }
@@ -80,14 +80,15 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { skip: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' } },
+  options: { skip: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' } },
 });
 if (!positionals[0]) {
-  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX]\n');
+  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N]\n');
   process.exit(2);
 }
 main(positionals[0], {
   skipSec: Number(values.skip ?? 0),
   rows: Number(values.rows ?? 40),
   callers: values.callers ? new RegExp(values.callers) : undefined,
+  depth: Number(values.depth ?? 6),
 });

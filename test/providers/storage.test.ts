@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { writeHashed } from '../../src/providers/storage/hashing.js';
 import { createLocalBlobStore } from '../../src/providers/storage/local/store.js';
 import { createStorage } from '../../src/providers/storage/select.js';
 
@@ -68,6 +70,25 @@ describe('local blob store on disk', () => {
     utimesSync(stale, old, old);
     expect(await store.removeStaleTemp(new Date(Date.now() - 24 * 3_600_000))).toBe(1);
     expect(readdirSync(join(root, '.tmp'))).toEqual(['in-progress']);
+  });
+});
+
+describe('writeHashed', () => {
+  it('writes and hashes bytes or a stream; the MD5 (S3\'s Content-MD5) only when asked for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bastion-hashed-'));
+    const bytes = randomBytes(300_000);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const md5 = createHash('md5').update(bytes).digest('base64');
+    for (const [name, withMd5] of [['plain', false], ['with-md5', true]] as const) {
+      for (const source of ['bytes', 'stream'] as const) {
+        const file = join(dir, `${name}-${source}`);
+        const handle = await open(file, 'wx');
+        const data = source === 'bytes' ? bytes : Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)]);
+        const written = await writeHashed(handle, data, Infinity, withMd5).finally(() => handle.close());
+        expect(written).toEqual({ sha256, md5: withMd5 ? md5 : undefined, size: bytes.length });
+        expect(readFileSync(file).equals(bytes)).toBe(true);
+      }
+    }
   });
 });
 

@@ -34,6 +34,7 @@ export function createDocumentsModule(
   const policy: OutboundPolicy = { allowPrivate: false, allowLoopback: options.allowLoopbackUrls ?? false };
   const documents = createDocumentsService({
     repo,
+    db,
     tx,
     clock,
     store,

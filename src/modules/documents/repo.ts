@@ -17,9 +17,9 @@ import {
 export function createDocumentsRepo(db: DbOrTx) {
   return {
     // ---- user documents
-    async insertUserDocument(tenantId: string, row: Omit<UserDocumentRow, 'tenantId'>, tx: DbOrTx = db): Promise<UserDocumentRow> {
-      const [created] = await tx.insert(userDocuments).values({ ...row, tenantId }).returning();
-      return created!;
+    /** The insert of a new user document, built but not run (for writeTogether with its audit entry and event). */
+    insertUserDocumentStatement(row: UserDocumentRow, tx: DbOrTx = db) {
+      return tx.insert(userDocuments).values(row);
     },
     async findUserDocument(tenantId: string, id: string, tx: DbOrTx = db): Promise<UserDocumentRow | undefined> {
       const [row] = await tx.select().from(userDocuments).where(and(eq(userDocuments.tenantId, tenantId), eq(userDocuments.id, id))).limit(1);

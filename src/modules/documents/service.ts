@@ -4,7 +4,8 @@ import type { Actor } from '../../platform/audit/actor.js';
 import { newId, type Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { appendEvent } from '../../platform/events/outbox.js';
+import { writeTogether } from '../../platform/db/write-together.js';
+import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
 import {
   getOutbound,
   OutboundFetchError,
@@ -84,6 +85,7 @@ interface Stored {
  */
 export function createDocumentsService(deps: {
   repo: DocumentsRepo;
+  db: DbOrTx;
   tx: RunInTx;
   clock: Clock;
   store: BlobStore;
@@ -91,7 +93,7 @@ export function createDocumentsService(deps: {
   audit: AuditService;
   fetch: FetchSettings;
 }) {
-  const { repo, tx, clock, store, users, audit } = deps;
+  const { repo, db, tx, clock, store, users, audit } = deps;
 
   async function storeContent(bytes: Buffer): Promise<Stored> {
     if (bytes.length > MAX_DOCUMENT_BYTES) throw DocumentErrors.tooLarge(MAX_DOCUMENT_BYTES);
@@ -126,22 +128,19 @@ export function createDocumentsService(deps: {
     return users.actingFor(ctx, requested, DocumentErrors.userIdRequired);
   }
 
+  /**
+   * The row, its audit entry and its event as one statement (writeTogether): atomic on its own,
+   * one round trip, no BEGIN/COMMIT. The row is built here, so it is answered as written.
+   */
   async function createUserDocument(tenantId: string, userId: string, fields: { type: UserDocumentType; name: string }, stored: Stored, source: string, actor: Actor) {
-    return tx(async (db) => {
-      const row = await repo.insertUserDocument(
-        tenantId,
-        { id: newId(), userId, type: fields.type, name: fields.name, blobKey: stored.key, mediaType: stored.mediaType, size: stored.size, source, createdAt: clock.now() },
-        db,
-      );
-      await audit.record(db, tenantId, {
-        type: 'document.uploaded',
-        ...auditActor(actor),
-        subjectUserId: userId,
-        details: { documentId: row.id, kind: 'user', type: row.type, sha256: row.blobKey, size: row.size },
-      });
-      await appendEvent(db, tenantId, 'document.uploaded', { documentId: row.id, kind: 'user', userId, type: row.type, sha256: row.blobKey, mediaType: row.mediaType, size: row.size, actor });
-      return toUserDocumentDto(row);
-    });
+    const row: UserDocumentRow = { tenantId, id: newId(), userId, type: fields.type, name: fields.name, blobKey: stored.key, mediaType: stored.mediaType, size: stored.size, source, createdAt: clock.now() };
+    const facts = { documentId: row.id, kind: 'user' as const, type: row.type, sha256: row.blobKey, size: row.size };
+    await writeTogether(db, [
+      repo.insertUserDocumentStatement(row, db),
+      audit.statement(tenantId, { type: 'document.uploaded', ...auditActor(actor), subjectUserId: userId, details: facts }),
+      appendEventStatement(db, tenantId, 'document.uploaded', { documentId: row.id, kind: 'user', userId, type: row.type, sha256: row.blobKey, mediaType: row.mediaType, size: row.size, actor }),
+    ]);
+    return toUserDocumentDto(row);
   }
 
   async function countSignatures(tenantId: string, id: string, db?: DbOrTx) {

@@ -91,7 +91,7 @@ export function createS3BlobStore(config: S3Config, options: { tempDir?: string;
       try {
         let written;
         try {
-          written = await writeHashed(handle, data, putOptions.maxBytes);
+          written = await writeHashed(handle, data, putOptions.maxBytes, true);
         } finally {
           await handle.close();
         }
