@@ -1,6 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { columnsWithTotal } from '../../src/platform/db/counted-page.js';
 import { preparedQuery } from '../../src/platform/db/prepared.js';
+import { tenants } from '../../src/platform/tenancy/table.js';
+import { sessions } from '../../src/modules/auth/table.js';
 import { users, type UserRow } from '../../src/modules/users/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -38,5 +41,34 @@ describe('preparedQuery', () => {
 
     expect((await byId(params))[0]?.fullName).toBeNull();
     expect(builds).toBe(1);
+  });
+
+  it('answers the rows drizzle itself maps: the same keys in the same order, nulls, dates, JSON, counts, and joins nested', async () => {
+    const userId = await h.createUser();
+    await h.tokenFor(userId);
+    const tenantId = h.tenant.tenantId;
+    const queries = {
+      // A user's columns (timestamps, booleans, nulls) and a window count mapped with Number.
+      page: (q: typeof h.database.db) => q.select(columnsWithTotal(users)).from(users).where(eq(users.tenantId, sql.placeholder('tenantId'))).limit(5),
+      // A JSON column.
+      tenant: (q: typeof h.database.db) => q.select().from(tenants).where(eq(tenants.id, sql.placeholder('tenantId'))),
+      // A join: drizzle nests each table's row under its name (its own mapping stays).
+      joined: (q: typeof h.database.db) =>
+        q.select().from(users).leftJoin(sessions, and(eq(sessions.tenantId, users.tenantId), eq(sessions.userId, users.id))).where(eq(users.tenantId, sql.placeholder('tenantId'))),
+      // Picked and renamed fields, one an SQL expression.
+      picked: (q: typeof h.database.db) => q.select({ who: users.email, at: users.createdAt, n: sql<number>`1 + 1`.mapWith(Number) }).from(users).where(eq(users.tenantId, sql.placeholder('tenantId'))),
+    };
+    for (const [name, build] of Object.entries(queries)) {
+      const prepared = preparedQuery<unknown[], { tenantId: string }>(h.database.db, `test_prepared_map_${name}`, build as never);
+      const mine = await prepared({ tenantId });
+      const drizzles = await (build(h.database.db) as unknown as { execute(p: object): Promise<unknown[]> }).execute({ tenantId });
+      expect(mine.length, name).toBeGreaterThan(0);
+      expect(mine, name).toEqual(drizzles);
+      expect(mine.map((row) => Object.keys(row as object)), name).toEqual(drizzles.map((row) => Object.keys(row as object)));
+    }
+    const [page] = (await preparedQuery<Array<Record<string, unknown>>, { tenantId: string }>(h.database.db, 'test_prepared_map_types', queries.page as never)({ tenantId }));
+    expect(page!.createdAt).toBeInstanceOf(Date);
+    expect(typeof page!.total).toBe('number');
+    expect(page!.fullName).toBeNull();
   });
 });
