@@ -2,7 +2,9 @@
 // writes one for the service under bench/.data/profiles). Usage:
 //   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N]
 // --skip leaves out the first seconds (start-up); --callers prints, for the functions whose
-// name or file matches, the call stacks their self time comes from (--depth frames, 6 unless told).
+// name or file matches, the call stacks their self time comes from (--depth frames, 6 unless told);
+// --own adds the time by the innermost frame of Bastion's own source (src/) on each sample's stack
+// (work resumed after an await has only the resuming frames on its stack: much shows as no frame).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -33,7 +35,7 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 
-function main(file: string, options: { skipSec: number; rows: number; callers?: RegExp; depth: number }): void {
+function main(file: string, options: { skipSec: number; rows: number; callers?: RegExp; depth: number; own: boolean }): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -51,9 +53,18 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
   const fns = new Map<string, number>();
   const areas = new Map<string, number>();
   const stacks = new Map<string, number>();
+  // --own: each sample's time goes to the innermost frame of Bastion's own source on its stack
+  // (the code of ours whose work it is, libraries and Node included).
+  const owners = new Map<string, number>();
   for (const [id, us] of self) {
     const node = byId.get(id)!;
     const key = frameName(node);
+    if (options.own && node.callFrame.functionName !== '(idle)') {
+      let at: number | undefined = id;
+      while (at !== undefined && !/\/src\//.test(byId.get(at)!.callFrame.url)) at = parent.get(at);
+      const owner = at === undefined ? '(no frame of src/)' : frameName(byId.get(at)!);
+      owners.set(owner, (owners.get(owner) ?? 0) + us);
+    }
     fns.set(key, (fns.get(key) ?? 0) + us);
     const a = area(node.callFrame.url, node.callFrame.functionName);
     areas.set(a, (areas.get(a) ?? 0) + us);
@@ -71,6 +82,10 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
   for (const [k, us] of top(areas, 25)) out.push(`${pct(us)}  ${k}`);
   out.push('', 'by function (self time):');
   for (const [k, us] of top(fns, options.rows)) out.push(`${pct(us)}  ${k}`);
+  if (options.own) {
+    out.push('', 'by the innermost frame of src/ (self time of everything it called):');
+    for (const [k, us] of top(owners, options.rows)) out.push(`${pct(us)}  ${k}`);
+  }
   if (options.callers) {
     out.push('', `callers of ${options.callers}:`);
     for (const [k, us] of top(stacks, 12)) out.push(`${pct(us)}  ${k}`);
@@ -80,10 +95,10 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { skip: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' } },
+  options: { skip: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' }, own: { type: 'boolean' } },
 });
 if (!positionals[0]) {
-  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N]\n');
+  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N] [--own]\n');
   process.exit(2);
 }
 main(positionals[0], {
@@ -91,4 +106,5 @@ main(positionals[0], {
   rows: Number(values.rows ?? 40),
   callers: values.callers ? new RegExp(values.callers) : undefined,
   depth: Number(values.depth ?? 6),
+  own: values.own ?? false,
 });

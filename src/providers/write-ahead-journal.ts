@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { processAlive } from '../platform/db/data-dir-lock.js';
 
@@ -13,12 +13,18 @@ export class JournalCorrupt extends Error {
 /**
  * An append-only journal of JSON lines for the local development chains (the XRPL stand-in and
  * the in-process EVM chain): a change is appended, and flushed to disk (fsync) when durable,
- * before the chain answers the call that made it. Synchronous on purpose: nothing else runs
- * between the append and the answer. A last line cut short by a crash (no newline, not JSON) is
- * dropped at open; any other unreadable line makes the journal corrupt.
+ * before the chain answers the call that made it. `append` is synchronous (nothing else runs
+ * between the append and the answer); `appendGrouped` writes at once and flushes in the
+ * background, one fsync for every entry written while the previous one ran (group commit), so
+ * the main thread does not wait for the disk. A last line cut short by a crash (no newline, not
+ * JSON) is dropped at open; any other unreadable line makes the journal corrupt.
  */
 export class WriteAheadJournal<E> {
   private fd: number;
+  /** The fsync running now (it covers every entry written before it started). */
+  private syncing: Promise<void> | undefined;
+  /** The fsync to start when `syncing` ends: it covers the entries written meanwhile. */
+  private nextSync: Promise<void> | undefined;
 
   private constructor(readonly file: string, fd: number, private readonly release: () => void) {
     this.fd = fd;
@@ -70,6 +76,46 @@ export class WriteAheadJournal<E> {
   append(entry: E, durable = true): void {
     writeSync(this.fd, JSON.stringify(entry) + '\n');
     if (durable) fsyncSync(this.fd);
+  }
+
+  /**
+   * Appends one entry now (in order with every other append) and answers once it, and every
+   * entry before it, is on disk. Concurrent appends share an fsync, run off the main thread.
+   */
+  appendGrouped(entry: E): Promise<void> {
+    writeSync(this.fd, JSON.stringify(entry) + '\n');
+    return this.flush();
+  }
+
+  /** Settles when every entry appended so far is on disk (at once when nothing waits for a flush). */
+  durable(): Promise<void> {
+    return this.nextSync ?? this.syncing ?? Promise.resolve();
+  }
+
+  private flush(): Promise<void> {
+    if (!this.syncing) {
+      const fd = this.fd;
+      const run = new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+      this.syncing = run;
+      void run.then(
+        () => this.syncDone(run),
+        () => this.syncDone(run),
+      );
+      return run;
+    }
+    // An fsync that started before this write may not cover it: the next one does.
+    this.nextSync ??= this.syncing.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      this.nextSync = undefined;
+      return this.flush();
+    });
+    return this.nextSync;
+  }
+
+  private syncDone(run: Promise<void>): void {
+    if (this.syncing === run) this.syncing = undefined;
   }
 
   /** Replaces the whole journal with `entries`, atomically (a new file renamed over the old one). */

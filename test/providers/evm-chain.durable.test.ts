@@ -143,4 +143,29 @@ describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: a real process killed with 
       await proc.exited;
     }
   }, 90_000);
+
+  it('transactions sent together share the journal flushes: every one answered survives a SIGKILL right after the answers', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'evm-kill-group-'));
+    const entry = 'test/providers/processes/evm-chain.ts';
+    let proc = await startProcess(entry, { DATA_DIR: dataDir });
+    try {
+      const chain = chainDefinition(31337, 'local');
+      const accounts = (JSON.parse(readFileSync(join(dataDir, DEV_ACCOUNTS_FILE), 'utf8')).accounts as Array<{ privateKey: `0x${string}` }>).map((a) => privateKeyToAccount(a.privateKey));
+      expect(accounts.length).toBeGreaterThanOrEqual(4);
+      const to = privateKeyToAccount(generatePrivateKey()).address;
+      // Every account sends at once (an automining chain takes one nonce of an account at a time): no receipt awaited.
+      const sends = accounts.map((account) => createWalletClient({ account, chain, transport: http(proc.ready[0]) }).sendTransaction({ to, value: 1000n, nonce: 0, gas: 21_000n }));
+      const hashes = await Promise.all(sends);
+      await kill9(proc);
+
+      proc = await startProcess(entry, { DATA_DIR: dataDir });
+      const client = createPublicClient({ chain, transport: http(proc.ready[0]) });
+      expect(proc.output()).not.toContain('RESET');
+      for (const hash of hashes) expect((await client.getTransactionReceipt({ hash })).status).toBe('success');
+      expect(await client.getBalance({ address: to })).toBe(1000n * BigInt(hashes.length));
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+  }, 90_000);
 });

@@ -82,12 +82,17 @@ export class ReplayMismatch extends Error {}
 
 /**
  * The local chain's write-ahead journal: every state-changing JSON-RPC call is applied, then
- * appended with the head it produced (and the time of the block it mined) and flushed to disk,
- * and only then answered. Calls that change state run one at a time.
+ * appended with the head it produced (and the time of the block it mined), and answered once
+ * that entry is on disk. Calls that change state run one at a time; the next one starts when
+ * the entry is written, not when it is flushed, so calls made together share one fsync (group
+ * commit), run off the main thread. A read is answered after every change it could have seen is
+ * on disk too: nothing is told of a block a crash could still take back.
  */
 export class ChainJournal {
   private queue: Promise<unknown> = Promise.resolve();
   private n: number;
+  /** The head after the last journaled call (calls that change state run one at a time, here). */
+  private lastHead: Head | undefined;
 
   constructor(
     private readonly journal: WriteAheadJournal<EvmJournalEntry>,
@@ -99,18 +104,27 @@ export class ChainJournal {
   /** The request function the chain's clients use: reads pass through, changes are journaled. */
   wrap(request: Request): EIP1193RequestFn {
     return (async ({ method, params }: { method: string; params?: unknown }) => {
-      if (!changesState(method)) return request({ method, params });
+      if (!changesState(method)) {
+        const result = await request({ method, params });
+        await this.journal.durable();
+        return result;
+      }
       if (REFUSED.has(method)) {
         throw Object.assign(new Error(`${method} is not supported by the durable local chain`), { code: -32004 });
       }
       const run = this.queue.then(() => this.record(request, method, params));
       this.queue = run.catch(() => undefined);
-      return run;
+      const outcome = await run;
+      await outcome.durable;
+      if (outcome.failed) throw outcome.failure;
+      return outcome.result;
     }) as EIP1193RequestFn;
   }
 
-  private async record(request: Request, method: string, params: unknown): Promise<unknown> {
-    const before = await head(request);
+  private async record(request: Request, method: string, params: unknown): Promise<{ result?: unknown; failed: boolean; failure?: unknown; durable: Promise<void> }> {
+    const before = this.lastHead ?? (await head(request));
+    // Kept only from a call that ran to its end (a head read that threw leaves it unknown).
+    this.lastHead = undefined;
     let result: unknown;
     let failure: unknown;
     let failed = false;
@@ -121,6 +135,8 @@ export class ChainJournal {
       failure = error;
     }
     const after = await head(request);
+    this.lastHead = after;
+    let durable: Promise<void> = this.journal.durable();
     // A failed call that changed nothing needs no replay.
     if (!failed || after.hash !== before.hash) {
       const timestamp = after.number > before.number ? (after.number === before.number + 1 ? after.timestamp : (await head(request, before.number + 1)).timestamp) : undefined;
@@ -134,13 +150,17 @@ export class ChainJournal {
         head: { number: after.number, hash: after.hash },
         ...(failed ? { failed: true } : {}),
       };
-      this.journal.append(entry, true);
+      durable = this.journal.appendGrouped(entry);
     }
-    if (failed) throw failure;
-    return result;
+    // Not awaited here: the next call may run while this entry is flushed.
+    durable.catch(() => undefined);
+    return { result, failed, failure, durable };
   }
 
-  close(): void {
+  /** Closes the journal once every entry written is on disk. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.journal.durable().catch(() => undefined);
     this.journal.close();
   }
 }
