@@ -31,17 +31,32 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-/** CPU time used so far by the PostgreSQL backends connected to `database` (ms). */
+/** The last CPU reading of every backend seen, by database: a backend that exits keeps its last. */
+const seenBackends = new Map<string, Map<number, number>>();
+
+/**
+ * CPU time used so far by the PostgreSQL backends connected to `database` (ms). A backend that
+ * has exited since an earlier call (the service's pool closes idle connections) counts with the
+ * CPU it had at its last reading, so the total never goes down: a difference of two calls may
+ * miss what a backend used after its last reading, but is never negative.
+ */
 export function postgresCpuMs(database: string): number {
-  let total = 0;
+  let seen = seenBackends.get(database);
+  if (!seen) seenBackends.set(database, (seen = new Map()));
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.startsWith('postgres: ') && cmdline.split(' ').includes(database)) total += processCpuMs(Number(entry));
+      if (cmdline.startsWith('postgres: ') && cmdline.split(' ').includes(database)) {
+        // A pid used again by a later backend counts from where the earlier one stopped (an undercount, rare: pids cycle through pid_max).
+        const pid = Number(entry);
+        seen.set(pid, Math.max(seen.get(pid) ?? 0, processCpuMs(pid)));
+      }
     } catch {
       // gone meanwhile
     }
   }
+  let total = 0;
+  for (const ms of seen.values()) total += ms;
   return total;
 }
