@@ -59,9 +59,29 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
    * 0.25, 1, 3 and 10 s (the same id and body, a fresh timestamp and signature), then no more.
    * A shutdown ends the waits (the status stays readable with GET, as at the provider).
    */
-  function notify(apiKey: string, type: string, data: unknown): void {
+  type ClientOf = (apiKey: string) => ReturnType<SandboxStore['findClient']>;
+
+  /**
+   * The client rows one drive of a job reads (its webhook URL), read once for the drive rather
+   * than for every status change: a drive takes milliseconds to seconds, and a change of the
+   * URL meanwhile reaches the next drive's webhooks, as a provider's configuration change does.
+   */
+  function clientsOfOneDrive(): ClientOf {
+    const read = new Map<string, ReturnType<SandboxStore['findClient']>>();
+    return (apiKey) => {
+      let client = read.get(apiKey);
+      if (!client) {
+        client = store.findClient(apiKey);
+        read.set(apiKey, client);
+        client.catch(() => read.delete(apiKey));
+      }
+      return client;
+    };
+  }
+
+  function notify(apiKey: string, type: string, data: unknown, clientOf: ClientOf): void {
     background.run('custody-a sandbox webhook', async () => {
-      const client = await store.findClient(apiKey);
+      const client = await clientOf(apiKey);
       if (!client?.webhookUrl) return;
       const webhookUrl = client.webhookUrl;
       const body = JSON.stringify({ id: randomUUID(), type, createdAt: clock.now().toISOString(), data });
@@ -148,11 +168,11 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     signedTx: row.signedTx, hash: row.hash, lastLedgerSequence: null, request: { destinationAddress: row.destinationAddress, qty: row.amount, deductFee: row.deductFee }, type: 'TRANSFER', attempts: row.attempts,
   });
 
-  function transactionMoves(id: string): Moves {
+  function transactionMoves(id: string, clientOf: ClientOf = clientsOfOneDrive()): Moves {
     const move = async (job: Job, from: string, status: CustodyTransactionStatus, patch: Partial<SandboxTransactionRow> = {}, signed?: boolean) => {
       const row = await store.moveTransaction(job.id, { status: from, ...(signed === undefined ? {} : { signed }) }, { ...patch, status, updatedAt: clock.now() });
       if (!row) return undefined;
-      if (row.status !== from) notify(row.apiKey, 'transaction.status_changed', transactionDto(row));
+      if (row.status !== from) notify(row.apiKey, 'transaction.status_changed', transactionDto(row), clientOf);
       return txJob(row);
     };
     const statusOf = (job: Job) => (job.stage === 'confirm' ? undefined : { new: 'REQUESTED', sign: 'APPROVED', send: 'SIGNED', final: '' }[job.stage]);
@@ -177,11 +197,11 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     };
   }
 
-  function transferMoves(id: string): Moves {
+  function transferMoves(id: string, clientOf: ClientOf = clientsOfOneDrive()): Moves {
     const move = async (job: Job, from: { status: string; signed?: boolean }, status: TransferStatus, patch: Partial<SandboxTransferRow> = {}) => {
       const row = await store.moveTransfer(job.id, from, { ...patch, status, updatedAt: clock.now() });
       if (!row) return undefined;
-      if (row.status !== from.status) notify(row.apiKey, 'transfer.status_changed', transferDto(row));
+      if (row.status !== from.status) notify(row.apiKey, 'transfer.status_changed', transferDto(row), clientOf);
       return transferJob(row);
     };
     return {
