@@ -116,13 +116,17 @@ describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: where its journal lives', (
 });
 
 describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: a real process killed with SIGKILL', () => {
+  const entry = 'test/providers/processes/evm-chain.ts';
+  const chain = chainDefinition(31337, 'local');
+  /** The funded development accounts the chain of `dataDir` made at its first start. */
+  const devAccounts = (dataDir: string) =>
+    (JSON.parse(readFileSync(join(dataDir, DEV_ACCOUNTS_FILE), 'utf8')).accounts as Array<{ privateKey: Hex }>).map((a) => privateKeyToAccount(a.privateKey));
+
   it('a confirmed transfer is readable by hash after the restart, in the same block, and the balances hold', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-kill-'));
-    const entry = 'test/providers/processes/evm-chain.ts';
     let proc = await startProcess(entry, { DATA_DIR: dataDir });
     try {
-      const chain = chainDefinition(31337, 'local');
-      const dev = privateKeyToAccount(JSON.parse(readFileSync(join(dataDir, DEV_ACCOUNTS_FILE), 'utf8')).accounts[0].privateKey);
+      const dev = devAccounts(dataDir)[0]!;
       const to = privateKeyToAccount(generatePrivateKey()).address;
       const wallet = createWalletClient({ account: dev, chain, transport: http(proc.ready[0]) });
       let client = createPublicClient({ chain, transport: http(proc.ready[0]) });
@@ -146,11 +150,9 @@ describe.skipIf(ONE_PASS_ONLY)('the local EVM chain: a real process killed with 
 
   it('transactions sent together share the journal flushes: every one answered survives a SIGKILL right after the answers', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-kill-group-'));
-    const entry = 'test/providers/processes/evm-chain.ts';
     let proc = await startProcess(entry, { DATA_DIR: dataDir });
     try {
-      const chain = chainDefinition(31337, 'local');
-      const accounts = (JSON.parse(readFileSync(join(dataDir, DEV_ACCOUNTS_FILE), 'utf8')).accounts as Array<{ privateKey: `0x${string}` }>).map((a) => privateKeyToAccount(a.privateKey));
+      const accounts = devAccounts(dataDir);
       expect(accounts.length).toBeGreaterThanOrEqual(4);
       const to = privateKeyToAccount(generatePrivateKey()).address;
       // Every account sends at once (an automining chain takes one nonce of an account at a time): no receipt awaited.
