@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import multipart from '@fastify/multipart';
 import { createLocalBlobStore } from '../src/providers/storage/local/store.js';
 import { closedLoop, type FlowResult } from './flows/driver.js';
-import { documentFactory, uploadOp } from './flows/documents.js';
+import { documentFactory, storageCeiling, uploadOp } from './flows/documents.js';
 
 const N = 16;
 const timing = { concurrency: N, warmupSec: 3, durationSec: 10 };
@@ -54,14 +54,10 @@ if (process.argv[2] === 'serve') {
   await serve(process.argv[3] === 'store');
 } else {
   const factory = documentFactory();
-  const root = mkdtempSync(join(tmpdir(), 'upload-bound-'));
-  const blobs = createLocalBlobStore({ root: join(root, 'blobs') });
-  const put = await closedLoop(async () => {
-    const bytes = factory.unique();
-    await blobs.put(bytes, { contentType: 'application/pdf' });
-    return bytes.length;
-  }, timing);
-  rmSync(root, { recursive: true, force: true });
+  // The row's own ceiling (storageCeiling), on a DATA_DIR of its own.
+  const dataDir = mkdtempSync(join(tmpdir(), 'upload-bound-'));
+  const put = await storageCeiling({ dataDir, s3: undefined }, factory, timing);
+  rmSync(dataDir, { recursive: true, force: true });
   process.stdout.write(`storage port put, in this process (the row's ceiling): ${mb(put)}\n`);
   const receive = await againstServer(false, factory);
   process.stdout.write(`bare server, multipart received into memory:          ${mb(receive)}  ${((receive.rps / put.rps) * 100).toFixed(0)}% of the put\n`);
