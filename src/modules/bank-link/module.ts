@@ -26,7 +26,7 @@ export function createBankLinkModule(platform: Platform, deps: { audit: AuditSer
   const provider = createBankLinkProvider(platform.providers, platform.providerSettings);
   const service = createBankLinkService({ repo, tx, clock, secrets, provider, audit: deps.audit });
   const originators = createOriginatorsService({ repo, clock, provider, audit: deps.audit });
-  const webhooks = createBankLinkWebhooks({ repo, tx, clock, providers: platform.providers, provider });
+  const webhooks = createBankLinkWebhooks({ repo, clock, providers: platform.providers, provider });
 
   return {
     name: 'bank-link',

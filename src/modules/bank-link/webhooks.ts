@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
-import type { RunInTx } from '../../platform/db/tx.js';
+import type { DbOrTx } from '../../platform/db/client.js';
 import { appendEvent } from '../../platform/events/outbox.js';
 import type { InboundWebhook } from '../../platform/providers/define.js';
 import { ProviderError } from '../../platform/providers/errors.js';
@@ -8,6 +8,7 @@ import { BankLinkErrors } from './errors.js';
 import { BANK_LINK_KIND, BANK_LINK_PROVIDER, type BankLinkProvider } from './provider.js';
 import type { BankLinkRepo } from './repo.js';
 import type { BankLinkItemStatus } from './table.js';
+import type { DiligenceStatus } from '../../providers/bank-link/port.js';
 
 export interface WebhookBody {
   webhook_type: string;
@@ -44,41 +45,45 @@ function itemChange(body: WebhookBody): { status?: BankLinkItemStatus; errorCode
  * (the platform's inbound_webhooks), and idempotent besides: states are compared before an
  * update, so a replay changes nothing and emits nothing.
  */
-export function createBankLinkWebhooks(deps: { repo: BankLinkRepo; tx: RunInTx; clock: Clock; providers: Providers; provider: BankLinkProvider }) {
-  const { repo, tx, clock, providers, provider } = deps;
+export function createBankLinkWebhooks(deps: { repo: BankLinkRepo; clock: Clock; providers: Providers; provider: BankLinkProvider }) {
+  const { repo, clock, providers, provider } = deps;
 
-  async function apply(tenantId: string, body: WebhookBody): Promise<void> {
+  /**
+   * What an originator webhook asks for, read before the delivery's transaction: the webhook is
+   * a hint and the status is read back from the provider (no transaction is held open across
+   * that call). Unreachable: 503, and the provider delivers the webhook again later (the
+   * delivery is not recorded as applied). Unknown here or there: nothing to do.
+   */
+  async function originatorDetail(tenantId: string, body: WebhookBody): Promise<{ id: string; diligenceStatus: DiligenceStatus } | undefined> {
+    if (body.webhook_type !== 'TRANSFER' || body.webhook_code !== 'ORIGINATOR_DILIGENCE_STATUS_UPDATED' || typeof body.originator_client_id !== 'string') return undefined;
+    const id = body.originator_client_id;
+    if (!(await repo.findOriginator(tenantId, id))) return undefined;
+    const port = await provider.client(tenantId);
+    const detail = await port.getOriginator(id).catch((error: unknown) => {
+      if (error instanceof ProviderError && error.reason === 'not_found') return undefined;
+      throw error;
+    });
+    return detail ? { id, diligenceStatus: detail.diligenceStatus } : undefined;
+  }
+
+  /** Applies a delivery in its transaction `db` (an originator's, with what the provider answered). */
+  async function apply(db: DbOrTx, tenantId: string, body: WebhookBody, originator: { id: string; diligenceStatus: DiligenceStatus } | undefined): Promise<void> {
     if (body.webhook_type === 'ITEM' && typeof body.item_id === 'string') {
       const change = itemChange(body);
       if (!change) return;
-      await tx(async (db) => {
-        const item = await repo.findItemByProviderId(tenantId, body.item_id!, db, true);
-        if (!item) return;
-        const status = change.status ?? item.status;
-        if (status === item.status && change.errorCode === item.errorCode) return;
-        await repo.updateItem(tenantId, item.id, { status, errorCode: change.errorCode, updatedAt: clock.now() }, db);
-        await appendEvent(db, tenantId, 'bank_link.item_updated', { itemId: item.id, userId: item.userId, status, errorCode: change.errorCode, webhookCode: body.webhook_code });
-      });
+      const item = await repo.findItemByProviderId(tenantId, body.item_id, db, true);
+      if (!item) return;
+      const status = change.status ?? item.status;
+      if (status === item.status && change.errorCode === item.errorCode) return;
+      await repo.updateItem(tenantId, item.id, { status, errorCode: change.errorCode, updatedAt: clock.now() }, db);
+      await appendEvent(db, tenantId, 'bank_link.item_updated', { itemId: item.id, userId: item.userId, status, errorCode: change.errorCode, webhookCode: body.webhook_code });
       return;
     }
-    if (body.webhook_type === 'TRANSFER' && body.webhook_code === 'ORIGINATOR_DILIGENCE_STATUS_UPDATED' && typeof body.originator_client_id === 'string') {
-      const id = body.originator_client_id;
-      if (!(await repo.findOriginator(tenantId, id))) return;
-      // The webhook is a hint: the status is read back from the provider. Unreachable: 503, and
-      // the provider delivers the webhook again later (the delivery is not recorded as applied).
-      // Unknown there: nothing to do.
-      const port = await provider.client(tenantId);
-      const detail = await port.getOriginator(id).catch((error: unknown) => {
-        if (error instanceof ProviderError && error.reason === 'not_found') return undefined;
-        throw error;
-      });
-      if (!detail) return;
-      await tx(async (db) => {
-        const current = await repo.findOriginator(tenantId, id, db);
-        if (!current || current.diligenceStatus === detail.diligenceStatus) return;
-        await repo.updateOriginator(tenantId, id, { diligenceStatus: detail.diligenceStatus, updatedAt: clock.now() }, db);
-        await appendEvent(db, tenantId, 'bank_link.originator_updated', { originatorId: id, diligenceStatus: detail.diligenceStatus });
-      });
+    if (originator) {
+      const current = await repo.findOriginator(tenantId, originator.id, db);
+      if (!current || current.diligenceStatus === originator.diligenceStatus) return;
+      await repo.updateOriginator(tenantId, originator.id, { diligenceStatus: originator.diligenceStatus, updatedAt: clock.now() }, db);
+      await appendEvent(db, tenantId, 'bank_link.originator_updated', { originatorId: originator.id, diligenceStatus: originator.diligenceStatus });
     }
   }
 
@@ -100,11 +105,9 @@ export function createBankLinkWebhooks(deps: { repo: BankLinkRepo; tx: RunInTx; 
 
     /** Applies a verified webhook once. Unknown items, originators and codes are acknowledged and ignored. */
     async handle(request: InboundWebhook, body: WebhookBody): Promise<void> {
-      await providers.once(request.tenantId, BANK_LINK_KIND, body, request, () => apply(request.tenantId, body), BANK_LINK_PROVIDER);
+      const originator = await originatorDetail(request.tenantId, body);
+      await providers.once(request.tenantId, BANK_LINK_KIND, body, request, (db) => apply(db, request.tenantId, body, originator), BANK_LINK_PROVIDER);
     },
-
-    /** The application alone (no dedupe), for tests of what a webhook does. */
-    apply,
   };
 }
 

@@ -200,14 +200,12 @@ export function createTransactionsService(deps: {
       await tx((db) => apply(db, row.tenantId, row, seen, SYSTEM_ACTOR));
     },
 
-    /** A provider webhook's transaction (already verified); false when no such transaction is recorded (yet). */
-    async fromWebhook(tenantId: string, seen: CustodyTransaction): Promise<boolean> {
-      return tx(async (db) => {
-        // Read under the lock at once: a webhook nearly always moves the row.
-        const row = await repo.findTransactionByProviderId(tenantId, seen.id, db, true);
-        if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A }, true);
-        return row !== undefined;
-      });
+    /** A provider webhook's transaction (already verified), applied in the delivery's transaction `db`; false when no such transaction is recorded (yet). */
+    async fromWebhook(tenantId: string, seen: CustodyTransaction, db: DbOrTx): Promise<boolean> {
+      // Read under the lock at once: a webhook nearly always moves the row.
+      const row = await repo.findTransactionByProviderId(tenantId, seen.id, db, true);
+      if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A }, true);
+      return row !== undefined;
     },
   };
 }

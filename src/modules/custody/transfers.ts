@@ -224,13 +224,11 @@ export function createTransfersService(deps: {
       await tx((db) => apply(db, row.tenantId, row, seen, SYSTEM_ACTOR));
     },
 
-    /** A provider webhook's transfer (already verified); false when no such transfer is recorded (yet). */
-    async fromWebhook(tenantId: string, seen: CustodyTransfer): Promise<boolean> {
-      return tx(async (db) => {
-        const row = await repo.findTransferByProviderId(tenantId, CUSTODY_A, seen.transferId, db);
-        if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A });
-        return row !== undefined;
-      });
+    /** A provider webhook's transfer (already verified), applied in the delivery's transaction `db`; false when no such transfer is recorded (yet). */
+    async fromWebhook(tenantId: string, seen: CustodyTransfer, db: DbOrTx): Promise<boolean> {
+      const row = await repo.findTransferByProviderId(tenantId, CUSTODY_A, seen.transferId, db);
+      if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A });
+      return row !== undefined;
     },
   };
 }

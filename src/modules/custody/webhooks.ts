@@ -35,12 +35,12 @@ export function createCustodyWebhooks(deps: {
         CUSTODY_KIND,
         body,
         { tenantId, rawBody, headers },
-        async () => {
+        async (db) => {
           const data = body.data as Record<string, unknown> | null;
           if (!data || typeof data !== 'object' || typeof data.status !== 'string') return;
           let known = true;
-          if (body.type === 'transaction.status_changed' && typeof data.id === 'string') known = await deps.transactions.fromWebhook(tenantId, data as unknown as CustodyTransaction);
-          if (body.type === 'transfer.status_changed' && typeof data.transferId === 'string') known = await deps.transfers.fromWebhook(tenantId, data as unknown as CustodyTransfer);
+          if (body.type === 'transaction.status_changed' && typeof data.id === 'string') known = await deps.transactions.fromWebhook(tenantId, data as unknown as CustodyTransaction, db);
+          if (body.type === 'transfer.status_changed' && typeof data.transferId === 'string') known = await deps.transfers.fromWebhook(tenantId, data as unknown as CustodyTransfer, db);
           if (!known) throw CustodyErrors.webhookObjectUnknown();
         },
         CUSTODY_A,

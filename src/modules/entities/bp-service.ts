@@ -191,20 +191,17 @@ export function createBusinessProfilesService(deps: {
         BUSINESS_PROFILE_KIND,
         { id: event.id },
         inbound,
-        async () => {
-          applied = await tx(async (db) => {
-            const byExternal = business.externalId && /^[0-9a-f-]{36}$/.test(business.externalId) ? await repo.findById(tenantId, business.externalId, db, true) : undefined;
-            const row = byExternal ?? (await repo.findByProviderId(tenantId, PROVIDER, business.id, db));
-            if (!row) return false;
-            const locked = byExternal ? row : (await repo.findById(tenantId, row.id, db, true))!;
-            const changed = await apply(db, tenantId, locked, business);
-            if (changed) {
-              const details = { entityId: row.entityId, profileId: row.id, providerBusinessId: business.id, from: locked.status, status: business.status, eventId: event.id };
-              await audit.record(db, tenantId, { type: 'entity.business_profile_updated', actorType: 'system', actorId: PROVIDER, details });
-              await appendEvent(db, tenantId, 'entity.business_profile_updated', details);
-            }
-            return changed;
-          });
+        async (db) => {
+          const byExternal = business.externalId && /^[0-9a-f-]{36}$/.test(business.externalId) ? await repo.findById(tenantId, business.externalId, db, true) : undefined;
+          const row = byExternal ?? (await repo.findByProviderId(tenantId, PROVIDER, business.id, db));
+          if (!row) return;
+          const locked = byExternal ? row : (await repo.findById(tenantId, row.id, db, true))!;
+          applied = await apply(db, tenantId, locked, business);
+          if (applied) {
+            const details = { entityId: row.entityId, profileId: row.id, providerBusinessId: business.id, from: locked.status, status: business.status, eventId: event.id };
+            await audit.record(db, tenantId, { type: 'entity.business_profile_updated', actorType: 'system', actorId: PROVIDER, details });
+            await appendEvent(db, tenantId, 'entity.business_profile_updated', details);
+          }
         },
         PROVIDER,
       );

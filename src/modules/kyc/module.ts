@@ -23,7 +23,7 @@ export function createKycModule(platform: Platform, deps: { users: UsersService;
     hooks.emit('identity.changed', { tenantId, userId }, txDb);
   const transitions = createKycTransitions({ repo, users, audit, clock, identityChanged });
   const kyc = createKycService({ repo, tx, clock, users, providers, transitions, audit, publicBaseUrl });
-  const kycWebhooks = createKycWebhooks({ repo, tx, providers, transitions, verifyWallet: verifyRecordWallet });
+  const kycWebhooks = createKycWebhooks({ repo, providers, transitions, verifyWallet: verifyRecordWallet });
   const idvB = createIdvBService({ tx, clock, users, providers, transitions, publicBaseUrl });
 
   const services = { kyc, kycWebhooks, idvB };

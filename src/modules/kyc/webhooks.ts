@@ -1,4 +1,4 @@
-import type { RunInTx } from '../../platform/db/tx.js';
+import type { Tx } from '../../platform/db/client.js';
 import type { InboundWebhook } from '../../platform/providers/define.js';
 import type { Providers } from '../../platform/providers/service.js';
 import type { IdvPort, IdvWebhook } from '../../providers/idv/port.js';
@@ -26,12 +26,11 @@ type Decision = { to: KycStatus; reason: string | null; changes: Partial<NewKycR
  */
 export function createKycWebhooks(deps: {
   repo: KycRepo;
-  tx: RunInTx;
   providers: Providers;
   transitions: KycTransitions;
   verifyWallet: (row: KycRow, wallet: NonNullable<IdvWebhook['wallet']>) => Promise<boolean>;
 }) {
-  const { repo, tx, providers, transitions, verifyWallet } = deps;
+  const { repo, providers, transitions, verifyWallet } = deps;
 
   /** The rule the module adds to every provider: a wallet-style attempt is approved only with a valid signature of its challenge. */
   async function decide(row: KycRow, webhook: IdvWebhook): Promise<Decision> {
@@ -53,29 +52,27 @@ export function createKycWebhooks(deps: {
     };
   }
 
-  /** Applies a webhook in the common shape to the record it names (in one transaction). */
-  async function apply(tenantId: string, provider: string, read: IdvWebhook): Promise<WebhookAckDto> {
-    return tx(async (db) => {
-      // Read under the lock at once (one read, not a read and a locked read again): a record
-      // that turns out not to be this session's is only held until the answer.
-      const found = await repo.findById(tenantId, read.kycId, db, true);
-      if (!found || found.provider !== provider || found.providerSessionId !== read.sessionId) {
-        return { received: true, applied: false, outcome: 'ignored: unknown session' };
-      }
-      const row = await transitions.expireIfDue(db, tenantId, found);
-      const decision = await decide(row, read);
-      let outcome: string;
-      let status = row.status;
-      if ('ignore' in decision) outcome = `ignored: ${decision.ignore}`;
-      else if (row.status === decision.to) outcome = `ignored: already ${row.status}`;
-      else if (!canTransition(row.status, decision.to)) outcome = `ignored: ${row.status} cannot move to ${decision.to}`;
-      else {
-        const actor = { type: 'provider' as const, id: provider };
-        status = (await transitions.move(db, tenantId, row, decision.to, actor, decision.reason, decision.changes)).status;
-        outcome = 'applied';
-      }
-      return { received: true, applied: outcome === 'applied', outcome, status };
-    });
+  /** Applies a webhook in the common shape to the record it names, in the delivery's transaction. */
+  async function apply(tenantId: string, provider: string, read: IdvWebhook, db: Tx): Promise<WebhookAckDto> {
+    // Read under the lock at once (one read, not a read and a locked read again): a record
+    // that turns out not to be this session's is only held until the answer.
+    const found = await repo.findById(tenantId, read.kycId, db, true);
+    if (!found || found.provider !== provider || found.providerSessionId !== read.sessionId) {
+      return { received: true, applied: false, outcome: 'ignored: unknown session' };
+    }
+    const row = await transitions.expireIfDue(db, tenantId, found);
+    const decision = await decide(row, read);
+    let outcome: string;
+    let status = row.status;
+    if ('ignore' in decision) outcome = `ignored: ${decision.ignore}`;
+    else if (row.status === decision.to) outcome = `ignored: already ${row.status}`;
+    else if (!canTransition(row.status, decision.to)) outcome = `ignored: ${row.status} cannot move to ${decision.to}`;
+    else {
+      const actor = { type: 'provider' as const, id: provider };
+      status = (await transitions.move(db, tenantId, row, decision.to, actor, decision.reason, decision.changes)).status;
+      outcome = 'applied';
+    }
+    return { received: true, applied: outcome === 'applied', outcome, status };
   }
 
   return {
@@ -97,8 +94,8 @@ export function createKycWebhooks(deps: {
       const read = (port ?? (await providers.port(tenantId, 'idv', provider))).readWebhook(route, body);
       if ('malformed' in read) throw KycErrors.webhookMalformed(read.malformed);
       let ack: WebhookAckDto | undefined;
-      const once = await providers.once(tenantId, 'idv', body, request, async () => {
-        ack = await apply(tenantId, provider, read);
+      const once = await providers.once(tenantId, 'idv', body, request, async (db) => {
+        ack = await apply(tenantId, provider, read, db);
       }, provider);
       return once === 'duplicate' ? { received: true, applied: false, outcome: 'replay' } : ack!;
     },

@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
+import type { Db, Tx } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { crashPoint } from '../module/in-flight.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 import type { AdapterConfig, InboundWebhook, ProviderDefinition, ProviderKind, ProviderPorts } from './define.js';
 import { ProviderError } from './errors.js';
@@ -40,11 +40,14 @@ export interface Providers {
    */
   verifyWebhook<K extends ProviderKind>(tenantId: string, kind: K, request: InboundWebhook, name?: string, options?: { unknownTenant?: () => Error }): Promise<ProviderPorts[K]>;
   /**
-   * Applies a verified webhook once per provider event id (the one dedupe table): a delivery
-   * already applied is 'duplicate' and `apply` is not called; when `apply` throws, the id is
-   * forgotten so the provider's retry is applied.
+   * Applies a verified webhook once per provider event id (the one dedupe table): the claim of
+   * the id and `apply`'s writes commit in one transaction (`apply` writes through the `db` it is
+   * given), so a delivery is recorded as applied exactly when its effect is. A delivery already
+   * applied is 'duplicate' and `apply` is not called; when `apply` throws, or the process dies
+   * before the commit, nothing of it stays and the provider's retry is applied. A delivery of
+   * the same id arriving meanwhile waits for the first to commit, then is a duplicate.
    */
-  once(tenantId: string, kind: ProviderKind, payload: unknown, request: InboundWebhook, apply: () => Promise<void>, name?: string): Promise<'applied' | 'duplicate'>;
+  once(tenantId: string, kind: ProviderKind, payload: unknown, request: InboundWebhook, apply: (db: Tx) => Promise<void>, name?: string): Promise<'applied' | 'duplicate'>;
 }
 
 /** Tags a provider error leaving a port with the kind, provider and the definition's code. */
@@ -149,17 +152,13 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       const row = { tenantId, kind, provider: definition.name, eventId };
       // The exact bytes are kept (base64) for audit: what is applied may be cleaned text.
       const rawBody = Buffer.from(request.rawBody, 'utf8').toString('base64');
-      const claimed = await db.insert(inboundWebhooks).values({ ...row, rawBody, receivedAt: clock.now() }).onConflictDoNothing().returning({ eventId: inboundWebhooks.eventId });
-      if (claimed.length === 0) return 'duplicate';
-      try {
-        await apply();
-      } catch (error) {
-        await db
-          .delete(inboundWebhooks)
-          .where(and(eq(inboundWebhooks.tenantId, tenantId), eq(inboundWebhooks.kind, kind), eq(inboundWebhooks.provider, definition.name), eq(inboundWebhooks.eventId, eventId)));
-        throw error;
-      }
-      return 'applied';
+      return db.transaction(async (tx) => {
+        const claimed = await tx.insert(inboundWebhooks).values({ ...row, rawBody, receivedAt: clock.now() }).onConflictDoNothing().returning({ eventId: inboundWebhooks.eventId });
+        if (claimed.length === 0) return 'duplicate' as const;
+        await crashPoint(`webhook.${kind}.after-claim`);
+        await apply(tx);
+        return 'applied' as const;
+      });
     },
   };
 }
