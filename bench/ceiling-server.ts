@@ -8,6 +8,15 @@
 //                  HMAC-SHA256 under BENCH_HMAC_SECRET compared in constant time with
 //                  x-hmac-signature (the service's own verifyBodySignature), the body parsed,
 //                  201 with an acknowledgement (401 when the signature does not match).
+//   POST /hmac-write  the same check, then the least a decision must make durable, in one
+//                  transaction: the claim of the delivery's id, the attempt's row read under its
+//                  lock (the real kyc_records row; nothing of it changes), and one statement
+//                  writing the change, its audit entry and its event (to bench_bound_* tables of
+//                  this server's own, emptied at its start). No settings read, no state machine,
+//                  no identity root: what bounds a webhook that records a decision. The load
+//                  repeats its bodies, so each request's claim is made new (its id and a sequence
+//                  number): every request pays a first delivery's writes.
+import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/client.js';
@@ -43,6 +52,40 @@ if (hmacSecret) {
       if (typeof signature !== 'string' || !verifyBodySignature(raw, signature, hmacSecret)) return reply.status(401).send({ statusCode: 401 });
       const body = JSON.parse(raw.toString('utf8')) as { verification?: { id?: string } };
       return reply.status(201).send({ received: true, applied: true, outcome: `applied ${body.verification?.id ?? ''}` });
+    });
+
+    const { db } = database;
+    for (const statement of [
+      'create table if not exists bench_bound_claims (event_id text primary key, raw_body text not null, received_at timestamptz not null)',
+      'create table if not exists bench_bound_records (id uuid primary key, status text not null, reason text, decided_at timestamptz, updated_at timestamptz not null)',
+      'create table if not exists bench_bound_log (id bigserial primary key, kind text not null, record_id uuid not null, body jsonb not null, created_at timestamptz not null)',
+      'truncate bench_bound_claims, bench_bound_records, bench_bound_log',
+    ]) {
+      await db.execute(sql.raw(statement));
+    }
+    let sequence = 0;
+    scope.post('/hmac-write', async (request, reply) => {
+      const raw = request.body as Buffer;
+      const signature = request.headers[SIGNATURE_HEADER];
+      if (typeof signature !== 'string' || !verifyBodySignature(raw, signature, hmacSecret)) return reply.status(401).send({ statusCode: 401 });
+      const text = raw.toString('utf8');
+      const body = JSON.parse(text) as { verification: { id: string; status: string; vendorData: string } };
+      const kycId = body.verification.vendorData.split(':')[1] ?? '';
+      const now = new Date();
+      const outcome = await db.transaction(async (tx) => {
+        const claimed = await tx.execute(sql`insert into bench_bound_claims (event_id, raw_body, received_at) values (${`${body.verification.id}:${++sequence}`}, ${text}, ${now}) on conflict do nothing returning event_id`);
+        if ((claimed as { rows: unknown[] }).rows.length === 0) return 'replay';
+        const found = await tx.execute(sql`select * from kyc_records where tenant_id = ${tenantId} and id = ${kycId} for update`);
+        if ((found as { rows: unknown[] }).rows.length === 0) return 'ignored: unknown session';
+        const change = JSON.stringify({ kycId, to: body.verification.status });
+        await tx.execute(sql`with w0 as (insert into bench_bound_records (id, status, decided_at, updated_at) values (${kycId}, ${body.verification.status}, ${now}, ${now})
+            on conflict (id) do update set status = excluded.status, decided_at = excluded.decided_at, updated_at = excluded.updated_at),
+          w1 as (insert into bench_bound_log (kind, record_id, body, created_at) values ('audit', ${kycId}, ${change}::jsonb, ${now})),
+          w2 as (insert into bench_bound_log (kind, record_id, body, created_at) values ('event', ${kycId}, ${change}::jsonb, ${now}))
+          select 1`);
+        return 'applied';
+      });
+      return reply.status(201).send({ received: true, applied: outcome === 'applied', outcome });
     });
   });
 }

@@ -155,8 +155,10 @@ export function evaluateTargets(input: {
   events?: EventsBenchResult;
   flows?: FlowRow[];
   peer?: PeerResult;
+  /** The decision webhook's bound (bare + HMAC + the durable minimum, mean of before and after), requests/s. */
+  webhookBoundRps?: number;
 }): Target[] {
-  const { results, burst: b, peakRss, events, flows = [], peer } = input;
+  const { results, burst: b, peakRss, events, flows = [], peer, webhookBoundRps } = input;
   const targets: Target[] = [];
   const ratio = (key: string) => {
     const row = results.get(key);
@@ -210,5 +212,11 @@ export function evaluateTargets(input: {
     });
   }
   for (const [key, target] of Object.entries(SCENARIO_TARGETS)) share(target.what, ratio(key), target.share);
+  // The webhook's figure names its bound measured in the same run (docs/decisions.md).
+  const webhook = targets.find((t) => t.what === SCENARIO_TARGETS.webhook!.what);
+  const hmacRps = results.get('webhook')?.ceiling?.rps;
+  if (webhook && webhook.met !== undefined && webhookBoundRps && hmacRps) {
+    webhook.value += `; the bound (the same check and the least a decision makes durable) reaches ${pct(webhookBoundRps / hmacRps)} (${n0(webhookBoundRps)}/s), the row ${pct(results.get('webhook')!.result.rps / webhookBoundRps)} of it`;
+  }
   return targets;
 }

@@ -73,7 +73,7 @@ export async function createContainer(options: ContainerOptions) {
   });
   const identity = createIdentityModule(platform, {
     users: users.services.users,
-    sources: [kyc.services.kyc.identityFields, accreditations.services.accreditations.identityFields],
+    sources: [kyc.services.kyc.identitySource, accreditations.services.accreditations.identitySource],
   });
 
   // The built-in provider sandboxes (routes served with SANDBOXES), on the chains they move value on.

@@ -1,20 +1,10 @@
-import { and, asc, count, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { preparedQuery } from '../../platform/db/prepared.js';
+import { jsonObject } from '../../platform/db/json-row.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { accreditations, type AccreditationRow } from './table.js';
 
 export function createAccreditationsRepo(db: DbOrTx) {
-  // Read by every identity recompute (a user's accreditation leaves), as a prepared statement.
-  const latestDecidedOf = preparedQuery<AccreditationRow[], { tenantId: string; userId: string }>(db, 'accreditations_latest_decided', (q) =>
-    q
-      .select()
-      .from(accreditations)
-      .where(and(eq(accreditations.tenantId, sql.placeholder('tenantId')), eq(accreditations.userId, sql.placeholder('userId')), ne(accreditations.status, 'pending')))
-      .orderBy(desc(accreditations.decidedAt), desc(accreditations.id))
-      .limit(1),
-  );
-
   return {
     async insert(tenantId: string, row: Omit<AccreditationRow, 'tenantId'>, tx: DbOrTx = db): Promise<AccreditationRow> {
       const [created] = await tx
@@ -82,9 +72,11 @@ export function createAccreditationsRepo(db: DbOrTx) {
     },
 
     /** The user's most recently decided claim. */
-    async latestDecided(tenantId: string, userId: string, tx: DbOrTx = db): Promise<AccreditationRow | undefined> {
-      const [row] = await latestDecidedOf({ tenantId, userId }, tx);
-      return row;
+    /** The user's most recently decided claim's status and type as one JSON value (null: none), a scalar subquery for the identity read. */
+    latestDecidedJson(tenantId: string, userId: string): SQL {
+      return sql`(select ${jsonObject({ status: accreditations.status, type: accreditations.type })} from ${accreditations}
+        where ${accreditations.tenantId} = ${tenantId} and ${accreditations.userId} = ${userId} and ${accreditations.status} <> 'pending'
+        order by ${accreditations.decidedAt} desc, ${accreditations.id} desc limit 1)`;
     },
 
   };

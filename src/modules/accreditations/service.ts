@@ -145,9 +145,12 @@ export function createAccreditationsService(deps: {
     },
 
     /** Identity fields: the user's most recently decided claim. */
-    async identityFields(tenantId: string, userId: string, db: DbOrTx): Promise<Record<string, string | null>> {
-      const row = await repo.latestDecided(tenantId, userId, db);
-      return { 'accreditation.status': row?.status ?? null, 'accreditation.type': row?.type ?? null };
+    identitySource: {
+      read: (tenantId: string, userId: string) => repo.latestDecidedJson(tenantId, userId),
+      fields(read: unknown): Record<string, string | null> {
+        const row = read as { status: string; type: string } | null;
+        return { 'accreditation.status': row?.status ?? null, 'accreditation.type': row?.type ?? null };
+      },
     },
   };
 }

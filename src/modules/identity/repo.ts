@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { identityRoots, identitySalts, type IdentityRootRow } from './table.js';
@@ -24,27 +24,26 @@ export function createIdentityRepo(db: DbOrTx) {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`identity:${tenantId}:${userId}`}, 0))`);
     },
 
-    async salts(tenantId: string, userId: string, tx: DbOrTx = db): Promise<Map<string, string>> {
-      const rows = await tx
-        .select({ path: identitySalts.path, salt: identitySalts.salt })
-        .from(identitySalts)
-        .where(and(eq(identitySalts.tenantId, tenantId), eq(identitySalts.userId, userId)));
-      return new Map(rows.map((r) => [r.path, r.salt]));
-    },
-
     /**
-     * The user's salts and latest version in one read: recompute's, under the user's lock (a
-     * statement of its own after the lock's, so it sees what the lock's holder before committed).
+     * The user's salts, latest version and what each of `sources` (scalar subqueries) answers, in
+     * one read: recompute's, under the user's lock (a statement of its own after the lock's, so it
+     * sees what the lock's holder before committed).
      */
-    async saltsAndLatest(tenantId: string, userId: string, tx: DbOrTx = db): Promise<{ salts: Map<string, string>; latest: IdentityRootRow | undefined }> {
+    async saltsAndLatest(
+      tenantId: string,
+      userId: string,
+      tx: DbOrTx = db,
+      sources: SQL[] = [],
+    ): Promise<{ salts: Map<string, string>; latest: IdentityRootRow | undefined; reads: unknown[] }> {
+      const reads = sources.map((source, i) => sql`${source} as ${sql.raw(`s${i}`)}`);
       const result = await tx.execute(sql`select
         (select coalesce(json_object_agg(s.path, s.salt), '{}'::json) from ${identitySalts} s where s.tenant_id = ${tenantId} and s.user_id = ${userId}) as salts,
         (select json_build_object('version', r.version, 'root', r.root, 'entries', r.entries, 'tree', r.tree, 'createdAt', r.created_at, 'sourcesVerified', r.sources_verified)
-           from ${identityRoots} r where r.tenant_id = ${tenantId} and r.user_id = ${userId} order by r.version desc limit 1) as latest`);
+           from ${identityRoots} r where r.tenant_id = ${tenantId} and r.user_id = ${userId} order by r.version desc limit 1) as latest${reads.length > 0 ? sql`, ${sql.join(reads, sql`, `)}` : sql``}`);
       type Latest = Omit<IdentityRootRow, 'tenantId' | 'userId' | 'createdAt'> & { createdAt: string };
-      const [row] = (result as unknown as { rows: Array<{ salts: Record<string, string>; latest: Latest | null }> }).rows;
+      const [row] = (result as unknown as { rows: Array<{ salts: Record<string, string>; latest: Latest | null } & Record<string, unknown>> }).rows;
       const latest = row?.latest ? { ...row.latest, tenantId, userId, createdAt: new Date(row.latest.createdAt) } : undefined;
-      return { salts: new Map(Object.entries(row?.salts ?? {})), latest };
+      return { salts: new Map(Object.entries(row?.salts ?? {})), latest, reads: sources.map((_, i) => row?.[`s${i}`] ?? null) };
     },
 
     /** New salts and a new version, as writes not yet run (for writeTogether). */

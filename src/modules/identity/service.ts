@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
@@ -13,8 +14,15 @@ const HISTORY_LIMIT = 100;
 /** Proofs kept per instance (about 1 KiB each). */
 const PROOF_CACHE_SIZE = 10_000;
 
-/** A module's identity fields of a user: path -> value (null or absent: no leaf). */
-export type IdentitySource = (tenantId: string, userId: string, db: DbOrTx) => Promise<Record<string, string | null | undefined>>;
+/**
+ * A module's identity fields of a user. `read` is a scalar subquery (what the module keeps of the
+ * user, as one JSON value): every source's read, the salts and the latest version are one
+ * statement. `fields` turns what it answered into path -> value (null or absent: no leaf).
+ */
+export interface IdentitySource {
+  read(tenantId: string, userId: string): SQL;
+  fields(read: unknown): Record<string, string | null | undefined>;
+}
 
 /**
  * The identity root of a user: each identity field (kyc.status, kyc.country, wallet
@@ -36,22 +44,25 @@ export function createIdentityService(deps: {
 }) {
   const { repo, tx, clock, sources, userExists } = deps;
 
-  /** The user's identity fields now, from every source, without the empty ones. */
-  async function fieldsOf(tenantId: string, userId: string, db: DbOrTx): Promise<Record<string, string>> {
+  /**
+   * The user's identity fields now (from every source, without the empty ones), its salts and
+   * its latest version, in one statement.
+   */
+  async function snapshot(tenantId: string, userId: string, db: DbOrTx) {
+    const { reads, salts, latest } = await repo.saltsAndLatest(tenantId, userId, db, sources.map((s) => s.read(tenantId, userId)));
     const fields: Record<string, string> = {};
-    for (const source of sources) {
-      for (const [path, value] of Object.entries(await source(tenantId, userId, db))) {
+    sources.forEach((source, i) => {
+      for (const [path, value] of Object.entries(source.fields(reads[i] ?? null))) {
         if (value !== null && value !== undefined) fields[path] = value;
       }
-    }
-    return fields;
+    });
+    return { fields, salts, latest };
   }
 
   /** Recomputes the user's root inside `db`; stores a new version only when a field changed. */
   async function recompute(tenantId: string, userId: string, db: DbOrTx): Promise<IdentityRootRow> {
     await repo.lockUser(tenantId, userId, db);
-    const fields = await fieldsOf(tenantId, userId, db);
-    const { salts, latest } = await repo.saltsAndLatest(tenantId, userId, db);
+    const { fields, salts, latest } = await snapshot(tenantId, userId, db);
     const fresh = Object.keys(fields)
       .filter((p) => !salts.has(p))
       .map((path) => ({ path, salt: `0x${randomBytes(32).toString('hex')}` }));
@@ -80,11 +91,7 @@ export function createIdentityService(deps: {
    */
   async function verified(tenantId: string, userId: string): Promise<IdentityRootRow> {
     if (!(await userExists(tenantId, userId))) throw IdentityErrors.userNotFound();
-    const [latest, fields, salts] = await Promise.all([
-      repo.latest(tenantId, userId),
-      fieldsOf(tenantId, userId, deps.db),
-      repo.salts(tenantId, userId),
-    ]);
+    const { fields, salts, latest } = await snapshot(tenantId, userId, deps.db);
     const entries = latest ? identityEntries(fields, salts) : undefined;
     if (latest && entries && sameEntries(latest.entries, entries)) {
       if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version);

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { jsonObject } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
@@ -28,10 +29,6 @@ export function createKycRepo(db: DbOrTx) {
   const byIdQuery = (q: DbOrTx) => q.select().from(kycRecords).where(and(ofTenant, eq(kycRecords.id, sql.placeholder('id')))).limit(1);
   const byId = preparedQuery<KycRow[], { tenantId: string; id: string }>(db, 'kyc_by_id', byIdQuery);
   const byIdLocked = preparedQuery<KycRow[], { tenantId: string; id: string }>(db, 'kyc_by_id_for_update', (q) => byIdQuery(q).for('update'));
-  const latestOfUser = preparedQuery<KycRow[], { tenantId: string; userId: string }>(db, 'kyc_latest_of_user', (q) =>
-    q.select().from(kycRecords).where(and(ofTenant, eq(kycRecords.userId, sql.placeholder('userId')))).orderBy(desc(kycRecords.id)).limit(1),
-  );
-
   // One user's attempts, an offset page: the rows, the total and how many are due to expire at
   // `now`, in one prepared statement (GET /kyc/attempts reads it on every poll).
   const userPage = preparedQuery<Array<KycRow & { total: number; due: number }>, { tenantId: string; userId: string; now: string; limit: number; offset: number }>(
@@ -82,6 +79,20 @@ export function createKycRepo(db: DbOrTx) {
       return row;
     },
 
+    /** An update of the record as a write not yet run (writeTogether). */
+    updateStatement(tenantId: string, id: string, changes: KycChanges, tx: DbOrTx = db): SQL {
+      return tx
+        .update(kycRecords)
+        .set(changes)
+        .where(and(eq(kycRecords.tenantId, tenantId), eq(kycRecords.id, id)))
+        .getSQL();
+    },
+
+    /** A condition that holds while record `id` is its user's latest attempt (no greater UUIDv7 id). */
+    isLatestOfUser(tenantId: string, userId: string, id: string): SQL {
+      return sql`not exists (select 1 from ${kycRecords} where ${kycRecords.tenantId} = ${tenantId} and ${kycRecords.userId} = ${userId} and ${kycRecords.id} > ${id})`;
+    },
+
     async update(tenantId: string, id: string, changes: KycChanges, tx: DbOrTx = db): Promise<KycRow | undefined> {
       const [row] = await tx
         .update(kycRecords)
@@ -91,10 +102,21 @@ export function createKycRepo(db: DbOrTx) {
       return row;
     },
 
-    /** The user's latest attempt (greatest UUIDv7 id). */
-    async latestForUser(tenantId: string, userId: string, tx: DbOrTx = db): Promise<KycRow | undefined> {
-      const [row] = await latestOfUser({ tenantId, userId }, tx);
-      return row;
+    /**
+     * The user's latest attempt's identity-relevant fields as one JSON value (null: no attempt),
+     * a scalar subquery for the identity module's read of every source in one statement.
+     */
+    latestForUserJson(tenantId: string, userId: string): SQL {
+      const fields = jsonObject({
+        status: kycRecords.status,
+        country: kycRecords.country,
+        level: kycRecords.level,
+        provider: kycRecords.provider,
+        decidedAt: kycRecords.decidedAt,
+        walletVerified: kycRecords.walletVerified,
+        walletAddress: kycRecords.walletAddress,
+      });
+      return sql`(select ${fields} from ${kycRecords} where ${kycRecords.tenantId} = ${tenantId} and ${kycRecords.userId} = ${userId} order by ${kycRecords.id} desc limit 1)`;
     },
 
     /** Ids of sessions past their expiry still waiting on the person (oldest first, at most `limit`). */

@@ -1,7 +1,6 @@
 import type { Clock } from '../../platform/clock.js';
 import { countedPage } from '../../platform/db/counted-page.js';
 import { newId } from '../../platform/clock.js';
-import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { Viewer } from '../../platform/http/context.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
@@ -264,18 +263,21 @@ export function createKycService(deps: {
       review(tenantId, kycId, 'resubmission_requested', actor, reason),
 
     /** Identity fields of the user: the latest attempt's status, and its details once approved. */
-    async identityFields(tenantId: string, userId: string, db: DbOrTx): Promise<Record<string, string | null>> {
-      const latest = await repo.latestForUser(tenantId, userId, db);
-      if (!latest) return {};
-      const approved = latest.status === 'approved';
-      return {
-        'kyc.status': latest.status,
-        'kyc.country': approved ? latest.country : null,
-        'kyc.level': approved ? latest.level : null,
-        'kyc.provider': approved ? latest.provider : null,
-        'kyc.approvedAt': approved ? (latest.decidedAt?.toISOString() ?? null) : null,
-        'kyc.walletAddress': approved && latest.walletVerified ? latest.walletAddress : null,
-      };
+    identitySource: {
+      read: (tenantId: string, userId: string) => repo.latestForUserJson(tenantId, userId),
+      fields(read: unknown): Record<string, string | null> {
+        const latest = read as { status: string; country: string | null; level: string; provider: string; decidedAt: string | null; walletVerified: boolean; walletAddress: string | null } | null;
+        if (!latest) return {};
+        const approved = latest.status === 'approved';
+        return {
+          'kyc.status': latest.status,
+          'kyc.country': approved ? latest.country : null,
+          'kyc.level': approved ? latest.level : null,
+          'kyc.provider': approved ? latest.provider : null,
+          'kyc.approvedAt': approved && latest.decidedAt ? new Date(latest.decidedAt).toISOString() : null,
+          'kyc.walletAddress': approved && latest.walletVerified ? latest.walletAddress : null,
+        };
+      },
     },
   };
 }

@@ -48,10 +48,13 @@ export function createKycTransitions(deps: {
     });
   }
 
-  async function syncUser(db: DbOrTx, tenantId: string, userId: string): Promise<void> {
-    const latest = await repo.latestForUser(tenantId, userId, db);
-    await users.setFields(tenantId, userId, { kycStatus: latest?.status ?? null }, db);
-    await identityChanged(tenantId, userId, db);
+  /**
+   * The user's shown KYC status (its latest attempt's), as a write for the writeTogether of a
+   * change of `row` (as it is after the change): made only while `row` is the user's latest attempt;
+   * a change of an older one leaves the user as it is.
+   */
+  function userStatusStatement(db: DbOrTx, tenantId: string, row: KycRow): SQLWrapper {
+    return users.kycStatusStatement(tenantId, row.userId, row.status, repo.isLatestOfUser(tenantId, row.userId, row.id), db);
   }
 
   function eventPayload(row: KycRow, from: KycStatus | null, to: KycStatus, actor: Actor, reason: string | null) {
@@ -65,6 +68,7 @@ export function createKycTransitions(deps: {
     ) as RecordChanges;
   }
 
+  /** Moves `row`, read under its lock in the transaction `db` (repo.findById with lock), to `to`. */
   async function move(
     db: DbOrTx,
     tenantId: string,
@@ -78,25 +82,23 @@ export function createKycTransitions(deps: {
     changes = changedOnly(row, changes);
     const now = clock.now();
     const decided = to === 'approved' || to === 'declined';
-    const updated = (await repo.update(
-      tenantId,
-      row.id,
-      { ...changes, status: to, reason, updatedAt: now, ...(decided ? { decidedAt: now } : {}) },
-      db,
-    ))!;
+    const set = { ...changes, status: to, reason, updatedAt: now, ...(decided ? { decidedAt: now } : {}) };
+    // `row` was read under its lock in this transaction: the record after the change is known.
+    const updated: KycRow = { ...row, ...set };
     const stored = Object.keys(changes).length > 0 ? (changes as Record<string, unknown>) : null;
-    // The history step and the event commit in one statement.
+    // The change, its history step, its event and the user's shown status commit in one statement.
     await writeTogether(db, [
+      repo.updateStatement(tenantId, row.id, set, db),
       historyStatement(tenantId, row, { action: 'transition', from: row.status, to, changes: stored, reason }, actor),
       appendEventStatement(db, tenantId, eventFor(to), eventPayload(updated, row.status, to, actor, reason)),
+      userStatusStatement(db, tenantId, updated),
     ]);
-    await syncUser(db, tenantId, row.userId);
+    await identityChanged(tenantId, row.userId, db);
     return updated;
   }
 
   return {
     move,
-    syncUser,
 
     /** Inserts a new attempt in status `created`, audited and announced like a transition. */
     async create(db: DbOrTx, tenantId: string, row: Omit<NewKycRow, 'tenantId' | 'status'>, actor: Actor): Promise<KycRow> {
@@ -104,8 +106,9 @@ export function createKycTransitions(deps: {
       await writeTogether(db, [
         historyStatement(tenantId, created, { action: 'transition', from: null, to: 'created', changes: null, reason: null }, actor),
         appendEventStatement(db, tenantId, eventFor('created'), eventPayload(created, null, 'created', actor, null)),
+        userStatusStatement(db, tenantId, created),
       ]);
-      await syncUser(db, tenantId, created.userId);
+      await identityChanged(tenantId, created.userId, db);
       return created;
     },
 

@@ -1,4 +1,4 @@
-import type { SQLWrapper } from 'drizzle-orm';
+import type { SQL, SQLWrapper } from 'drizzle-orm';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
@@ -175,6 +175,9 @@ export function createUsersService(deps: {
       return { ...toUserDto(row), walletAddresses: walletAddressesOf(row) };
     },
 
+    /** The user's identity-relevant fields as a scalar subquery (JSON), for the identity module's one read. */
+    identityJson: (tenantId: string, id: string): SQL => repo.identityJson(tenantId, id),
+
     async findRow(tenantId: string, id: string, db?: DbOrTx): Promise<UserRow | undefined> {
       return repo.findById(tenantId, id, db);
     },
@@ -231,6 +234,15 @@ export function createUsersService(deps: {
         return row;
       };
       return db ? announced(db) : tx(announced);
+    },
+
+    /**
+     * The KYC status shown on the user (the latest attempt's), as a write not yet run for the
+     * KYC module's writeTogether, made only where `when` holds (the attempt is the user's latest).
+     * The KYC status is no identity field: nothing to announce.
+     */
+    kycStatusStatement(tenantId: string, userId: string, kycStatus: UserRow['kycStatus'], when: SQL, db: DbOrTx): SQL {
+      return repo.updateStatement(tenantId, userId, { kycStatus, updatedAt: clock.now() }, when, db);
     },
 
     /**
