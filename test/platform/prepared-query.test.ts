@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnsWithTotal } from '../../src/platform/db/counted-page.js';
-import { preparedQuery } from '../../src/platform/db/prepared.js';
+import { preparedQuery, preparedSql } from '../../src/platform/db/prepared.js';
 import { tenants } from '../../src/platform/tenancy/table.js';
 import { sessions } from '../../src/modules/auth/table.js';
 import { users, type UserRow } from '../../src/modules/users/table.js';
@@ -70,5 +70,32 @@ describe('preparedQuery', () => {
     expect(page!.createdAt).toBeInstanceOf(Date);
     expect(typeof page!.total).toBe('number');
     expect(page!.fullName).toBeNull();
+  });
+});
+
+describe('preparedSql', () => {
+  it('builds its statement once and runs it with each call\'s values, on the database or in a transaction', async () => {
+    const first = await h.createUser();
+    const second = await h.createUser();
+    let builds = 0;
+    const nameOf = preparedSql<{ tenantId: string; id: string }>('test_prepared_sql', () => {
+      builds += 1;
+      return sql`select ${users.id} as id, coalesce(${users.fullName}, 'none') as name from ${users} where ${users.tenantId} = ${sql.placeholder('tenantId')} and ${users.id} = ${sql.placeholder('id')}`;
+    });
+    const db = h.database.db;
+    expect((await nameOf({ tenantId: h.tenant.tenantId, id: first }, db)).rows).toEqual([{ id: first, name: 'none' }]);
+    expect((await nameOf({ tenantId: h.tenant.tenantId, id: second }, db)).rows).toEqual([{ id: second, name: 'none' }]);
+    const rolledBack = new Error('roll back');
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.update(users).set({ fullName: 'Uncommitted Name' }).where(and(eq(users.tenantId, h.tenant.tenantId), eq(users.id, second)));
+        expect((await nameOf({ tenantId: h.tenant.tenantId, id: second }, tx)).rows).toEqual([{ id: second, name: 'Uncommitted Name' }]);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    expect((await nameOf({ tenantId: h.tenant.tenantId, id: second }, db)).rows).toEqual([{ id: second, name: 'none' }]);
+    // Another tenant's id finds nothing: the values are the call's, not the first call's.
+    expect((await nameOf({ tenantId: '00000000-0000-7000-8000-000000000000', id: first }, db)).rows).toEqual([]);
+    expect(builds).toBe(1);
   });
 });

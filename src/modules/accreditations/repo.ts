@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { jsonObject } from '../../platform/db/json-row.js';
 import type { PageParams } from '../../platform/http/pagination.js';
@@ -73,7 +73,7 @@ export function createAccreditationsRepo(db: DbOrTx) {
 
     /** The user's most recently decided claim. */
     /** The user's most recently decided claim's status and type as one JSON value (null: none), a scalar subquery for the identity read. */
-    latestDecidedJson(tenantId: string, userId: string): SQL {
+    latestDecidedJson(tenantId: SQLWrapper, userId: SQLWrapper): SQL {
       return sql`(select ${jsonObject({ status: accreditations.status, type: accreditations.type })} from ${accreditations}
         where ${accreditations.tenantId} = ${tenantId} and ${accreditations.userId} = ${userId} and ${accreditations.status} <> 'pending'
         order by ${accreditations.decidedAt} desc, ${accreditations.id} desc limit 1)`;

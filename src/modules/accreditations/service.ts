@@ -1,3 +1,4 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import { actorFromAudit, auditActor, type Actor } from '../../platform/audit/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
@@ -146,7 +147,7 @@ export function createAccreditationsService(deps: {
 
     /** Identity fields: the user's most recently decided claim. */
     identitySource: {
-      read: (tenantId: string, userId: string) => repo.latestDecidedJson(tenantId, userId),
+      read: (tenantId: SQLWrapper, userId: SQLWrapper) => repo.latestDecidedJson(tenantId, userId),
       fields(read: unknown): Record<string, string | null> {
         const row = read as { status: string; type: string } | null;
         return { 'accreditation.status': row?.status ?? null, 'accreditation.type': row?.type ?? null };

@@ -16,12 +16,13 @@ export function createIdentityModule(
 ): BastionModule<{ identity: IdentityService }> {
   const { db, tx, clock, hooks } = platform;
   const { users } = deps;
+  const sources = [userIdentitySource(users), ...deps.sources];
   const identity = createIdentityService({
     db,
-    repo: createIdentityRepo(db),
+    repo: createIdentityRepo(db, sources.map((source) => source.read)),
     tx,
     clock,
-    sources: [userIdentitySource(users), ...deps.sources],
+    sources,
     userExists: async (tenantId, userId) => Boolean(await users.findRow(tenantId, userId)),
   });
   hooks.on('identity.changed', async ({ tenantId, userId }, txDb) => {

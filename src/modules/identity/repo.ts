@@ -1,9 +1,15 @@
 import { and, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { preparedQuery } from '../../platform/db/prepared.js';
+import { preparedQuery, preparedSql } from '../../platform/db/prepared.js';
 import { identityRoots, identitySalts, type IdentityRootRow } from './table.js';
 
-export function createIdentityRepo(db: DbOrTx) {
+/**
+ * A source's read of a user, as a scalar subquery: `tenantId` and `userId` are placeholders (the
+ * statement that joins every source's read is built once).
+ */
+export type SourceRead = (tenantId: SQLWrapper, userId: SQLWrapper) => SQL;
+
+export function createIdentityRepo(db: DbOrTx, sources: readonly SourceRead[] = []) {
   const ofUser = and(eq(identityRoots.tenantId, sql.placeholder('tenantId')), eq(identityRoots.userId, sql.placeholder('userId')));
   // The reads of every proof and root request, as prepared statements.
   const head = preparedQuery<Array<{ version: number; sourcesVerified: boolean }>, { tenantId: string; userId: string }>(db, 'identity_roots_head', (q) =>
@@ -18,30 +24,34 @@ export function createIdentityRepo(db: DbOrTx) {
     q.select().from(identityRoots).where(ofUser).orderBy(desc(identityRoots.version)).limit(1),
   );
 
+  // The user's root lock, and the read under it: the salts, the latest version and what each
+  // source answers, as prepared statements (built once; PostgreSQL plans them once per connection).
+  const lockStatement = preparedSql<{ key: string }>('identity_lock_user', () => sql`select pg_advisory_xact_lock(hashtextextended(${sql.placeholder('key')}, 0))`);
+  const snapshotStatement = preparedSql<{ tenantId: string; userId: string }>('identity_snapshot', () => {
+    const tenantId = sql.placeholder('tenantId');
+    const userId = sql.placeholder('userId');
+    const reads = sources.map((read, i) => sql`${read(tenantId, userId)} as ${sql.raw(`s${i}`)}`);
+    return sql`select
+        (select coalesce(json_object_agg(s.path, s.salt), '{}'::json) from ${identitySalts} s where s.tenant_id = ${tenantId} and s.user_id = ${userId}) as salts,
+        (select json_build_object('version', r.version, 'root', r.root, 'entries', r.entries, 'tree', r.tree, 'createdAt', r.created_at, 'sourcesVerified', r.sources_verified)
+           from ${identityRoots} r where r.tenant_id = ${tenantId} and r.user_id = ${userId} order by r.version desc limit 1) as latest${reads.length > 0 ? sql`, ${sql.join(reads, sql`, `)}` : sql``}`;
+  });
+
   return {
     /** Serialises recomputations of one user's root until the transaction ends. */
     async lockUser(tenantId: string, userId: string, tx: DbOrTx = db): Promise<void> {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`identity:${tenantId}:${userId}`}, 0))`);
+      await lockStatement({ key: `identity:${tenantId}:${userId}` }, tx);
     },
 
     /**
-     * The user's salts, latest version and what each of `sources` (scalar subqueries) answers, in
-     * one read: recompute's, under the user's lock (a statement of its own after the lock's, so it
+     * The user's salts, latest version and what each source given at construction answers
+     * (`reads`, in their order), in one read: recompute's, under the user's lock (a statement of its own after the lock's, so it
      * sees what the lock's holder before committed).
      */
-    async saltsAndLatest(
-      tenantId: string,
-      userId: string,
-      tx: DbOrTx = db,
-      sources: SQL[] = [],
-    ): Promise<{ salts: Map<string, string>; latest: IdentityRootRow | undefined; reads: unknown[] }> {
-      const reads = sources.map((source, i) => sql`${source} as ${sql.raw(`s${i}`)}`);
-      const result = await tx.execute(sql`select
-        (select coalesce(json_object_agg(s.path, s.salt), '{}'::json) from ${identitySalts} s where s.tenant_id = ${tenantId} and s.user_id = ${userId}) as salts,
-        (select json_build_object('version', r.version, 'root', r.root, 'entries', r.entries, 'tree', r.tree, 'createdAt', r.created_at, 'sourcesVerified', r.sources_verified)
-           from ${identityRoots} r where r.tenant_id = ${tenantId} and r.user_id = ${userId} order by r.version desc limit 1) as latest${reads.length > 0 ? sql`, ${sql.join(reads, sql`, `)}` : sql``}`);
+    async saltsAndLatest(tenantId: string, userId: string, tx: DbOrTx = db): Promise<{ salts: Map<string, string>; latest: IdentityRootRow | undefined; reads: unknown[] }> {
+      const result = await snapshotStatement({ tenantId, userId }, tx);
       type Latest = Omit<IdentityRootRow, 'tenantId' | 'userId' | 'createdAt'> & { createdAt: string };
-      const [row] = (result as unknown as { rows: Array<{ salts: Record<string, string>; latest: Latest | null } & Record<string, unknown>> }).rows;
+      const row = result.rows[0] as ({ salts: Record<string, string>; latest: Latest | null } & Record<string, unknown>) | undefined;
       const latest = row?.latest ? { ...row.latest, tenantId, userId, createdAt: new Date(row.latest.createdAt) } : undefined;
       return { salts: new Map(Object.entries(row?.salts ?? {})), latest, reads: sources.map((_, i) => row?.[`s${i}`] ?? null) };
     },

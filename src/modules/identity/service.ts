@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import { writeTogether } from '../../platform/db/write-together.js';
 import { IdentityErrors } from './errors.js';
-import type { IdentityRepo } from './repo.js';
+import type { IdentityRepo, SourceRead } from './repo.js';
 import type { IdentityProofDto, IdentityRootDto } from './schemas.js';
 import type { IdentityRootRow } from './table.js';
 import { identityEntries, identityProof, identityTree, LEAF_ENCODING, sameEntries } from './tree.js';
@@ -20,7 +19,8 @@ const PROOF_CACHE_SIZE = 10_000;
  * statement. `fields` turns what it answered into path -> value (null or absent: no leaf).
  */
 export interface IdentitySource {
-  read(tenantId: string, userId: string): SQL;
+  /** Built once, with placeholders for the user's tenant and id (repo.ts, SourceRead). */
+  read: SourceRead;
   fields(read: unknown): Record<string, string | null | undefined>;
 }
 
@@ -34,6 +34,7 @@ export interface IdentitySource {
 export function createIdentityService(deps: {
   /** The database, for the reads of current() outside a transaction. */
   db: DbOrTx;
+  /** Made with the `read` of each of `sources`, in the same order. */
   repo: IdentityRepo;
   tx: RunInTx;
   clock: Clock;
@@ -49,7 +50,7 @@ export function createIdentityService(deps: {
    * its latest version, in one statement.
    */
   async function snapshot(tenantId: string, userId: string, db: DbOrTx) {
-    const { reads, salts, latest } = await repo.saltsAndLatest(tenantId, userId, db, sources.map((s) => s.read(tenantId, userId)));
+    const { reads, salts, latest } = await repo.saltsAndLatest(tenantId, userId, db);
     const fields: Record<string, string> = {};
     sources.forEach((source, i) => {
       for (const [path, value] of Object.entries(source.fields(reads[i] ?? null))) {

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { jsonObject } from '../../platform/db/json-row.js';
@@ -106,7 +106,7 @@ export function createKycRepo(db: DbOrTx) {
      * The user's latest attempt's identity-relevant fields as one JSON value (null: no attempt),
      * a scalar subquery for the identity module's read of every source in one statement.
      */
-    latestForUserJson(tenantId: string, userId: string): SQL {
+    latestForUserJson(tenantId: SQLWrapper, userId: SQLWrapper): SQL {
       const fields = jsonObject({
         status: kycRecords.status,
         country: kycRecords.country,

@@ -1,3 +1,4 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import { countedPage } from '../../platform/db/counted-page.js';
 import { newId } from '../../platform/clock.js';
@@ -264,7 +265,7 @@ export function createKycService(deps: {
 
     /** Identity fields of the user: the latest attempt's status, and its details once approved. */
     identitySource: {
-      read: (tenantId: string, userId: string) => repo.latestForUserJson(tenantId, userId),
+      read: (tenantId: SQLWrapper, userId: SQLWrapper) => repo.latestForUserJson(tenantId, userId),
       fields(read: unknown): Record<string, string | null> {
         const latest = read as { status: string; country: string | null; level: string; provider: string; decidedAt: string | null; walletVerified: boolean; walletAddress: string | null } | null;
         if (!latest) return {};

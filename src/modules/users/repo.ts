@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
 import { jsonObject } from '../../platform/db/json-row.js';
@@ -78,7 +78,7 @@ export function createUsersRepo(db: DbOrTx) {
     },
 
     /** The user's id and registered wallet addresses as one JSON value (null: no such user), a scalar subquery for the identity read. */
-    identityJson(tenantId: string, id: string): SQL {
+    identityJson(tenantId: SQLWrapper, id: SQLWrapper): SQL {
       const fields = jsonObject({
         id: users.id,
         evmEoa: users.evmEoa,

@@ -176,7 +176,7 @@ export function createUsersService(deps: {
     },
 
     /** The user's identity-relevant fields as a scalar subquery (JSON), for the identity module's one read. */
-    identityJson: (tenantId: string, id: string): SQL => repo.identityJson(tenantId, id),
+    identityJson: (tenantId: SQLWrapper, id: SQLWrapper): SQL => repo.identityJson(tenantId, id),
 
     async findRow(tenantId: string, id: string, db?: DbOrTx): Promise<UserRow | undefined> {
       return repo.findById(tenantId, id, db);

@@ -1,4 +1,4 @@
-import { Column, is, SQL, Subquery } from 'drizzle-orm';
+import { Column, is, SQL, Subquery, type Query } from 'drizzle-orm';
 import type { DbOrTx } from './client.js';
 
 /** What drizzle's query builders offer for placeholders: `sql.placeholder(name)` filled at execute. */
@@ -29,6 +29,28 @@ export function preparedQuery<R, P extends Record<string, unknown>>(
     // drizzle's prepared queries (node-postgres and PGlite alike) run on their `client`: the same
     // query, with the transaction's connection in its place.
     return Object.assign(Object.create(prepared) as typeof prepared, { client }).execute(params);
+  };
+}
+
+/** What a drizzle database or transaction offers for running a built query (node-postgres and PGlite alike). */
+interface RawSession {
+  session: { prepareQuery(query: Query, fields: undefined, name: string, arrayMode: boolean): { execute(values: Record<string, unknown>): Promise<unknown> } };
+  dialect: { sqlToQuery(sql: SQL): Query };
+}
+
+/**
+ * A hot raw statement (an `sql` template with `sql.placeholder`s for its values), built once:
+ * drizzle turns the template into text on the first call only, and PostgreSQL parses and plans
+ * it once per connection (a named prepared statement), on the database or inside a transaction
+ * alike (`on`). Answers the driver's result (`rows` as PostgreSQL sent them). `name` must be
+ * unique in the process.
+ */
+export function preparedSql<P extends Record<string, unknown>>(name: string, build: () => SQL): (params: P, on: DbOrTx) => Promise<{ rows: Array<Record<string, unknown>> }> {
+  let query: Query | undefined;
+  return async (params, on) => {
+    const { session, dialect } = on as unknown as RawSession;
+    query ??= dialect.sqlToQuery(build());
+    return (await session.prepareQuery(query, undefined, name, false).execute(params)) as { rows: Array<Record<string, unknown>> };
   };
 }
 
