@@ -1,6 +1,6 @@
-import { and, asc, count, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { jsonObject } from '../../platform/db/json-row.js';
+import { rowJson } from '../../platform/db/json-row.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { accreditations, type AccreditationRow } from './table.js';
 
@@ -74,9 +74,12 @@ export function createAccreditationsRepo(db: DbOrTx) {
     /** The user's most recently decided claim. */
     /** The user's most recently decided claim's status and type as one JSON value (null: none), a scalar subquery for the identity read. */
     latestDecidedJson(tenantId: SQLWrapper, userId: SQLWrapper): SQL {
-      return sql`(select ${jsonObject({ status: accreditations.status, type: accreditations.type })} from ${accreditations}
-        where ${accreditations.tenantId} = ${tenantId} and ${accreditations.userId} = ${userId} and ${accreditations.status} <> 'pending'
-        order by ${accreditations.decidedAt} desc, ${accreditations.id} desc limit 1)`;
+      return rowJson(
+        { status: accreditations.status, type: accreditations.type },
+        accreditations,
+        and(eq(accreditations.tenantId, tenantId), eq(accreditations.userId, userId), ne(accreditations.status, 'pending'))!,
+        sql`${desc(accreditations.decidedAt)}, ${desc(accreditations.id)}`,
+      );
     },
 
   };

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { jsonObject } from '../../platform/db/json-row.js';
+import { rowJson } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
@@ -107,16 +107,20 @@ export function createKycRepo(db: DbOrTx) {
      * a scalar subquery for the identity module's read of every source in one statement.
      */
     latestForUserJson(tenantId: SQLWrapper, userId: SQLWrapper): SQL {
-      const fields = jsonObject({
-        status: kycRecords.status,
-        country: kycRecords.country,
-        level: kycRecords.level,
-        provider: kycRecords.provider,
-        decidedAt: kycRecords.decidedAt,
-        walletVerified: kycRecords.walletVerified,
-        walletAddress: kycRecords.walletAddress,
-      });
-      return sql`(select ${fields} from ${kycRecords} where ${kycRecords.tenantId} = ${tenantId} and ${kycRecords.userId} = ${userId} order by ${kycRecords.id} desc limit 1)`;
+      return rowJson(
+        {
+          status: kycRecords.status,
+          country: kycRecords.country,
+          level: kycRecords.level,
+          provider: kycRecords.provider,
+          decidedAt: kycRecords.decidedAt,
+          walletVerified: kycRecords.walletVerified,
+          walletAddress: kycRecords.walletAddress,
+        },
+        kycRecords,
+        and(eq(kycRecords.tenantId, tenantId), eq(kycRecords.userId, userId))!,
+        desc(kycRecords.id),
+      );
     },
 
     /** Ids of sessions past their expiry still waiting on the person (oldest first, at most `limit`). */

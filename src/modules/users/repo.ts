@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, inArray, isNull, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
-import { jsonObject } from '../../platform/db/json-row.js';
+import { rowJson } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { users, type NewUserRow, type UserRow } from './table.js';
@@ -79,14 +79,8 @@ export function createUsersRepo(db: DbOrTx) {
 
     /** The user's id and registered wallet addresses as one JSON value (null: no such user), a scalar subquery for the identity read. */
     identityJson(tenantId: SQLWrapper, id: SQLWrapper): SQL {
-      const fields = jsonObject({
-        id: users.id,
-        evmEoa: users.evmEoa,
-        evmCompatibleAddress: users.evmCompatibleAddress,
-        xrplAddress: users.xrplAddress,
-        xrplSecureAccountAddress: users.xrplSecureAccountAddress,
-      });
-      return sql`(select ${fields} from ${users} where ${users.tenantId} = ${tenantId} and ${users.id} = ${id})`;
+      const fields = { id: users.id, evmEoa: users.evmEoa, evmCompatibleAddress: users.evmCompatibleAddress, xrplAddress: users.xrplAddress, xrplSecureAccountAddress: users.xrplSecureAccountAddress };
+      return rowJson(fields, users, and(eq(users.tenantId, tenantId), eq(users.id, id))!);
     },
 
     /** An update of the user's row as a write not yet run (writeTogether), made only where `when` also holds. */

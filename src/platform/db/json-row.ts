@@ -9,3 +9,11 @@ export function jsonObject(fields: Record<string, SQLWrapper>): SQL {
   const pairs = Object.entries(fields).map(([key, value]) => sql`${sql.raw(`'${key.replace(/'/g, "''")}'`)}, ${value}`);
   return sql`json_build_object(${sql.join(pairs, sql`, `)})`;
 }
+
+/**
+ * One row's fields as a JSON value, as a scalar subquery (null when no row matches): the first
+ * row of `from` where `where` holds, in `orderBy`'s order when given.
+ */
+export function rowJson(fields: Record<string, SQLWrapper>, from: SQLWrapper, where: SQL, orderBy?: SQL): SQL {
+  return sql`(select ${jsonObject(fields)} from ${from} where ${where}${orderBy ? sql` order by ${orderBy}` : sql``} limit 1)`;
+}
