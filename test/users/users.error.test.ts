@@ -144,6 +144,17 @@ describe('PATCH /users/me errors', () => {
     const token = await h.tokenFor(randomUUID());
     expectError(await h.inject({ method: 'GET', url: '/users/me', headers: h.bearerHeaders(token) }), 404, 'USER_NOT_FOUND');
   });
+
+  it("404 from a user's own lists too (read before the user: an empty list checks that the user exists)", async () => {
+    const token = await h.tokenFor(randomUUID());
+    for (const url of ['/evm-eoas', '/kyc/attempts', '/non-custodian-xrpl/wallets']) {
+      expectError(await h.inject({ method: 'GET', url, headers: h.bearerHeaders(token) }), 404, 'USER_NOT_FOUND');
+    }
+    // A user that exists and has no records gets its empty lists.
+    const own = await h.tokenFor(await h.createUser());
+    expect((await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.bearerHeaders(own) })).json()).toEqual({ total: 0, data: [] });
+    expect((await h.inject({ method: 'GET', url: '/kyc/attempts', headers: h.bearerHeaders(own) })).json()).toMatchObject({ total: 0, data: [] });
+  });
 });
 
 describe('GET errors', () => {

@@ -238,8 +238,7 @@ export function createKycService(deps: {
 
     /** GET /kyc?userId= and /kyc/attempts: a plain user may ask only for themself (another id is a 404). */
     async listForUser(ctx: Viewer & { tenantId: string }, requested: string | undefined, page: PageParams): Promise<Page<KycAttemptDto>> {
-      const userId = await users.actingFor(ctx, requested, KycErrors.userIdRequired);
-      return listPage(ctx.tenantId, { userId }, page);
+      return users.pageActingFor(ctx, requested, KycErrors.userIdRequired, (userId) => listPage(ctx.tenantId, { userId }, page));
     },
 
     async listAll(tenantId: string, filters: KycFilters, page: PageParams): Promise<Page<KycAttemptDto>> {

@@ -129,6 +129,24 @@ export function createUsersService(deps: {
     },
 
     /**
+     * A page of the records of the user a call acts for (the same rule and the same 404 as
+     * actingFor), read first: a record of the user proves that it exists (records are written
+     * only for a user that exists, and no user is ever deleted; a tenant's deletion takes both),
+     * so only an empty list reads the user. One statement instead of two for a user with records.
+     */
+    async pageActingFor<T>(
+      ctx: Viewer & { tenantId: string },
+      requested: string | undefined,
+      userIdRequired: () => AppError,
+      read: (userId: string) => Promise<Page<T>>,
+    ): Promise<Page<T>> {
+      const userId = subjectFor(ctx, requested, userIdRequired);
+      const page = await read(userId);
+      if (page.total === 0 && page.data.length === 0) await requireUser(ctx.tenantId, userId);
+      return page;
+    },
+
+    /**
      * Creates a user (no password). Runs inside `outerTx` when given, so the auth module can
      * create the user and its credential atomically.
      */
