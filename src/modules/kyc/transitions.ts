@@ -61,10 +61,10 @@ export function createKycTransitions(deps: {
     return { kycId: row.id, userId: row.userId, provider: row.provider, from, to, reason, actor };
   }
 
-  /** The fields of `changes` whose value differs from the record's. */
+  /** The fields of `changes` whose value differs from the record's (an undefined value is no change, as drizzle's `set` skips it). */
   function changedOnly(row: KycRow, changes: RecordChanges): RecordChanges {
     return Object.fromEntries(
-      Object.entries(changes).filter(([key, value]) => (row as Record<string, unknown>)[key] !== value),
+      Object.entries(changes).filter(([key, value]) => value !== undefined && (row as Record<string, unknown>)[key] !== value),
     ) as RecordChanges;
   }
 
