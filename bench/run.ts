@@ -159,7 +159,7 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
   const service = await startServer({
     name: 'service',
     script: here('./service-main.js'),
-    env: { ...baseEnv(s, db), PORT: String(s.servicePort), LOG_LEVEL: s.logLevel },
+    env: { ...baseEnv(s, db), PORT: String(s.servicePort), LOG_LEVEL: s.logLevel, METRICS_PORT: process.env.BENCH_METRICS_PORT ?? 'off' },
     port: s.servicePort,
     nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'service')],
   });

@@ -57,6 +57,17 @@ describe('the local in-process chain (EDR)', () => {
     expect(devBalance).toBeLessThan(DEV_ACCOUNT_BALANCE);
   });
 
+  it('300 requests at once enter EDR a few at a time: no thread per request, every answer right', async () => {
+    // EDR runs a request on a thread of its own (kept ~10 s after): unbounded, 300 requests at
+    // once leave ~300 more threads in the process and ~200 MB of RSS.
+    const threads = () => Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+    const before = threads();
+    const address = local.devAccounts[2]!.address;
+    const balances = await Promise.all(Array.from({ length: 300 }, () => local.publicClient.getBalance({ address })));
+    expect(new Set(balances)).toEqual(new Set([await local.publicClient.getBalance({ address })]));
+    expect(threads() - before).toBeLessThan(30);
+  });
+
   it('takes its chain id from EVM_CHAIN_ID', async () => {
     const other = await createEvmChain(loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'bastion-evm-')), EVM_CHAIN_ID: '1337' }));
     expect(await other.status()).toMatchObject({ mode: 'local', chainId: 1337 });

@@ -11,6 +11,7 @@ import {
 } from '@nomicfoundation/edr';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { custom, hexToBytes, type EIP1193RequestFn } from 'viem';
 import { JournalCorrupt, WriteAheadJournal } from '../../write-ahead-journal.js';
 import { chainDefinition, portOver } from '../clients.js';
@@ -85,11 +86,24 @@ interface RpcError extends Error {
   data?: unknown;
 }
 
+/**
+ * Requests in EDR at once, per provider. EDR runs each request on a thread of its own (a
+ * blocking thread of its tokio runtime) that waits for the provider's lock: 400 requests at once
+ * made 360 threads and 200 MB of RSS, and ran slower (9,200/s) than 4 at a time (40,000/s,
+ * 22 threads, 79 MB). The others wait in order in this process.
+ */
+export const EDR_REQUESTS_AT_ONCE = 4;
+const providerLimits = new WeakMap<Provider, LimitFunction>();
+
 /** An EIP-1193 request function over the EDR provider: JSON-RPC in, result out, errors with their code. */
 export function eip1193(provider: Provider): EIP1193RequestFn {
+  let limit = providerLimits.get(provider);
+  if (!limit) providerLimits.set(provider, (limit = pLimit(EDR_REQUESTS_AT_ONCE)));
+  const atOnce = limit;
   let nextId = 1;
   return (async ({ method, params }: { method: string; params?: unknown }) => {
-    const response = await provider.handleRequest(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }));
+    const rpc = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] });
+    const response = await atOnce(() => provider.handleRequest(rpc));
     const body = (typeof response.data === 'string' ? JSON.parse(response.data) : response.data) as {
       result?: unknown;
       error?: { code: number; message: string; data?: unknown };
