@@ -1,5 +1,5 @@
 // What bounds the upload row (issue #30, goal 6): the same load as the row (16 in flight, 1 MiB
-// PDFs, each different, sent by fetch with FormData from this process) against a bare server in
+// PDFs, each different, sent by undici's request with FormData from this process) against a bare server in
 // a process of its own that only receives them, and one that receives them and puts them to the
 // storage port; beside the row's ceiling (the storage port's put from this process alone).
 // Nothing of the service runs: no auth, no type check, no database. Usage:

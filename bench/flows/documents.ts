@@ -7,6 +7,7 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 import type { Config } from '../../src/config.js';
 import { createStorage } from '../../src/providers/storage/select.js';
+import { FormData } from 'undici';
 import { closedLoop, type FlowOp } from './driver.js';
 import { call, type Caller } from './http.js';
 

@@ -1,5 +1,10 @@
-// The HTTP side of the flow rows: fetch (undici, keep-alive) to the service, a failure for
-// any status other than the one expected.
+// The HTTP side of the flow rows: undici's request API (keep-alive) to the service, a failure
+// for any status other than the one expected. The client shares the machine's two cores with
+// the service: fetch cost 0.30 ms of CPU per request here, undici's request 0.06 ms.
+import { Agent, request, type FormData } from 'undici';
+
+/** One keep-alive pool per process for the flow rows' calls (a connection per request in flight). */
+const dispatcher = new Agent({ connections: 64, pipelining: 1 });
 
 export interface Caller {
   baseUrl: string;
@@ -25,10 +30,10 @@ export async function call<T = Record<string, unknown>>(
   } else if (options.form) {
     body = options.form;
   }
-  const response = await fetch(caller.baseUrl + path, { method, headers, body });
-  const text = await response.text();
+  const response = await request(caller.baseUrl + path, { method, headers, body, dispatcher });
+  const text = await response.body.text();
   const expect = options.expect ?? (method === 'GET' || method === 'PUT' ? 200 : 201);
-  if (response.status !== expect) throw new UnexpectedAnswer(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  if (response.statusCode !== expect) throw new UnexpectedAnswer(`${method} ${path}: ${response.statusCode} ${text.slice(0, 300)}`);
   return (text ? JSON.parse(text) : {}) as T;
 }
 
