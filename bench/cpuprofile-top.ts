@@ -1,7 +1,8 @@
 // Top self-time functions of a V8 CPU profile (node --cpu-prof; `BENCH_CPU_PROF=1 npm run bench`
 // writes one for the service under bench/.data/profiles). Usage:
-//   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N]
-// --skip leaves out the first seconds (start-up); --callers prints, for the functions whose
+//   npx tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--until SECONDS] [--rows N] [--callers REGEX] [--depth N]
+// --skip leaves out the first seconds (start-up), --until the samples after that second (a
+// later row's); --callers prints, for the functions whose
 // name or file matches, the call stacks their self time comes from (--depth frames, 6 unless told);
 // --own adds the time by the innermost frame of Bastion's own source (src/) on each sample's stack
 // (work resumed after an await has only the resuming frames on its stack: much shows as no frame).
@@ -35,7 +36,7 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 
-function main(file: string, options: { skipSec: number; rows: number; callers?: RegExp; depth: number; own: boolean }): void {
+function main(file: string, options: { skipSec: number; untilSec: number; rows: number; callers?: RegExp; depth: number; own: boolean }): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -46,7 +47,7 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
     clock += dt;
-    if (clock < options.skipSec * 1e6) return;
+    if (clock < options.skipSec * 1e6 || clock > options.untilSec * 1e6) return;
     self.set(id, (self.get(id) ?? 0) + dt);
     total += dt;
   });
@@ -95,14 +96,15 @@ function main(file: string, options: { skipSec: number; rows: number; callers?: 
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { skip: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' }, own: { type: 'boolean' } },
+  options: { skip: { type: 'string' }, until: { type: 'string' }, rows: { type: 'string' }, callers: { type: 'string' }, depth: { type: 'string' }, own: { type: 'boolean' } },
 });
 if (!positionals[0]) {
-  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--rows N] [--callers REGEX] [--depth N] [--own]\n');
+  process.stderr.write('usage: tsx bench/cpuprofile-top.ts <file.cpuprofile> [--skip SECONDS] [--until SECONDS] [--rows N] [--callers REGEX] [--depth N] [--own]\n');
   process.exit(2);
 }
 main(positionals[0], {
   skipSec: Number(values.skip ?? 0),
+  untilSec: values.until === undefined ? Infinity : Number(values.until),
   rows: Number(values.rows ?? 40),
   callers: values.callers ? new RegExp(values.callers) : undefined,
   depth: Number(values.depth ?? 6),

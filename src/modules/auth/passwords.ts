@@ -1,4 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
+import pLimit from 'p-limit';
 import { randomToken } from '../../platform/crypto/hash.js';
 import { AuthErrors } from './errors.js';
 import { createPasswordWorkers } from './password-workers.js';
@@ -33,25 +34,14 @@ export function checkPasswordPolicy(password: string, field = 'password'): void 
 export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue?: number } = {}) {
   const maxConcurrent = options.maxConcurrent ?? PASSWORD_POOL_CONCURRENCY;
   const maxQueue = options.maxQueue ?? 64;
-  let running = 0;
-  const waiting: Array<() => void> = [];
+  const slots = pLimit(maxConcurrent);
   let dummyHash: Promise<string> | undefined;
   const workers = createPasswordWorkers(maxConcurrent);
 
-  async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
-    if (running >= maxConcurrent) {
-      if (waiting.length >= maxQueue) throw AuthErrors.busy();
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    } else {
-      running++;
-    }
-    try {
-      return await fn();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
+  // p-limit starts a queued call a microtask later: running plus waiting is what it holds.
+  function withSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (slots.activeCount + slots.pendingCount >= maxConcurrent + maxQueue) return Promise.reject(AuthErrors.busy());
+    return slots(fn);
   }
 
   const hasher = {
@@ -71,7 +61,7 @@ export function createPasswordHasher(options: { maxConcurrent?: number; maxQueue
       await hasher.verify(await dummyHash, password);
       return false;
     },
-    stats: () => ({ running, queued: waiting.length }),
+    stats: () => ({ running: slots.activeCount, queued: slots.pendingCount }),
     /** Stops the worker threads (container.close). */
     close: () => workers.close(),
   };

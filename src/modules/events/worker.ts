@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import pLimit from 'p-limit';
 import { newId, systemClock, type Clock } from '../../platform/clock.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
@@ -69,15 +70,6 @@ export interface DeliveryWorker {
   drainOnce(): Promise<DrainResult>;
   /** Rounds until nothing is due (tests): the sum of their results. */
   drainAll(maxRounds?: number): Promise<DrainResult>;
-}
-
-/** Runs `work` over `items` with at most `limit` at once. */
-async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(lanes);
 }
 
 /**
@@ -172,7 +164,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     };
     const succeeded: ClaimedDelivery[] = [];
     const statuses = new Map<string, number>();
-    await inParallel(rows, concurrency, async (row) => {
+    await pLimit(concurrency).map(rows, async (row) => {
       const { endpoint, event } = row;
       // A row whose lease ends before a request could finish is left alone: another worker
       // takes it over when the lease ends (this one was stalled; sending now risks a double).
