@@ -5,9 +5,12 @@
 // publishes and confirms it and tells Bastion by signed webhooks). The record is watched in
 // the database every 10 ms (one query for every transfer in flight), so the watching adds no
 // request to the service.
-// Ceiling: a direct transaction on the same chain through its JSON-RPC (viem: a local account
-// signs, eth_sendRawTransaction, the receipt polled every 10 ms), with N accounts in flight.
-import { readFileSync } from 'node:fs';
+// Ceiling: a direct transaction on a local chain of the same engine and settings, served by the
+// same JSON-RPC server, in a process of its own (bench/evm-chain-main.ts: the ceiling's ~8,000
+// blocks would otherwise stay in the service's memory), through its JSON-RPC (viem: a local
+// account signs, eth_sendRawTransaction, the receipt polled every 10 ms), with N accounts in flight.
+import { fork } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createPublicClient, createWalletClient, defineChain, http, parseEther, type Hex, type PrivateKeyAccount } from 'viem';
@@ -96,6 +99,23 @@ export function transferOp(caller: Caller, apiKey: string, vaults: Vault[], watc
     });
     if (answer.status !== 'CONFIRMED') await watcher.confirmed(answer.transactionId);
   };
+}
+
+/** Direct transactions on a chain of the service's engine in a process of its own (bench/evm-chain-main.ts). */
+export async function evmCeilingOwnChain(options: { chainId: number; concurrency: number; warmupSec: number; durationSec: number }) {
+  const child = fork(new URL('../evm-chain-main.js', import.meta.url), [String(options.chainId)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const started = await new Promise<{ url: string; dataDir: string }>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { url: string; dataDir: string }));
+    child.once('exit', (code) => reject(new Error(`the ceiling's chain exited (${code}) before it listened`)));
+  });
+  try {
+    return await evmCeiling({ rpcUrl: started.url, chainId: options.chainId, dataDir: started.dataDir, concurrency: options.concurrency, warmupSec: options.warmupSec, durationSec: options.durationSec });
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.disconnect();
+    await exited;
+    rmSync(started.dataDir, { recursive: true, force: true });
+  }
 }
 
 /** Direct transactions on the chain behind `rpcUrl`: N fresh accounts funded by a development account of `dataDir`. */

@@ -6,7 +6,7 @@ import type { Config } from '../../src/config.js';
 import type { ServerProcess } from '../processes.js';
 import { postgresCpuMs } from '../machine.js';
 import { closedLoop, settle, withCpu, type FlowOp, type FlowResult } from './driver.js';
-import { confirmationWatcher, evmCeiling, prepareVaults, transferOp } from './custody.js';
+import { confirmationWatcher, evmCeilingOwnChain, prepareVaults, transferOp } from './custody.js';
 import { documentFactory, storageCeiling, uploadOp } from './documents.js';
 import { call, inParallel, type Caller } from './http.js';
 import { siweCeiling, siweOp, registerEoa } from './siwe.js';
@@ -47,7 +47,7 @@ export interface FlowContext {
 
 interface Ready {
   checks: {
-    evmChain: { chainId: number; rpcUrl?: string };
+    evmChain: { mode: string; chainId: number; rpcUrl?: string };
     xrplLedger: { mode: string; url?: string; faucetUrl?: string };
   };
 }
@@ -135,7 +135,8 @@ export async function flowsPhase(ctx: FlowContext, selected: (key: string) => bo
   }
 
   if (selected('custody')) {
-    if (!evmChain.rpcUrl) throw new Error('the custody row needs the local EVM chain\'s JSON-RPC (EVM_RPC_URL unset, EVM_LOCAL_RPC_PORT not off)');
+    // The ceiling is a local chain of the same engine: the row must run on the local chain too.
+    if (evmChain.mode !== 'local') throw new Error('the custody row needs the service\'s local EVM chain (EVM_RPC_URL unset)');
     if (!ctx.databaseUrl) throw new Error('the custody row watches the database: PostgreSQL only');
     const vaults = await prepareVaults(ctx.caller, ctx.apiKey, ctx.userIds.slice(0, N));
     const watcher = confirmationWatcher(ctx.databaseUrl, ctx.caller.tenantId);
@@ -144,8 +145,8 @@ export async function flowsPhase(ctx: FlowContext, selected: (key: string) => bo
         await row(ctx, {
           key: 'custody', route: 'custody-a transfer (ETH) to CONFIRMED: POST .../transactions/transfer', unit: 'ops', inFlight: N,
           op: transferOp(ctx.caller, ctx.apiKey, vaults, watcher),
-          ceilingName: 'a direct transaction on the same chain (viem over its JSON-RPC, receipt)',
-          ceiling: () => evmCeiling({ rpcUrl: evmChain.rpcUrl!, chainId: evmChain.chainId, dataDir: ctx.config.dataDir, concurrency: N, ...timing }),
+          ceilingName: 'a direct transaction on a chain of the same engine in a process of its own (viem over its JSON-RPC, receipt)',
+          ceiling: () => evmCeilingOwnChain({ chainId: evmChain.chainId, concurrency: N, ...timing }),
         }),
       );
     } finally {
