@@ -1,6 +1,7 @@
 // The HTTP side of the flow rows: undici's request API (keep-alive) to the service, a failure
 // for any status other than the one expected. The client shares the machine's two cores with
 // the service: fetch cost 0.30 ms of CPU per request here, undici's request 0.06 ms.
+import pLimit from 'p-limit';
 import { Agent, request, type FormData } from 'undici';
 
 /** One keep-alive pool per process for the flow rows' calls (a connection per request in flight). */
@@ -37,17 +38,7 @@ export async function call<T = Record<string, unknown>>(
   return (text ? JSON.parse(text) : {}) as T;
 }
 
-/** Runs `work` over `items` with `concurrency` in flight (setup steps, not measured). */
-export async function inParallel<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]!, i);
-      }
-    }),
-  );
-  return results;
+/** Runs `work` over `items` with `concurrency` in flight (setup steps, not measured); the results in order. */
+export function inParallel<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  return pLimit(concurrency).map(items, work);
 }
