@@ -196,6 +196,20 @@ describe('POST /evm-eoas: each failure is a 400 with its own code and changes no
 });
 
 describe('POST /evm-eoas: the registry rules', () => {
+  it('404 USER_NOT_FOUND for a token of a user that does not exist; the nonce stays unused and no wallet is stored', async () => {
+    const missing = '0190a7a0-0000-7000-8000-00000000beef';
+    const token = await h.tokenFor(missing);
+    const account = newKey();
+    const challenge = await getChallenge(h, token);
+    const message = messageFor(challenge, account.address);
+    const signature = await account.signMessage({ message });
+    expectError(await postEoa(h, token, { message, signature }), 404, 'USER_NOT_FOUND');
+    // The transaction rolled back: the same message is refused for the user again, not as a used challenge.
+    expectError(await postEoa(h, token, { message, signature }), 404, 'USER_NOT_FOUND');
+    const stored = await h.database.db.execute(`select count(*)::int as n from wallets where address_key = '${account.address.toLowerCase()}'` as never);
+    expect(JSON.stringify(stored)).toContain('"n":0');
+  });
+
   it('409 WALLET_ADDRESS_TAKEN for an address another user registered; the loser keeps its nonce', async () => {
     const first = await userWithToken();
     const second = await userWithToken();

@@ -12237,6 +12237,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];

@@ -33,7 +33,8 @@ export function evmEoaRoutes(app: FastifyInstance, deps: { eoas: EvmEoaService }
         tags,
         summary: 'Register an EVM address (a key, or a contract wallet via EIP-1271 / ERC-6492) with a signed SIWE message',
         body: RegisterEoaBody,
-        response: { 201: Wallet, ...errorResponses(403, 409, 503) },
+        // 404: the token names a user that does not exist.
+        response: { 201: Wallet, ...errorResponses(403, 404, 409, 503) },
       },
     },
     async (request, reply) => {
