@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { addEndpoint, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
-import { createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
+import { sql } from 'drizzle-orm';
+import { CLAIM_PLANNER_SETTINGS, claimStatement, createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
 
 let h: Harness;
 let receiver: Receiver;
@@ -225,5 +227,40 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     await makeUsers(h, 1, t);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.acceptedAt(ep.path)).toHaveLength(7);
+  });
+
+  it('claims the first due rows in the due index\'s order, never by sorting the backlog, even while the statistics lag a burst', async () => {
+    const ep = await addEndpoint(h, receiver, {}, t);
+    const db = h.database.db;
+    // 20,000 deliveries that the statistics count as delivered, then made pending: a burst
+    // PostgreSQL has not analyzed yet. With those statistics and without the claim's settings,
+    // PostgreSQL's planner fetched every pending row and sorted them, on every claim (this case
+    // fails so on the PostgreSQL pass; PGlite's planner happened to read the index).
+    await db.execute(sql`
+      insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, delivered_at)
+      select ${t.tenantId}::uuid, ${ep.id}::uuid, gen_random_uuid(), g, 'delivered', 1, now(), now(), now() from generate_series(1, 20000) g`);
+    await db.execute(sql`analyze event_deliveries`);
+    await db.execute(sql`update event_deliveries set status = 'pending', delivered_at = null where tenant_id = ${t.tenantId}::uuid`);
+    try {
+      const now = new Date(Date.now() + 1_000);
+      for (const only of [[t.tenantId], undefined]) {
+        const plan = await db.transaction(async (tx) => {
+          await tx.execute(CLAIM_PLANNER_SETTINGS);
+          const result = await tx.execute(sql`explain (format json) ${claimStatement(now, 128, new Date(now.getTime() + 60_000), randomUUID(), only)}`);
+          const cell = (result as unknown as { rows: Array<Record<string, unknown>> }).rows[0]!['QUERY PLAN'];
+          return (typeof cell === 'string' ? JSON.parse(cell) : cell) as unknown;
+        });
+        const nodes: Array<Record<string, unknown>> = [];
+        const walk = (node: Record<string, unknown>) => {
+          nodes.push(node);
+          for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
+        };
+        walk((plan as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan);
+        expect(nodes.map((n) => n['Node Type'])).not.toContain('Sort');
+        expect(nodes.some((n) => n['Index Name'] === 'event_deliveries_due_idx' && n['Node Type'] === 'Index Scan'), JSON.stringify(plan)).toBe(true);
+      }
+    } finally {
+      await db.execute(sql`delete from event_deliveries where tenant_id = ${t.tenantId}::uuid`);
+    }
   });
 });

@@ -61,7 +61,10 @@ export const eventDeliveries = pgTable(
   (t) => [
     primaryKey({ name: 'event_deliveries_pkey', columns: [t.tenantId, t.endpointId, t.eventId] }),
     foreignKey({ name: 'event_deliveries_endpoint_fk', columns: [t.tenantId, t.endpointId], foreignColumns: [eventEndpoints.tenantId, eventEndpoints.id] }).onDelete('cascade'),
-    index('event_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    // The claim's order (due time, then stream order): the claim reads the first due rows of
+    // this index and stops, instead of sorting every pending row (a backlog of 40,000 cost a
+    // claim 33 ms of PostgreSQL, sorted on disk).
+    index('event_deliveries_due_idx').on(t.nextAttemptAt, t.eventSeq).where(sql`status = 'pending'`),
     index('event_deliveries_delivered_idx').on(t.deliveredAt).where(sql`status = 'delivered'`),
     check('event_deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
