@@ -16,12 +16,18 @@ export function createCustodyRepo(db: Db) {
   type ByProviderId = { tenantId: string; providerId: string };
   const byProviderId = preparedQuery<CustodyTransactionRow[], ByProviderId>(db, 'custody_transaction_by_provider_id', byProviderIdQuery);
   const byProviderIdLocked = preparedQuery<CustodyTransactionRow[], ByProviderId>(db, 'custody_transaction_by_provider_id_for_update', (q) => byProviderIdQuery(q).for('update'));
+  const vaultById = preparedQuery<CustodyVaultRow[], { tenantId: string; id: string }>(db, 'custody_vault_by_id', (q) =>
+    q
+      .select()
+      .from(custodyVaults)
+      .where(and(eq(custodyVaults.tenantId, sql.placeholder('tenantId')), eq(custodyVaults.id, sql.placeholder('id'))))
+      .limit(1),
+  );
   return {
     async insertVault(tenantId: string, row: Omit<CustodyVaultRow, 'tenantId'>, tx: DbOrTx = db) {
       await tx.insert(custodyVaults).values({ ...row, tenantId });
     },
-    findVault: async (tenantId: string, id: string, tx: DbOrTx = db) =>
-      first(await tx.select().from(custodyVaults).where(and(eq(custodyVaults.tenantId, tenantId), eq(custodyVaults.id, id))).limit(1)),
+    findVault: async (tenantId: string, id: string, tx: DbOrTx = db) => first(await vaultById({ tenantId, id }, tx)),
 
     /** Inserts the transaction unless the provider's id is known; answers the stored row. */
     async upsertTransaction(tenantId: string, row: Omit<typeof custodyTransactions.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {

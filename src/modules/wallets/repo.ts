@@ -37,6 +37,14 @@ export function createWalletsRepo(db: DbOrTx) {
         .offset(sql.placeholder('offset'));
     });
   // Read by every SIWE registration, as a prepared statement.
+  const byIdQuery = (q: DbOrTx) =>
+    q
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, sql.placeholder('tenantId')), eq(wallets.id, sql.placeholder('id'))))
+      .limit(1);
+  const byId = preparedQuery<WalletRow[], { tenantId: string; id: string }>(db, 'wallets_by_id', byIdQuery);
+  const byIdLocked = preparedQuery<WalletRow[], { tenantId: string; id: string }>(db, 'wallets_by_id_for_update', (q) => byIdQuery(q).for('update'));
   const nonceByHash = preparedQuery<SiweNonceRow[], { tenantId: string; nonceHash: string }>(db, 'evm_siwe_nonce_by_hash', (q) =>
     q
       .select()
@@ -57,12 +65,7 @@ export function createWalletsRepo(db: DbOrTx) {
 
     /** The wallet; `lock` holds the row until the transaction `tx` ends. */
     async findById(tenantId: string, id: string, tx: DbOrTx = db, lock = false): Promise<WalletRow | undefined> {
-      const query = tx
-        .select()
-        .from(wallets)
-        .where(and(eq(wallets.tenantId, tenantId), eq(wallets.id, id)))
-        .limit(1);
-      const [row] = lock ? await query.for('update') : await query;
+      const [row] = await (lock ? byIdLocked : byId)({ tenantId, id }, tx);
       return row;
     },
 

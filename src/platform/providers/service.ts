@@ -2,6 +2,8 @@ import type { Clock } from '../clock.js';
 import type { Db, Tx } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { crashPoint } from '../module/in-flight.js';
+import { preparedQuery } from '../db/prepared.js';
+import { sql } from 'drizzle-orm';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 import type { AdapterConfig, InboundWebhook, ProviderDefinition, ProviderKind, ProviderPorts } from './define.js';
 import { ProviderError } from './errors.js';
@@ -78,6 +80,18 @@ function tagged<T extends object>(port: T, definition: ProviderDefinition<Provid
 
 export function createProviders(deps: { db: Db; clock: Clock; settings: ProviderSettings; sandboxes: () => boolean; publicBaseUrl: () => string }): Providers {
   const { db, clock, settings } = deps;
+  // Every webhook's claim, as a prepared statement (built once; planned once per connection).
+  type Claim = { tenantId: string; kind: string; provider: string; eventId: string; rawBody: string; receivedAt: Date };
+  const claimWebhook = preparedQuery<Array<{ eventId: string }>, Claim>(db, 'inbound_webhooks_claim', (q) =>
+    q
+      .insert(inboundWebhooks)
+      .values({
+        tenantId: sql.placeholder('tenantId'), kind: sql.placeholder('kind'), provider: sql.placeholder('provider'),
+        eventId: sql.placeholder('eventId'), rawBody: sql.placeholder('rawBody'), receivedAt: sql.placeholder('receivedAt'),
+      })
+      .onConflictDoNothing()
+      .returning({ eventId: inboundWebhooks.eventId }),
+  );
   const byKind = new Map<string, ProviderDefinition<ProviderKind>[]>();
   const cache = new Map<string, Entry>();
 
@@ -153,7 +167,7 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       // The exact bytes are kept (base64) for audit: what is applied may be cleaned text.
       const rawBody = Buffer.from(request.rawBody, 'utf8').toString('base64');
       return db.transaction(async (tx) => {
-        const claimed = await tx.insert(inboundWebhooks).values({ ...row, rawBody, receivedAt: clock.now() }).onConflictDoNothing().returning({ eventId: inboundWebhooks.eventId });
+        const claimed = await claimWebhook({ ...row, rawBody, receivedAt: clock.now() }, tx);
         if (claimed.length === 0) return 'duplicate' as const;
         await crashPoint(`webhook.${kind}.after-claim`);
         await apply(tx);

@@ -1,4 +1,5 @@
-import { and, eq, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { preparedQuery } from '../../platform/db/prepared.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import {
   custodyASandboxClients,
@@ -15,8 +16,22 @@ import {
 /** The sandbox's queries; every row is reached through the client (API key) it belongs to. */
 export function createSandboxStore(db: DbOrTx) {
   const first = <T>(rows: T[]) => rows[0];
+  // The reads of every request and every step of a transaction, as prepared statements.
+  const clientByKey = preparedQuery<Array<typeof custodyASandboxClients.$inferSelect>, { apiKey: string }>(db, 'custody_a_sandbox_client_by_key', (q) =>
+    q.select().from(custodyASandboxClients).where(eq(custodyASandboxClients.apiKey, sql.placeholder('apiKey'))).limit(1),
+  );
+  const walletById = preparedQuery<SandboxWalletRow[], { apiKey: string; id: string }>(db, 'custody_a_sandbox_wallet_by_id', (q) =>
+    q
+      .select()
+      .from(custodyASandboxWallets)
+      .where(and(eq(custodyASandboxWallets.apiKey, sql.placeholder('apiKey')), eq(custodyASandboxWallets.id, sql.placeholder('id'))))
+      .limit(1),
+  );
+  const transactionById = preparedQuery<SandboxTransactionRow[], { id: string }>(db, 'custody_a_sandbox_transaction_by_id', (q) =>
+    q.select().from(custodyASandboxTransactions).where(eq(custodyASandboxTransactions.id, sql.placeholder('id'))).limit(1),
+  );
   return {
-    findClient: async (apiKey: string) => first(await db.select().from(custodyASandboxClients).where(eq(custodyASandboxClients.apiKey, apiKey)).limit(1)),
+    findClient: async (apiKey: string) => first(await clientByKey({ apiKey })),
     findClientByLabel: async (label: string) => first(await db.select().from(custodyASandboxClients).where(eq(custodyASandboxClients.label, label)).limit(1)),
     async insertClientIfAbsent(row: typeof custodyASandboxClients.$inferInsert) {
       await db.insert(custodyASandboxClients).values(row).onConflictDoNothing();
@@ -38,8 +53,7 @@ export function createSandboxStore(db: DbOrTx) {
     async insertWallet(row: SandboxWalletRow) {
       await db.insert(custodyASandboxWallets).values(row);
     },
-    findWallet: async (apiKey: string, id: string) =>
-      first(await db.select().from(custodyASandboxWallets).where(and(eq(custodyASandboxWallets.apiKey, apiKey), eq(custodyASandboxWallets.id, id))).limit(1)),
+    findWallet: async (apiKey: string, id: string) => first(await walletById({ apiKey, id })),
     async updateWallet(id: string, patch: Partial<SandboxWalletRow>) {
       await db.update(custodyASandboxWallets).set(patch).where(eq(custodyASandboxWallets.id, id));
     },
@@ -75,7 +89,7 @@ export function createSandboxStore(db: DbOrTx) {
       const [row] = await db.update(t).set(patch).where(and(eq(t.id, id), eq(t.status, from.status), signed)).returning();
       return row;
     },
-    findTransactionById: async (id: string) => first(await db.select().from(custodyASandboxTransactions).where(eq(custodyASandboxTransactions.id, id)).limit(1)),
+    findTransactionById: async (id: string) => first(await transactionById({ id })),
     findTransferById: async (id: string) => first(await db.select().from(custodyASandboxTransfers).where(eq(custodyASandboxTransfers.id, id)).limit(1)),
     async updateTransaction(id: string, patch: Partial<SandboxTransactionRow>): Promise<SandboxTransactionRow> {
       const [row] = await db.update(custodyASandboxTransactions).set(patch).where(eq(custodyASandboxTransactions.id, id)).returning();
