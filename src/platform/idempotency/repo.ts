@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
+import { preparedQuery } from '../db/prepared.js';
 import { idempotencyKeys, type IdempotencyRow } from './table.js';
 
 /** Where a key lives: (tenant, scope, caller, key) is the primary key. */
@@ -29,15 +30,35 @@ function byRef(tenantId: string, ref: KeyRef) {
   return and(eq(t.tenantId, tenantId), eq(t.scope, ref.scope), eq(t.caller, ref.caller), eq(t.key, ref.key));
 }
 
+type RefParams = { tenantId: string; scope: string; caller: string; key: string };
+type ClaimParams = RefParams & { requestHash: string; claimToken: string; leaseUntil: Date; createdAt: Date; expiresAt: Date };
+type FinishParams = RefParams & { token: string; statusCode: number; contentType: string | null; body: string };
+const p = <K extends string>(name: K) => sql.placeholder(name);
+const byRefPlaceholders = () => and(eq(t.tenantId, p('tenantId')), eq(t.scope, p('scope')), eq(t.caller, p('caller')), eq(t.key, p('key')));
+
 export function createIdempotencyRepo(db: DbOrTx) {
+  // The claim and the answer of every value-moving call, as prepared statements.
+  const claimStatement = preparedQuery<Array<{ key: string }>, ClaimParams>(db, 'idempotency_claim', (q) =>
+    q
+      .insert(t)
+      .values({
+        tenantId: p('tenantId'), scope: p('scope'), caller: p('caller'), key: p('key'), requestHash: p('requestHash'), claimToken: p('claimToken'),
+        leaseUntil: p('leaseUntil'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), state: 'running',
+      })
+      .onConflictDoNothing()
+      .returning({ key: t.key }),
+  );
+  const finishStatement = preparedQuery<Array<{ key: string }>, FinishParams>(db, 'idempotency_finish', (q) =>
+    q
+      .update(t)
+      .set({ state: 'done', statusCode: sql`${p('statusCode')}`, contentType: sql`${p('contentType')}`, body: sql`${p('body')}` })
+      .where(and(byRefPlaceholders(), eq(t.state, 'running'), eq(t.claimToken, p('token'))))
+      .returning({ key: t.key }),
+  );
   return {
     /** Inserts the running claim; false when a row for the key exists (the primary key decides). */
     async claim(tenantId: string, ref: KeyRef, values: ClaimValues, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await tx
-        .insert(t)
-        .values({ tenantId, ...ref, ...values, state: 'running' })
-        .onConflictDoNothing()
-        .returning({ key: t.key });
+      const rows = await claimStatement({ tenantId, scope: ref.scope, caller: ref.caller, key: ref.key, ...values }, tx);
       return rows.length === 1;
     },
 
@@ -64,11 +85,7 @@ export function createIdempotencyRepo(db: DbOrTx) {
 
     /** Stores the answer of the claim holder; false when the claim is no longer its own. */
     async finish(tenantId: string, ref: KeyRef, token: string, answer: StoredAnswer, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await tx
-        .update(t)
-        .set({ state: 'done', statusCode: answer.statusCode, contentType: answer.contentType, body: answer.body })
-        .where(and(byRef(tenantId, ref), eq(t.state, 'running'), eq(t.claimToken, token)))
-        .returning({ key: t.key });
+      const rows = await finishStatement({ tenantId, scope: ref.scope, caller: ref.caller, key: ref.key, token, statusCode: answer.statusCode, contentType: answer.contentType, body: answer.body }, tx);
       return rows.length === 1;
     },
 
