@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gt, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
@@ -17,6 +17,9 @@ function userConditions(tenantId: string, userId: string, filters: WalletFilters
   if (filters.chain) conditions.push(eq(wallets.chain, filters.chain));
   return conditions;
 }
+
+/** The wallet row's keys (drizzle's names of its columns). */
+const WALLET_KEYS = Object.keys(getTableColumns(wallets));
 
 export function createWalletsRepo(db: DbOrTx) {
   // A user's wallets, an offset page with its total (GET /evm-eoas, GET /non-custodian-xrpl/wallets):
@@ -45,6 +48,30 @@ export function createWalletsRepo(db: DbOrTx) {
       .limit(1);
   const byId = preparedQuery<WalletRow[], { tenantId: string; id: string }>(db, 'wallets_by_id', byIdQuery);
   const byIdLocked = preparedQuery<WalletRow[], { tenantId: string; id: string }>(db, 'wallets_by_id_for_update', (q) => byIdQuery(q).for('update'));
+  // Every registration's insert of its wallet, as a prepared statement (every column a placeholder).
+  const insertWallet = preparedQuery<WalletRow[], Record<string, unknown>>(db, 'wallets_insert_if_absent', (q) =>
+    q
+      .insert(wallets)
+      .values(Object.fromEntries(WALLET_KEYS.map((key) => [key, sql.placeholder(key)])) as unknown as typeof wallets.$inferInsert)
+      .onConflictDoNothing({ target: [wallets.tenantId, wallets.chain, wallets.network, wallets.addressKey] })
+      .returning(),
+  );
+  // Every registration's consume of its nonce, as a prepared statement.
+  const consume = preparedQuery<Array<{ nonceHash: string }>, { tenantId: string; nonceHash: string; userId: string; now: string }>(db, 'evm_siwe_nonce_consume', (q) =>
+    q
+      .update(evmSiweNonces)
+      .set({ consumedAt: sql`${sql.placeholder('now')}::timestamptz` })
+      .where(
+        and(
+          eq(evmSiweNonces.tenantId, sql.placeholder('tenantId')),
+          eq(evmSiweNonces.nonceHash, sql.placeholder('nonceHash')),
+          eq(evmSiweNonces.userId, sql.placeholder('userId')),
+          isNull(evmSiweNonces.consumedAt),
+          gt(evmSiweNonces.expiresAt, sql`${sql.placeholder('now')}::timestamptz`),
+        ),
+      )
+      .returning({ nonceHash: evmSiweNonces.nonceHash }),
+  );
   const nonceByHash = preparedQuery<SiweNonceRow[], { tenantId: string; nonceHash: string }>(db, 'evm_siwe_nonce_by_hash', (q) =>
     q
       .select()
@@ -55,11 +82,8 @@ export function createWalletsRepo(db: DbOrTx) {
   return {
     /** Inserts unless the address is registered already (any user): undefined then. */
     async insertIfAbsent(tenantId: string, row: Omit<WalletRow, 'tenantId'>, tx: DbOrTx = db): Promise<WalletRow | undefined> {
-      const [created] = await tx
-        .insert(wallets)
-        .values({ ...row, tenantId })
-        .onConflictDoNothing({ target: [wallets.tenantId, wallets.chain, wallets.network, wallets.addressKey] })
-        .returning();
+      const values: Record<string, unknown> = { ...row, tenantId };
+      const [created] = await insertWallet(Object.fromEntries(WALLET_KEYS.map((key) => [key, values[key] ?? null])), tx);
       return created;
     },
 
@@ -138,19 +162,7 @@ export function createWalletsRepo(db: DbOrTx) {
      * claimed, so of two concurrent uses exactly one wins. False when it was not claimed.
      */
     async consumeNonce(tenantId: string, nonceHash: string, userId: string, now: Date, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await tx
-        .update(evmSiweNonces)
-        .set({ consumedAt: now })
-        .where(
-          and(
-            eq(evmSiweNonces.tenantId, tenantId),
-            eq(evmSiweNonces.nonceHash, nonceHash),
-            eq(evmSiweNonces.userId, userId),
-            isNull(evmSiweNonces.consumedAt),
-            gt(evmSiweNonces.expiresAt, now),
-          ),
-        )
-        .returning({ nonceHash: evmSiweNonces.nonceHash });
+      const rows = await consume({ tenantId, nonceHash, userId, now: now.toISOString() }, tx);
       return rows.length === 1;
     },
   };
