@@ -5,7 +5,8 @@ import { addEndpoint, makeUsers, pullAll, scopedWorker } from '../helpers/events
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
 import { sql } from 'drizzle-orm';
-import { CLAIM_PLANNER_SETTINGS, claimStatement, createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
+import { claimStatement, createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
+import { CLAIM_PLANNER_SETTINGS } from '../../src/platform/db/claim.js';
 
 let h: Harness;
 let receiver: Receiver;

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { runClaim } from '../../platform/db/claim.js';
 import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { outboxEvents } from '../../platform/events/table.js';
 import type { PageParams } from '../../platform/http/pagination.js';
@@ -44,23 +45,14 @@ const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliver
   only ? inArray(column, [...only]) : undefined;
 
 /**
- * The claim's planner settings, for its transaction. The pick must read the due index in its
- * order and stop at `limit`; PostgreSQL's statistics lag a burst (a bulk import's events,
- * fanned out a moment ago, look like a few rows to the planner), and with them it chose to fetch
- * every pending row and sort them: 33–40 ms a claim at a backlog of 40,000, most of the
- * database's CPU while it drained. Sorting is ruled out; so is JIT compilation, which a
- * ruled-out plan's cost would otherwise trigger (180 ms).
- */
-export const CLAIM_PLANNER_SETTINGS = sql`select set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
-
-/**
  * One statement: pick and lock up to `limit` due deliveries of enabled endpoints (FOR UPDATE
- * SKIP LOCKED), lease them, and read their events and endpoints with them.
+ * SKIP LOCKED), lease them, and read their events and endpoints with them. Run by runClaim
+ * (platform/db/claim.ts): the due index is in the pick's order (due time, then stream order).
  */
 export function claimStatement(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): SQL {
   const only = onlyTenants ? sql`and d.tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
   return sql`
-    with due as (
+    with due as materialized (
       select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq
       from event_deliveries d
       join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
@@ -146,11 +138,7 @@ export function createDeliveryRepo(db: Db) {
      */
     async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
       if (onlyTenants && onlyTenants.length === 0) return [];
-      const result = await db.transaction(async (tx) => {
-        await tx.execute(CLAIM_PLANNER_SETTINGS);
-        return tx.execute(claimStatement(now, limit, leaseUntil, token, onlyTenants));
-      });
-      const rows = (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
+      const rows = await runClaim(db, claimStatement(now, limit, leaseUntil, token, onlyTenants), { inIndexOrder: true });
       // One endpoint object per endpoint of the batch (its secrets are opened once per batch).
       const endpoints = new Map<string, ClaimedEndpoint>();
       const endpointOf = (r: Record<string, unknown>): ClaimedEndpoint => {

@@ -1,6 +1,24 @@
-import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client.js';
+import { runClaim, tableRows } from '../db/claim.js';
 import { mailOutbox, type MailRow } from './table.js';
+
+/** The mail worker's claim (run by runClaim): the pick in the queue's index order (mail_outbox_due_idx), once. */
+export function mailClaimStatement(now: Date, limit: number, leaseUntil: Date, onlyTenants?: readonly string[]): SQL {
+  const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+  return sql`
+    with due as materialized (
+      select tenant_id, id from mail_outbox
+      where status = 'pending' and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz) ${only}
+      order by next_attempt_at asc nulls first, id asc
+      limit ${limit}
+      for update skip locked
+    )
+    update mail_outbox m set attempts = m.attempts + 1, next_attempt_at = ${leaseUntil.toISOString()}::timestamptz
+    from due
+    where m.tenant_id = due.tenant_id and m.id = due.id and m.status = 'pending'
+    returning m.*`;
+}
 
 /**
  * The worker's queries on the mail outbox. Claiming is across tenants by nature (one queue
@@ -17,24 +35,7 @@ export function createMailQueue(db: Db) {
      */
     async claimDue(now: Date, limit: number, leaseUntil: Date, onlyTenants?: readonly string[]): Promise<MailRow[]> {
       if (onlyTenants && onlyTenants.length === 0) return [];
-      const due = db
-        .select({ tenantId: mailOutbox.tenantId, id: mailOutbox.id })
-        .from(mailOutbox)
-        .where(
-          and(
-            eq(mailOutbox.status, 'pending'),
-            or(isNull(mailOutbox.nextAttemptAt), lte(mailOutbox.nextAttemptAt, now)),
-            onlyTenants ? inArray(mailOutbox.tenantId, [...onlyTenants]) : undefined,
-          ),
-        )
-        .orderBy(sql`${mailOutbox.nextAttemptAt} asc nulls first`, asc(mailOutbox.id))
-        .limit(limit)
-        .for('update', { skipLocked: true });
-      const claimed = await db
-        .update(mailOutbox)
-        .set({ attempts: sql`${mailOutbox.attempts} + 1`, nextAttemptAt: leaseUntil })
-        .where(and(sql`(${mailOutbox.tenantId}, ${mailOutbox.id}) in ${due}`, eq(mailOutbox.status, 'pending')))
-        .returning();
+      const claimed = tableRows(mailOutbox, await runClaim(db, mailClaimStatement(now, limit, leaseUntil, onlyTenants)));
       return claimed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
 

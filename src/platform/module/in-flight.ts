@@ -1,8 +1,9 @@
-import { and, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import { integer, timestamp, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db, DbOrTx } from '../db/client.js';
+import { runClaim, tableRows } from '../db/claim.js';
 import { createPoller } from './poller.js';
 
 /**
@@ -47,7 +48,22 @@ type RowOf<T extends PgTable> = T['$inferSelect'];
 /** The lease queries over one table. */
 export function leasedRows<T extends PgTable>(spec: InFlightTable<T>) {
   const leaseKey = keyOf(spec.table, spec.leaseUntil);
-  const counted = spec.attempts ? { [keyOf(spec.table, spec.attempts)]: sql`${spec.attempts} + 1` } : {};
+  /** The claim's statement (run by runClaim): the pick in the table's `order`, once. */
+  function claimStatement(now: Date, leaseUntil: Date, limit: number): SQL {
+    const attempts = spec.attempts ? sql`, ${sql.identifier(spec.attempts.name)} = ${spec.attempts} + 1` : sql``;
+    return sql`
+      with due as materialized (
+        select ${spec.id} as key from ${spec.table}
+        where ${and(spec.inFlight, or(isNull(spec.leaseUntil), lte(spec.leaseUntil, now)))}
+        order by ${spec.order}
+        limit ${limit}
+        for update skip locked
+      )
+      update ${spec.table} set ${sql.identifier(spec.leaseUntil.name)} = ${leaseUntil.toISOString()}::timestamptz${attempts}
+      from due
+      where ${spec.id} = due.key and ${spec.inFlight}
+      returning ${spec.table}.*`;
+  }
   return {
     /**
      * Claims up to `limit` in-flight rows whose lease has passed: locks them (skipping rows
@@ -56,19 +72,9 @@ export function leasedRows<T extends PgTable>(spec: InFlightTable<T>) {
      * is nearly every sweep, is one round trip rather than BEGIN, SELECT and COMMIT.
      */
     async claim(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<RowOf<T>[]> {
-      const due = db
-        .select({ id: spec.id })
-        .from(spec.table as PgTable)
-        .where(and(spec.inFlight, or(isNull(spec.leaseUntil), lte(spec.leaseUntil, now))))
-        .orderBy(spec.order)
-        .limit(limit)
-        .for('update', { skipLocked: true });
-      return (await db
-        .update(spec.table)
-        .set({ [leaseKey]: leaseUntil, ...counted } as never)
-        .where(and(inArray(spec.id, due), spec.inFlight))
-        .returning()) as RowOf<T>[];
+      return tableRows(spec.table, await runClaim(db, claimStatement(now, leaseUntil, limit))) as RowOf<T>[];
     },
+    claimStatement,
     /** Keeps (or takes) the lease of one row until `until`, whoever held it. */
     async hold(db: DbOrTx, id: unknown, until: Date): Promise<void> {
       await db

@@ -1,0 +1,54 @@
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Db } from './client.js';
+
+/**
+ * The one way a worker claims queued rows (event deliveries, mail, in-flight value moves): pick
+ * the first due rows in the queue's order, lock them (FOR UPDATE SKIP LOCKED) and lease them, in
+ * one statement written as
+ *
+ *   with due as materialized (select <key> ... order by ... limit n for update skip locked)
+ *   update <table> set <lease> from due where <key matches> returning ...
+ *
+ * PostgreSQL's statistics lag a burst: rows queued a moment ago look like a handful until
+ * autovacuum analyzes the table. Two plans it then chose:
+ * - With the pick written `where key in (select ... limit n)`, it counted one due row and made a
+ *   nested-loop semi join that ran the pick again for every due row: 20,000 queued mails cost
+ *   one claim 81 s. Materialized, the pick runs once, whatever the counts.
+ * - It fetched every due row and sorted them, at every claim: a backlog of 40,000 deliveries
+ *   cost 33–40 ms of PostgreSQL a claim (0.18 ms reading the queue's index in its order).
+ *   `inIndexOrder` rules sorting out for the claim, in a transaction of its own (the queue must
+ *   have an index in the pick's order), and JIT compilation with it, which a ruled-out plan's
+ *   cost would otherwise trigger (180 ms). It costs three round trips more (BEGIN, the settings,
+ *   COMMIT): the event deliveries, whose backlogs are the large ones, use it; the mail queue and
+ *   the in-flight sweeps, polled idle several times a second, stay one round trip.
+ */
+export const CLAIM_PLANNER_SETTINGS = sql`select set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
+
+/** Runs a claim statement (see above); answers its rows as PostgreSQL sent them. */
+export async function runClaim(db: Db, statement: SQL, options: { inIndexOrder?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
+  const result = options.inIndexOrder
+    ? await db.transaction(async (tx) => {
+        await tx.execute(CLAIM_PLANNER_SETTINGS);
+        return tx.execute(statement);
+      })
+    : await db.execute(statement);
+  return (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
+}
+
+/**
+ * Rows of `table` as PostgreSQL sent them (`returning t.*`, column names) mapped to drizzle's
+ * row objects (property names, each value through its column's decoder), as drizzle's own
+ * `returning()` would answer them.
+ */
+export function tableRows<T extends PgTable>(table: T, rows: Array<Record<string, unknown>>): Array<T['$inferSelect']> {
+  const columns = Object.entries(getTableColumns(table));
+  return rows.map((raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = raw[column.name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T['$inferSelect'];
+  });
+}
