@@ -27,7 +27,7 @@ export function mailClaimStatement(now: Date, limit: number, leaseUntil: Date, o
 export function createMailQueue(db: Db) {
   return {
     /**
-     * Claims up to `limit` due rows in one statement: an UPDATE of the rows its subquery locks
+     * Claims up to `limit` due rows in one statement (runClaim): an UPDATE of the rows its pick locks
      * with FOR UPDATE SKIP LOCKED (rows another instance holds are skipped, never waited for),
      * counting the attempt and leasing them until `leaseUntil`. A worker that dies mid-send
      * leaves its rows to come back when the lease ends. `onlyTenants` narrows the claim (test

@@ -68,7 +68,7 @@ export function leasedRows<T extends PgTable>(spec: InFlightTable<T>) {
     /**
      * Claims up to `limit` in-flight rows whose lease has passed: locks them (skipping rows
      * another transaction holds), counts an attempt and leases them until `leaseUntil`. One
-     * statement (an UPDATE of the rows its subquery locks), so a sweep that finds nothing, which
+     * statement (runClaim: an UPDATE of the rows its pick locks), so a sweep that finds nothing, which
      * is nearly every sweep, is one round trip rather than BEGIN, SELECT and COMMIT.
      */
     async claim(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<RowOf<T>[]> {
