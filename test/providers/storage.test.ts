@@ -90,6 +90,20 @@ describe('writeHashed', () => {
       }
     }
   });
+
+  it('bytes in memory are hashed as the view they are: a slice of a larger buffer, a pooled small buffer, nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bastion-hashed-'));
+    const large = randomBytes(10_000);
+    const views = { slice: large.subarray(1234, 5678), pooled: Buffer.from('real'), empty: Buffer.alloc(0) };
+    expect(views.pooled.buffer.byteLength).toBeGreaterThan(views.pooled.length);
+    for (const [name, bytes] of Object.entries(views)) {
+      const file = join(dir, name);
+      const handle = await open(file, 'wx');
+      const written = await writeHashed(handle, bytes, Infinity, true).finally(() => handle.close());
+      expect(written).toEqual({ sha256: createHash('sha256').update(bytes).digest('hex'), md5: createHash('md5').update(bytes).digest('base64'), size: bytes.length });
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+    }
+  });
 });
 
 describe('storage configuration', () => {

@@ -83,7 +83,7 @@ export function createS3BlobStore(config: S3Config, options: { tempDir?: string;
       };
       if (data instanceof Uint8Array) {
         if (putOptions.maxBytes !== undefined && data.length > putOptions.maxBytes) throw new BlobTooLargeError(putOptions.maxBytes);
-        return upload(hashBytes(data), data);
+        return upload(await hashBytes(data), data);
       }
       await mkdir(tempDir, { recursive: true, mode: 0o700 });
       const temp = join(tempDir, randomUUID());
