@@ -21,9 +21,11 @@ export async function countedPage<Row extends { total: number }, Out>(
   rows: Row[],
   page: PageParams,
   count: () => Promise<number>,
-  map: (row: Omit<Row, 'total'>) => Out,
+  map: (row: Row) => Out,
 ): Promise<Page<Out>> {
   if (page.afterId || page.beforeId) throw new Error('countedPage is for offset pages only');
   const total = rows[0]?.total ?? (page.offset === 0 ? 0 : await count());
-  return { total, data: rows.map(({ total: _total, ...row }) => map(row)) };
+  // Each row goes to `map` as read, `total` still on it: the DTO mappers pick their fields by
+  // name. Copying a row without it (`{ total, ...row }`) cost more than mapping the row.
+  return { total, data: rows.map((row) => map(row)) };
 }
