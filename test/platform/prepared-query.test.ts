@@ -5,7 +5,8 @@ import { preparedQuery, preparedSql } from '../../src/platform/db/prepared.js';
 import { tenants } from '../../src/platform/tenancy/table.js';
 import { sessions } from '../../src/modules/auth/table.js';
 import { users, type UserRow } from '../../src/modules/users/table.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { writeTogether } from '../../src/platform/db/write-together.js';
+import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -97,5 +98,48 @@ describe('preparedSql', () => {
     // Another tenant's id finds nothing: the values are the call's, not the first call's.
     expect((await nameOf({ tenantId: '00000000-0000-7000-8000-000000000000', id: first }, db)).rows).toEqual([]);
     expect(builds).toBe(1);
+  });
+});
+
+describe('writeTogether of a recurring shape (executeHot)', () => {
+  const hotOn = async (tx: Pick<typeof h.database.db, 'execute'>, marker: string) => {
+    const result = await tx.execute(sql`select name, statement from pg_prepared_statements where name like 'hot\_%' and statement like ${`%${marker}%`}`);
+    return result.rows as Array<{ name: string; statement: string }>;
+  };
+
+  it('runs prepared once its text is hot: one name for the shape, each call with its own values, inside the transaction', async () => {
+    const ids = [await h.createUser(), await h.createUser(), await h.createUser(), await h.createUser()];
+    const tenantId = h.tenant.tenantId;
+    const db = h.database.db;
+    const rename = (on: typeof db, id: string, fullName: string) => on.update(users).set({ fullName }).where(and(eq(users.tenantId, tenantId), eq(users.id, id)));
+    await db.transaction(async (tx) => {
+      for (const [i, id] of ids.entries()) await writeTogether(tx, [rename(tx, id, `Name ${i}`), sql`select ${'hot-shape-test'}::text`]);
+      // One connection: the transaction's. PGlite runs every statement unnamed (as drizzle does there).
+      const named = await hotOn(tx, 'update "users" set "full_name"');
+      if (usingPostgres) expect(named).toHaveLength(1);
+      else expect(named).toEqual([]);
+    });
+    for (const [i, id] of ids.entries()) {
+      const [row] = await db.select({ fullName: users.fullName }).from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, id)));
+      expect(row?.fullName).toBe(`Name ${i}`);
+    }
+  });
+
+  it('names a bounded number of texts: 80 shapes run three times each leave at most 64 prepared', async () => {
+    const userId = await h.createUser();
+    const db = h.database.db;
+    await db.transaction(async (tx) => {
+      for (let round = 0; round < 3; round++) {
+        for (let shape = 0; shape < 80; shape++) {
+          await writeTogether(tx, [sql`update ${users} set ${sql.identifier('full_name')} = ${`round ${round}`} where ${users.id} = ${userId} and ${sql.raw(`${shape}`)} >= 0 /* bounded-shape */`]);
+        }
+      }
+      const named = await hotOn(tx, 'bounded-shape');
+      if (!usingPostgres) return expect(named).toEqual([]);
+      expect(named.length).toBeGreaterThan(0);
+      expect(named.length).toBeLessThanOrEqual(64);
+    });
+    const [row] = await db.select({ fullName: users.fullName }).from(users).where(eq(users.id, userId));
+    expect(row?.fullName).toBe('round 2');
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Column, is, SQL, Subquery, type Query } from 'drizzle-orm';
 import type { DbOrTx } from './client.js';
 
@@ -34,7 +35,7 @@ export function preparedQuery<R, P extends Record<string, unknown>>(
 
 /** What a drizzle database or transaction offers for running a built query (node-postgres and PGlite alike). */
 interface RawSession {
-  session: { prepareQuery(query: Query, fields: undefined, name: string, arrayMode: boolean): { execute(values: Record<string, unknown>): Promise<unknown> } };
+  session: { prepareQuery(query: Query, fields: undefined, name: string | undefined, arrayMode: boolean): { execute(values: Record<string, unknown>): Promise<unknown> } };
   dialect: { sqlToQuery(sql: SQL): Query };
 }
 
@@ -52,6 +53,43 @@ export function preparedSql<P extends Record<string, unknown>>(name: string, bui
     query ??= dialect.sqlToQuery(build());
     return (await session.prepareQuery(query, undefined, name, false).execute(params)) as { rows: Array<Record<string, unknown>> };
   };
+}
+
+/** How many statements of one text run unnamed before the text is given a name (prepared). */
+const HOT_AFTER = 3;
+/** The most texts given a name in the process: each connection keeps a plan of each it has run (about 50 KB). */
+const NAMED_TEXTS = 64;
+const namedTexts = new Map<string, string>();
+const textUses = new Map<string, number>();
+
+/** The name of a statement text once it has run HOT_AFTER times, while fewer than NAMED_TEXTS have one. */
+function hotName(text: string): string | undefined {
+  const known = namedTexts.get(text);
+  if (known !== undefined || namedTexts.size >= NAMED_TEXTS) return known;
+  const uses = (textUses.get(text) ?? 0) + 1;
+  if (uses < HOT_AFTER) {
+    if (textUses.size >= 1024) textUses.clear();
+    textUses.set(text, uses);
+    return undefined;
+  }
+  textUses.delete(text);
+  const name = `hot_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+  namedTexts.set(text, name);
+  return name;
+}
+
+/**
+ * Runs a statement built on each call (writeTogether's writes: their shape is the code's, their
+ * values parameters), as a named prepared statement once its text is hot: PostgreSQL then
+ * parses and plans it once per connection instead of on every call (a login's three inserts
+ * cost it about 0.25 ms less). A text seen fewer than HOT_AFTER times, or past the NAMED_TEXTS
+ * bound, runs unnamed as drizzle's `execute` would. The drizzle building is still paid on each
+ * call (preparedQuery and preparedSql save it too, for statements written with placeholders).
+ */
+export async function executeHot(on: DbOrTx, statement: SQL): Promise<void> {
+  const { session, dialect } = on as unknown as RawSession;
+  const query = dialect.sqlToQuery(statement);
+  await session.prepareQuery(query, undefined, hotName(query.sql), false).execute({});
 }
 
 /** The connection a drizzle transaction runs on (its session's `client`), if it has one. */

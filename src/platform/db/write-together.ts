@@ -1,15 +1,17 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from './client.js';
+import { executeHot } from './prepared.js';
 
 /**
  * Runs several writes (inserts or updates built by the repos that own their tables, not yet
  * executed) as one SQL statement, each a data-modifying CTE: `WITH w0 AS (...), w1 AS (...)
  * SELECT 1`. A single statement is atomic on its own, so they commit together or not at all,
  * in one round trip and without BEGIN/COMMIT (login: five round trips became two). The writes
- * share one snapshot: none may read what another writes.
+ * share one snapshot: none may read what another writes. A statement of a shape that recurs runs
+ * prepared (executeHot).
  */
 export async function writeTogether(db: DbOrTx, writes: SQLWrapper[]): Promise<void> {
   if (writes.length === 0) return;
   const ctes: SQL[] = writes.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write.getSQL()})`);
-  await db.execute(sql`WITH ${sql.join(ctes, sql`, `)} SELECT 1`);
+  await executeHot(db, sql`WITH ${sql.join(ctes, sql`, `)} SELECT 1`);
 }
