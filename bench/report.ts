@@ -131,7 +131,7 @@ export const FLOW_TARGETS: Record<string, { share: number; what: string }> = {
   siwe: { share: 0.25, what: 'SIWE registration (challenge + POST /evm-eoas) ≥ 25% of viem verifySiweMessage alone' },
   xrpl: { share: 0.6, what: 'XRPL tx-submit to validated ≥ 60% of the xrpl Client on the stand-in directly (payments/s, same accounts in flight)' },
   custody: { share: 0.2, what: 'custody-a transfer to CONFIRMED ≥ 20% of a direct transaction on a chain of the same engine (transfers/s, same in flight)' },
-  documents: { share: 0.4, what: 'document upload ≥ 40% of the storage port\'s MB/s for the same bytes (a bare server receiving and storing them reaches 37–47%: bench/upload-bound.ts)' },
+  documents: { share: 0.4, what: 'document upload ≥ 40% of the storage port\'s MB/s for the same bytes (a bare server receiving and storing them reaches 46–53% since the put hashes off the main thread: bench/upload-bound.ts)' },
 };
 export const SCENARIO_TARGETS: Record<string, { share: number; what: string }> = {
   webhook: { share: 0.1, what: 'signed idv-a decision webhook ≥ 10% of a bare route doing the same HMAC check' },
