@@ -103,8 +103,8 @@ describe('preparedSql', () => {
 
 describe('writeTogether of a recurring shape (executeHot)', () => {
   const hotOn = async (tx: Pick<typeof h.database.db, 'execute'>, marker: string) => {
-    const result = await tx.execute(sql`select name, statement from pg_prepared_statements where name like 'hot\_%' and statement like ${`%${marker}%`}`);
-    return result.rows as Array<{ name: string; statement: string }>;
+    const result = (await tx.execute(sql`select name, statement from pg_prepared_statements where name like 'hot\_%' and statement like ${`%${marker}%`}`)) as { rows: Array<{ name: string; statement: string }> };
+    return result.rows;
   };
 
   it('runs prepared once its text is hot: one name for the shape, each call with its own values, inside the transaction', async () => {
