@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -88,6 +88,29 @@ describe('writeHashed', () => {
         expect(written).toEqual({ sha256, md5: withMd5 ? md5 : undefined, size: bytes.length });
         expect(readFileSync(file).equals(bytes)).toBe(true);
       }
+    }
+  });
+
+  it('a file that takes fewer bytes a write than it is given still gets every byte (bytes and streams)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bastion-hashed-'));
+    const bytes = randomBytes(10_000);
+    for (const source of ['bytes', 'stream'] as const) {
+      const file = join(dir, source);
+      const real = await open(file, 'wx');
+      let writes = 0;
+      // A handle whose every write stores at most 999 bytes, as a short write() does.
+      const short = {
+        write: (buffer: Uint8Array, offset = 0, length = buffer.length - offset) => {
+          writes += 1;
+          return real.write(buffer, offset, Math.min(length, 999));
+        },
+        sync: () => real.sync(),
+      } as unknown as FileHandle;
+      const data = source === 'bytes' ? bytes : Readable.from([bytes.subarray(0, 4000), bytes.subarray(4000)]);
+      const written = await writeHashed(short, data).finally(() => real.close());
+      expect(written.size).toBe(bytes.length);
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+      expect(writes).toBeGreaterThan(10);
     }
   });
 

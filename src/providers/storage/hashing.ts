@@ -20,6 +20,19 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /**
+ * Writes every byte: one write() may write fewer than asked (a disk filling up answers a short
+ * count before it answers ENOSPC), and a blob named by the hash of bytes it does not hold
+ * would be stored as whole.
+ */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten <= 0) throw new Error('the blob file accepted no more bytes');
+    offset += bytesWritten;
+  }
+}
+
+/**
  * Writes the bytes to an open file while hashing them, and flushes the file to disk (fsync).
  * Stops with BlobTooLargeError as soon as more than `maxBytes` have arrived. Bytes already in
  * memory are hashed off the main thread while they are written; a stream is hashed chunk by
@@ -30,7 +43,7 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export async function writeHashed(handle: FileHandle, data: Uint8Array | Readable, maxBytes = Infinity, withMd5 = false): Promise<Written> {
   if (data instanceof Uint8Array) {
     if (data.length > maxBytes) throw new BlobTooLargeError(maxBytes);
-    const [digests] = await Promise.all([hashBytes(data, withMd5), handle.write(data)]);
+    const [digests] = await Promise.all([hashBytes(data, withMd5), writeAll(handle, data)]);
     await handle.sync();
     return digests;
   }
@@ -46,7 +59,7 @@ export async function writeHashed(handle: FileHandle, data: Uint8Array | Readabl
     }
     sha256.update(bytes);
     md5?.update(bytes);
-    await handle.write(bytes);
+    await writeAll(handle, bytes);
   }
   await handle.sync();
   return { sha256: sha256.digest('hex'), md5: md5?.digest('base64'), size };
