@@ -4,6 +4,7 @@ import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db/client.js';
 import { mailClaimStatement } from '../../src/platform/mail/queue.js';
+import { createDeliveryRepo, markDeliveredStatement, type ClaimedDelivery } from '../../src/modules/events/delivery-repo.js';
 import { leaseColumns, leasedRows } from '../../src/platform/module/in-flight.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -97,5 +98,49 @@ describe('claims under a backlog the statistics lag', () => {
     expect(claimed[0]).toMatchObject({ status: 'pending', attempts: 1 });
     expect(claimed[0]!.leaseUntil).toBeInstanceOf(Date);
     expect(claimed[0]!.updatedAt).toBeInstanceOf(Date);
+  });
+  it("an event batch's delivered rows are found by their primary key, not the due index", async () => {
+    const db = h.database.db;
+    const tenant = await h.newTenant();
+    const endpointId = randomUUID();
+    await db.execute(sql`
+      insert into event_endpoints (tenant_id, id, url, types, secret_sealed, enabled, created_at, updated_at)
+      values (${tenant.tenantId}::uuid, ${endpointId}::uuid, 'https://example.com/hook', '[]'::jsonb, 'sealed', true, now(), now())`);
+    // Deliveries analyzed as delivered, then leased again: the statistics count no pending row.
+    await db.execute(sql`
+      insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+      select ${tenant.tenantId}::uuid, ${endpointId}::uuid, gen_random_uuid(), g, 'delivered', 1, now(), now() from generate_series(1, ${BACKLOG}) g`);
+    await db.execute(sql`analyze event_deliveries`);
+    const token = randomUUID();
+    await db.execute(sql`update event_deliveries set status = 'pending', lease_token = ${token}::uuid where tenant_id = ${tenant.tenantId}::uuid`);
+    try {
+      const picked = (await db.execute(sql`
+        select event_id from event_deliveries where tenant_id = ${tenant.tenantId}::uuid order by event_seq limit 128`)) as unknown as { rows: Array<{ event_id: string }> };
+      const batch = picked.rows.map((r) => ({ tenantId: tenant.tenantId, endpointId, eventId: r.event_id, leaseToken: token }));
+      const nodes = await executedPlan(db, markDeliveredStatement(batch, new Date(), new Map()));
+      // The due index, whose pending entries the statistics undercount, is not read (a small
+      // table may be read whole instead of by key: a plan its true size justifies).
+      const scans = nodes.map((n) => `${String(n['Node Type'])} ${String(n['Index Name'] ?? '')}`);
+      expect(scans.filter((scan) => scan.includes('event_deliveries_due_idx')), scans.join('; ')).toEqual([]);
+
+      // And the recording itself: a row of the batch no longer pending, and one leased to
+      // another worker since, are left as they are; the others are delivered.
+      const [failed, retaken] = [batch[0]!, batch[1]!];
+      await db.execute(sql`update event_deliveries set status = 'failed' where tenant_id = ${tenant.tenantId}::uuid and event_id = ${failed.eventId}::uuid`);
+      await db.execute(sql`update event_deliveries set lease_token = ${randomUUID()}::uuid where tenant_id = ${tenant.tenantId}::uuid and event_id = ${retaken.eventId}::uuid`);
+      const recorded = await createDeliveryRepo(db).markDelivered(batch as ClaimedDelivery[], new Date(), new Map([[batch[2]!.eventId + endpointId, 204]]));
+      expect(recorded).toBe(126);
+      const states = (await db.execute(sql`
+        select event_id, status, last_status, lease_token from event_deliveries
+        where tenant_id = ${tenant.tenantId}::uuid and event_id in (${failed.eventId}::uuid, ${retaken.eventId}::uuid, ${batch[2]!.eventId}::uuid)`)) as unknown as {
+        rows: Array<{ event_id: string; status: string; last_status: number | null; lease_token: string | null }>;
+      };
+      const byId = new Map(states.rows.map((r) => [r.event_id, r]));
+      expect(byId.get(failed.eventId)).toMatchObject({ status: 'failed', last_status: null });
+      expect(byId.get(retaken.eventId)).toMatchObject({ status: 'pending', last_status: null });
+      expect(byId.get(batch[2]!.eventId)).toMatchObject({ status: 'delivered', last_status: 204, lease_token: null });
+    } finally {
+      await db.execute(sql`delete from event_endpoints where tenant_id = ${tenant.tenantId}::uuid`);
+    }
   });
 });

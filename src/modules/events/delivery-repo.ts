@@ -73,6 +73,29 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
 }
 
 /**
+ * One statement recording a batch's delivered rows, each under its lease token. Each row names
+ * the status it must still have ('pending') beside its key. Written as the constant
+ * `d.status = 'pending'`, it let PostgreSQL reach the rows through the due index (partial on
+ * that status) and hash-join them: a bitmap scan of every pending entry, dead ones included, at
+ * every batch (26 ms for 128 rows over a backlog of 40,000, and growing with it). Compared with
+ * a column of the list, the due index cannot serve, and each row is found by its primary key
+ * (1 ms), whatever the statistics say.
+ */
+export function markDeliveredStatement(rows: ReadonlyArray<Pick<ClaimedDelivery, 'tenantId' | 'endpointId' | 'eventId' | 'leaseToken'>>, now: Date, statuses: Map<string, number>): SQL {
+  const keys = sql.join(
+    rows.map(
+      (r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid, ${statuses.get(r.eventId + r.endpointId) ?? 200}::int, ${r.leaseToken}::uuid, 'pending')`,
+    ),
+    sql`, `,
+  );
+  return sql`
+    update event_deliveries d set status = 'delivered', delivered_at = ${at(now)}, lease_token = null, last_status = k.status, last_error = null
+    from (values ${keys}) as k (tenant_id, endpoint_id, event_id, status, token, from_status)
+    where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id
+      and d.status = k.from_status and d.lease_token = k.token`;
+}
+
+/**
  * The delivery worker's queries. Dispatch, claim and prune run across tenants by nature (one
  * queue for the service; `onlyTenants` narrows them for test harnesses sharing a database);
  * every other query names the tenant and the row.
@@ -188,15 +211,7 @@ export function createDeliveryRepo(db: Db) {
      */
     async markDelivered(rows: ClaimedDelivery[], now: Date, statuses: Map<string, number>): Promise<number> {
       if (rows.length === 0) return 0;
-      const keys = sql.join(
-        rows.map((r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid, ${statuses.get(r.eventId + r.endpointId) ?? 200}::int, ${r.leaseToken}::uuid)`),
-        sql`, `,
-      );
-      const result = await db.execute(sql`
-        update event_deliveries d set status = 'delivered', delivered_at = ${at(now)}, lease_token = null, last_status = k.status, last_error = null
-        from (values ${keys}) as k (tenant_id, endpoint_id, event_id, status, token)
-        where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id
-          and d.status = 'pending' and d.lease_token = k.token`);
+      const result = await db.execute(markDeliveredStatement(rows, now, statuses));
       return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
     },
 
