@@ -29,6 +29,7 @@ import {
 } from './seed.js';
 import { readSettings, type BenchSettings } from './settings.js';
 import { eventsPhase, eventsTable } from './events.js';
+import { startStatementCapture, statements } from './statements.js';
 
 /** Accounts the login load rotates through. */
 const LOGIN_ACCOUNTS = 64;
@@ -112,10 +113,12 @@ async function measure(
   spec: Omit<LoadSpec, 'durationSec'>,
 ): Promise<{ result: LoadResult; rssMb: number; cpu: NonNullable<Row['cpu']> }> {
   if (s.warmupSec > 0) await backend.run(server.baseUrl, { ...warmup, durationSec: s.warmupSec });
+  await statements.reset();
   server.takePeakRss();
   const cpuBefore = { server: processCpuMs(server.pid), db: db.name ? postgresCpuMs(db.name) : 0 };
   const result = await backend.run(server.baseUrl, { ...spec, durationSec: s.durationSec });
   const rssMb = server.takePeakRss();
+  await statements.record(label, result.requests);
   const n = Math.max(1, result.requests);
   const cpu = {
     serverMs: (processCpuMs(server.pid) - cpuBefore.server) / n,
@@ -275,6 +278,7 @@ async function main(): Promise<void> {
   const busy = await idleCpuBusy();
   const backend = chooseBackend(s.tool, log);
   const db = await prepareDatabase(s.dataDir, log);
+  await startStatementCapture(db.url, join(s.dataDir, 'statements.md'), log);
   clearEarlierRuns(s);
   log(`load generator: ${backend.name}; database: ${db.label}; service LOG_LEVEL=${s.logLevel}`);
   const run = (key: string) => s.only.length === 0 || s.only.includes(key);
@@ -333,6 +337,7 @@ async function main(): Promise<void> {
   log('');
   log(report);
   if (service.errors.count > 0) log(`last error lines of the service:\n${service.errors.last.join('\n')}`);
+  await statements.close();
   log(`bench finished in ${seconds(started)}; written to ${s.resultsFile}`);
 }
 

@@ -11,6 +11,7 @@ import { documentFactory, storageCeiling, uploadOp } from './documents.js';
 import { call, inParallel, type Caller } from './http.js';
 import { siweCeiling, siweOp, registerEoa } from './siwe.js';
 import { prepareXrplAccounts, registerCold, txSubmitOp, xrplCeiling } from './xrpl.js';
+import { statements } from '../statements.js';
 
 export const FLOW_KEYS = ['siwe', 'xrpl', 'custody', 'documents'] as const;
 export type FlowKey = (typeof FLOW_KEYS)[number];
@@ -81,6 +82,7 @@ async function row(
 ): Promise<FlowRow> {
   await settleService(ctx);
   ctx.service.takePeakRss();
+  await statements.reset();
   const measured = await withCpu(
     { server: ctx.service.pid, db: ctx.databaseName ? () => postgresCpuMs(ctx.databaseName!) : undefined },
     () => closedLoop(spec.op, { concurrency: spec.inFlight, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec }),
@@ -91,6 +93,8 @@ async function row(
   // CPU over the warm-up and the measurement, per operation of both (the closed loop counts the measured ones).
   const share = ctx.durationSec / (ctx.durationSec + ctx.warmupSec);
   const cpu = { serverMs: (measured.serverMs * share) / n, ...(measured.dbMs === undefined ? {} : { dbMs: (measured.dbMs * share) / n }) };
+  // The counters ran over the warm-up too: operations estimated as the CPU's are.
+  await statements.record(`${spec.route} (warm-up included)`, Math.round(n / share));
   ctx.log(line(spec.route, result, spec.unit) + `, CPU/op ${cpu.serverMs.toFixed(2)} ms + PostgreSQL ${cpu.dbMs?.toFixed(2) ?? '-'} ms`);
   await settleService(ctx);
   const ceiling = await spec.ceiling();
