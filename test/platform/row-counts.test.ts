@@ -1,4 +1,5 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/modules/audit/table.js';
 import { users } from '../../src/modules/users/table.js';
@@ -40,5 +41,21 @@ describe('trigger-kept row counts, sharded per writing backend', () => {
     const [actual] = await h.database.db.select({ n: count() }).from(auditEvents).where(eq(auditEvents.tenantId, t.tenantId));
     expect(actual!.n).toBe(before + 20);
     expect((await listAuditEvents(h, { limit: 1 }, t)).total).toBe(before + 20);
+  });
+  it("a write counts in its backend's shard, one of ROW_COUNT_SHARDS", async () => {
+    const t = await h.newTenant();
+    const { pid, shard } = await h.database.db.transaction(async (tx) => {
+      const result = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { rows: Array<{ pid: number }> };
+      await tx.execute(sql`
+        insert into audit_events (tenant_id, id, type, actor_type, details, created_at)
+        values (${t.tenantId}::uuid, ${randomUUID()}::uuid, 'test.shard', 'system', '{}'::jsonb, now())`);
+      const [row] = await tx
+        .select({ shard: rowCounts.shard })
+        .from(rowCounts)
+        .where(and(eq(rowCounts.tenantId, t.tenantId), eq(rowCounts.relation, 'audit_events')));
+      return { pid: Number(result.rows[0]!.pid), shard: row!.shard };
+    });
+    expect(ROW_COUNT_SHARDS).toBe(256);
+    expect(shard).toBe(pid % ROW_COUNT_SHARDS);
   });
 });
