@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
 import { expectError, routeCases } from '../helpers/security.js';
@@ -265,11 +266,32 @@ describe('SSRF: endpoint URLs must be https to a public address unless EVENTS_AL
     expect((await repo.find(t.tenantId, created.json().id, event!.id))!.lastError).toMatch(/^URL_PRIVATE_ADDRESS/);
   });
 
-  it('the outbound guard refuses loopback at connect time and allows it only when told', async () => {
+  it('the outbound guard refuses loopback at connect time, before any connection, and allows it only when told', async () => {
     const post = { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 2_000 };
-    await expect(postOutbound(`https://localhost:${receiver.port}/x`, post, { allowPrivate: false })).rejects.toThrow(/is not allowed/);
-    await expect(postOutbound(`https://127.0.0.1:${receiver.port}/x`, post, { allowPrivate: false })).rejects.toThrow(/is not allowed/);
-    await expect(postOutbound(`https://[::1]:${receiver.port}/x`, post, { allowPrivate: false })).rejects.toThrow(/is not allowed/);
+    // A listener on loopback counts the connections that reach it: a refusal opens none.
+    let connections = 0;
+    const listener = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    const refused = { name: 'OutboundRefusedError', reason: 'URL_PRIVATE_ADDRESS' };
+    try {
+      // localhost by name (the lookup is refused), the address itself, IPv6 loopback, IPv4-mapped.
+      await expect(postOutbound(`https://localhost:${port}/x`, post, { allowPrivate: false })).rejects.toMatchObject(refused);
+      await expect(postOutbound(`https://127.0.0.1:${port}/x`, post, { allowPrivate: false })).rejects.toMatchObject(refused);
+      await expect(postOutbound(`https://[::1]:${port}/x`, post, { allowPrivate: false })).rejects.toMatchObject(refused);
+      await expect(postOutbound(`https://[::ffff:127.0.0.1]:${port}/x`, post, { allowPrivate: false })).rejects.toMatchObject(refused);
+      // The loopback-only setting admits loopback and nothing else private; allowPrivate keeps 0.0.0.0 out.
+      await expect(postOutbound(`https://10.255.255.1:${port}/x`, post, { allowPrivate: false, allowLoopback: true })).rejects.toMatchObject(refused);
+      await expect(postOutbound(`http://0.0.0.0:${port}/x`, post, { allowPrivate: true })).rejects.toMatchObject(refused);
+      expect(connections).toBe(0);
+      await expect(postOutbound(`http://127.0.0.1:${port}/x`, post, { allowPrivate: false, allowLoopback: true })).rejects.not.toMatchObject(refused);
+      expect(connections).toBe(1);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
     await expect(postOutbound(receiver.url('/x'), post, { allowPrivate: false })).rejects.toThrow(/must use https/);
     expect((await postOutbound(receiver.url('/x'), post, { allowPrivate: true })).status).toBe(400); // reached; no signature
     await expect(checkOutboundUrl('http://localhost/x', { allowPrivate: true })).resolves.toBeInstanceOf(URL);

@@ -114,9 +114,6 @@ export function createDocumentsService(deps: {
         if (error.reason === 'TIMEOUT') throw DocumentErrors.urlTimeout();
         throw DocumentErrors.urlFailed(error.message);
       }
-      const message = error instanceof Error ? error.message : '';
-      // request-filtering-agent refuses at connect time (DNS answers that changed).
-      if (/is not allowed\. Because/.test(message)) throw DocumentErrors.urlRefused('The host resolves to a non-public address');
       const name = (error as { name?: string })?.name;
       if (name === 'AbortError' || name === 'TimeoutError') throw DocumentErrors.urlTimeout();
       throw DocumentErrors.urlFailed((error as { code?: string })?.code ?? 'network error');

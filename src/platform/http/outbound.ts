@@ -1,10 +1,8 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest, type Agent } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { tracedCall } from '../telemetry/outgoing.js';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { Agent, buildConnector, request as undiciRequest, type Dispatcher } from 'undici';
 
 /**
  * The one guard for requests the service makes to addresses a tenant chose (event endpoints,
@@ -14,7 +12,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
  * unicast. Refused: loopback, private (RFC 1918), link-local (and with it the cloud metadata
  * address 169.254.169.254), CGNAT 100.64/10, unspecified, broadcast, multicast, reserved,
  * IPv6 ULA fc00::/7, link-local fe80::/10, IPv4-mapped ::ffff:0:0/96, NAT64, 6to4, Teredo.
- * The address is checked again when the socket connects (request-filtering-agent), so a name
+ * The address is checked again when the socket connects (guardedConnector), so a name
  * that resolved to a public address at validation and to 127.0.0.1 later (DNS rebinding) is
  * refused at delivery.
  *
@@ -80,7 +78,7 @@ export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   return url;
 }
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+const hostOf = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
 
 /**
  * Validates a URL a tenant submits: shape and scheme, then resolves the host and refuses it
@@ -89,7 +87,7 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
  */
 export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Promise<URL> {
   const url = parseOutboundUrl(raw, policy);
-  const host = hostOf(url);
+  const host = hostOf(url.hostname);
   let addresses: string[];
   if (isIP(host)) {
     addresses = [host];
@@ -107,25 +105,51 @@ export async function checkOutboundUrl(raw: string, policy: OutboundPolicy): Pro
   return url;
 }
 
-// Keep-alive agents that check every address at connect time; one pair per policy.
-const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 30_000 };
-const strictAgents = {
-  http: new RequestFilteringHttpAgent({ ...agentOptions, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
-  https: new RequestFilteringHttpsAgent({ ...agentOptions, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
-};
-const privateAgents = {
-  http: new RequestFilteringHttpAgent({ ...agentOptions, allowPrivateIPAddress: true, allowMetaIPAddress: false }),
-  https: new RequestFilteringHttpsAgent({ ...agentOptions, allowPrivateIPAddress: true, allowMetaIPAddress: false }),
-};
+/**
+ * The connect-time half of the guard, for every request the service makes to a tenant's
+ * address: the host's addresses are checked under the same rule as at validation (isRefused)
+ * when the socket resolves them, before any packet leaves (a name that now resolves to a
+ * refused address, DNS rebinding, is refused); an address written in the URL is checked before
+ * connecting; and the address the socket reached is checked once more. Answers
+ * OutboundRefusedError('URL_PRIVATE_ADDRESS').
+ */
+function guardedConnector(policy: OutboundPolicy): buildConnector.connector {
+  const refusal = (host: string) => new OutboundRefusedError('URL_PRIVATE_ADDRESS', `The host ${host} resolves to a non-public address`);
+  const lookup = (hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      if (addresses.length === 0 || addresses.some((a) => isRefused(a.address, policy))) return callback(refusal(hostname), '');
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+  const connect = buildConnector({ lookup: lookup as unknown as LookupFunction, timeout: 10_000 });
+  return (options, callback) => {
+    const host = hostOf(options.hostname);
+    if (isIP(host) && isRefused(host, policy)) return callback(refusal(host), null);
+    connect(options, (error, socket) => {
+      if (error || !socket) return callback(error ?? refusal(host), null);
+      const reached = socket.remoteAddress;
+      if (!reached || isRefused(reached, policy)) {
+        socket.destroy();
+        return callback(refusal(host), null);
+      }
+      callback(null, socket);
+    });
+  };
+}
 
-const loopbackOnly = { allowPrivateIPAddress: false, allowMetaIPAddress: false, allowIPAddressList: ['127.0.0.0/8', '::1'] };
-const loopbackAgents = {
-  http: new RequestFilteringHttpAgent({ ...agentOptions, ...loopbackOnly }),
-  https: new RequestFilteringHttpsAgent({ ...agentOptions, ...loopbackOnly }),
-};
+// Keep-alive connection pools (undici) that check every address at connect time; one per policy.
+const dispatchers = new Map<string, Agent>();
 
-function agentsFor(policy: OutboundPolicy) {
-  return policy.allowPrivate ? privateAgents : policy.allowLoopback ? loopbackAgents : strictAgents;
+function dispatcherFor(policy: OutboundPolicy): Agent {
+  const kind = policy.allowPrivate ? 'private' : policy.allowLoopback ? 'loopback' : 'strict';
+  let agent = dispatchers.get(kind);
+  if (!agent) {
+    agent = new Agent({ connect: guardedConnector({ allowPrivate: policy.allowPrivate, allowLoopback: policy.allowLoopback }), connections: 64, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
+    dispatchers.set(kind, agent);
+  }
+  return agent;
 }
 
 export interface OutboundPost {
@@ -141,13 +165,6 @@ export interface OutboundResponse {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** The error a request cut at its deadline fails with (describeOutboundError: TIMEOUT). */
-function timeoutError(): Error {
-  const error = new Error('No complete answer in time');
-  error.name = 'TimeoutError';
-  return error;
-}
-
 /**
  * POSTs under the policy: the URL is checked again (scheme), the address at connect time.
  * Redirects are not followed (a 3xx is the answer). The response body is read and dropped
@@ -159,36 +176,16 @@ export async function postOutbound(raw: string, request: OutboundPost, policy: O
 
 /**
  * postOutbound to a URL parseOutboundUrl gave under the same policy (a caller sending many
- * requests to one endpoint parses it once). The deadline is one timer that destroys the
- * request (the keep-alive socket with it) when it passes.
+ * requests to one endpoint parses it once). Past the deadline the exchange is aborted (a
+ * TimeoutError) and its connection closed. With tracing on, the undici instrumentation makes
+ * the call a client span and sends its traceparent.
  */
 export async function postOutboundTo(url: URL, request: OutboundPost, policy: OutboundPolicy): Promise<OutboundResponse> {
-  const agents = agentsFor(policy);
-  const isHttps = url.protocol === 'https:';
-  const send = isHttps ? httpsRequest : httpRequest;
-  const agent: Agent = isHttps ? agents.https : agents.http;
-  // A client span when tracing is on; its traceparent goes with the request.
-  return tracedCall('POST', url, request.headers, (headers) => new Promise<OutboundResponse>((resolve, reject) => {
-    headers['content-length'] = String(Buffer.byteLength(request.body));
-    const req = send(url, { method: 'POST', agent, headers }, (res) => {
-      let received = 0;
-      res.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > MAX_RESPONSE_BYTES) res.destroy();
-      });
-      res.on('close', () => {
-        clearTimeout(deadline);
-        resolve({ status: res.statusCode ?? 0 });
-      });
-      res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
-    });
-    const deadline = setTimeout(() => req.destroy(timeoutError()), request.timeoutMs);
-    req.on('error', (error) => {
-      clearTimeout(deadline);
-      reject(error);
-    });
-    req.end(request.body);
-  }));
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  const answer = await undiciRequest(url, { method: 'POST', dispatcher: dispatcherFor(policy), headers: request.headers, body: request.body, signal });
+  // The status is the answer; the body is read and dropped, and a failure reading it changes nothing.
+  await answer.body.dump({ limit: MAX_RESPONSE_BYTES, signal }).catch(() => undefined);
+  return { status: answer.statusCode };
 }
 
 export interface OutboundGet {
@@ -250,50 +247,43 @@ export async function getOutbound(raw: string, request: OutboundGet, policy: Out
   }
 }
 
-function getOnce(url: URL, maxBytes: number, policy: OutboundPolicy, signal: AbortSignal): Promise<Omit<OutboundBody, 'url'> | { location: string }> {
-  const agents = agentsFor(policy);
-  const isHttps = url.protocol === 'https:';
-  const send = isHttps ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
-    const fail = (error: unknown) =>
-      settle(() => {
-        if (signal.aborted) reject(new OutboundFetchError('TIMEOUT', 'No complete answer in time'));
-        else reject(error instanceof Error ? error : new OutboundFetchError('NETWORK', 'The fetch failed'));
-      });
-    const req = send(url, { method: 'GET', agent: isHttps ? agents.https : agents.http, headers: { accept: '*/*' }, signal }, (res) => {
-      const status = res.statusCode ?? 0;
-      const location = res.headers.location;
-      if (REDIRECTS.has(status) && typeof location === 'string') {
-        res.resume();
-        settle(() => resolve({ location }));
-        return;
+async function getOnce(url: URL, maxBytes: number, policy: OutboundPolicy, signal: AbortSignal): Promise<Omit<OutboundBody, 'url'> | { location: string }> {
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await undiciRequest(url, { method: 'GET', dispatcher: dispatcherFor(policy), headers: { accept: '*/*' }, signal });
+  } catch (error) {
+    if (signal.aborted) throw new OutboundFetchError('TIMEOUT', 'No complete answer in time');
+    throw error instanceof Error ? error : new OutboundFetchError('NETWORK', 'The fetch failed');
+  }
+  const { statusCode: status, headers, body } = answer;
+  const location = headers.location;
+  if (REDIRECTS.has(status) && typeof location === 'string') {
+    await body.dump({ limit: MAX_RESPONSE_BYTES, signal }).catch(() => undefined);
+    return { location };
+  }
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    body.destroy();
+    throw new OutboundTooLargeError(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      received += chunk.length;
+      if (received > maxBytes) {
+        body.destroy();
+        throw new OutboundTooLargeError(maxBytes);
       }
-      const tooLarge = () => {
-        settle(() => reject(new OutboundTooLargeError(maxBytes)));
-        res.destroy();
-      };
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
-      const chunks: Buffer[] = [];
-      let received = 0;
-      res.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > maxBytes) return tooLarge();
-        chunks.push(chunk);
-      });
-      res.on('end', () => settle(() => resolve({ status, contentType: res.headers['content-type'], body: Buffer.concat(chunks) })));
-      res.on('error', fail);
-      res.on('aborted', () => fail(new OutboundFetchError('NETWORK', 'The answer was cut')));
-    });
-    req.on('error', fail);
-    req.end();
-  });
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof OutboundTooLargeError) throw error;
+    if (signal.aborted) throw new OutboundFetchError('TIMEOUT', 'No complete answer in time');
+    throw new OutboundFetchError('NETWORK', 'The answer was cut');
+  }
+  const contentType = headers['content-type'];
+  return { status, contentType: Array.isArray(contentType) ? contentType[0] : contentType, body: Buffer.concat(chunks) };
 }
 
 /** A short, secret-free description of a failed exchange for rows and logs. */
@@ -302,6 +292,5 @@ export function describeOutboundError(error: unknown): string {
   const e = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'TIMEOUT: no answer in time';
   const message = typeof e.message === 'string' ? e.message.split(/\r?\n/)[0]!.slice(0, 200) : 'unknown error';
-  if (/is not allowed\. Because/.test(message)) return `URL_PRIVATE_ADDRESS: ${message}`;
   return `${typeof e.code === 'string' ? `${e.code}: ` : ''}${message}`;
 }
