@@ -7,6 +7,8 @@ import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule
 import { sql } from 'drizzle-orm';
 import { claimStatement, createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
 import { CLAIM_PLANNER_SETTINGS } from '../../src/platform/db/claim.js';
+import { outboxEvents } from '../../src/platform/events/table.js';
+import { DISPATCH_FULL_SCAN_MS } from '../../src/modules/events/worker.js';
 
 let h: Harness;
 let receiver: Receiver;
@@ -228,6 +230,42 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     await makeUsers(h, 1, t);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.acceptedAt(ep.path)).toHaveLength(7);
+  });
+
+  it('dispatch reads from past the last event it dispatched; an event that committed late, below that point, goes out at the next look at the whole outbox, a second later', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    const db = h.database.db;
+    // A transaction that took its seq before later events and commits after them: how its
+    // event looks to dispatch (seqs commit out of order).
+    const reserve = async () => {
+      const reserved = await db.execute(sql`select nextval(pg_get_serial_sequence('outbox_events', 'seq'))::text as seq`);
+      return Number((reserved as unknown as { rows: Array<{ seq: string }> }).rows[0]!.seq);
+    };
+    const lateSeq = await reserve();
+    const laterSeq = await reserve();
+    await makeUsers(h, 2, t);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 2, delivered: 2 });
+    const lateId = randomUUID();
+    await db.insert(outboxEvents).values({ seq: lateSeq, id: lateId, tenantId: t.tenantId, type: 'user.created', payload: { userId: randomUUID(), email: 'late@example.com' } });
+    // Below the floor: unseen until the worker looks at the whole outbox again.
+    h.clock.advance(DISPATCH_FULL_SCAN_MS - 1);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 0, attempted: 0 });
+    expect(receiver.attempts.some((a) => a.webhookId === lateId)).toBe(false);
+    h.clock.advance(1);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 1, attempted: 1, delivered: 1 });
+    expect(receiver.attempts.filter((a) => a.webhookId === lateId)).toHaveLength(1);
+    expect(await deliveryRow(ep.id, lateId)).toMatchObject({ status: 'delivered', attempts: 1 });
+    // And once only: the next whole look finds nothing left, and the floor stays where it was.
+    h.clock.advance(DISPATCH_FULL_SCAN_MS);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 0, attempted: 0 });
+    const laterId = randomUUID();
+    await db.insert(outboxEvents).values({ seq: laterSeq, id: laterId, tenantId: t.tenantId, type: 'user.created', payload: { userId: randomUUID(), email: 'later@example.com' } });
+    h.clock.advance(DISPATCH_FULL_SCAN_MS - 1);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 0, attempted: 0 });
+    h.clock.advance(1);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 1, delivered: 1 });
+    expect(receiver.attempts.filter((a) => a.webhookId === laterId)).toHaveLength(1);
   });
 
   it('claims the first due rows in the due index\'s order, never by sorting the backlog, even while the statistics lag a burst', async () => {

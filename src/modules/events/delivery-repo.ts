@@ -11,6 +11,7 @@ const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
 /** Serializes dispatch across instances (stream positions become visible in order). */
 const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
+const DISPATCH_TRY_LOCK = sql`pg_try_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
 
 /** The due time of a disabled endpoint's pending rows: never, until it is enabled. */
 export const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z');
@@ -110,25 +111,44 @@ export function createDeliveryRepo(db: Db) {
     /**
      * Fans undispatched outbox events out into one pending delivery per matching enabled
      * endpoint, marks them dispatched and gives them their stream positions, in seq order.
-     * One dispatcher at a time (advisory lock); returns the number of events dispatched.
+     * One dispatcher at a time (advisory lock). Looks only at events from `fromSeq` on (see
+     * the worker's dispatch floor); answers how many it dispatched and the last one's seq.
+     * `probe` (default on) first asks whether anything waits, without the lock (most polls find
+     * nothing); a caller that just dispatched a full batch knows more waits. `wait` (default on)
+     * waits for the lock; off, a dispatcher finding another at work leaves the work to it.
      */
-    async dispatch(now: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
-      if (onlyTenants && onlyTenants.length === 0) return 0;
-      // A cheap probe first: most rounds find nothing new and need no lock.
-      const [waiting] = await db
-        .select({ seq: outboxEvents.seq })
-        .from(outboxEvents)
-        .where(and(sql`${outboxEvents.deliveredAt} is null`, tenantFilter(outboxEvents.tenantId, onlyTenants)))
-        .limit(1);
-      if (!waiting) return 0;
+    async dispatch(
+      now: Date,
+      limit: number,
+      onlyTenants?: readonly string[],
+      options: { fromSeq?: number; probe?: boolean; wait?: boolean } = {},
+    ): Promise<{ dispatched: number; lastSeq: number | null }> {
+      const none = { dispatched: 0, lastSeq: null };
+      if (onlyTenants && onlyTenants.length === 0) return none;
+      const from = sql`${outboxEvents.seq} >= ${options.fromSeq ?? 0}`;
+      if (options.probe ?? true) {
+        // In the pending index's order from the floor: the first entry that qualifies answers.
+        const [waiting] = await db
+          .select({ seq: outboxEvents.seq })
+          .from(outboxEvents)
+          .where(and(sql`${outboxEvents.deliveredAt} is null`, from, tenantFilter(outboxEvents.tenantId, onlyTenants)))
+          .orderBy(outboxEvents.seq)
+          .limit(1);
+        if (!waiting) return none;
+      }
       // Under the lock, one statement: pick the oldest undispatched events, fan each out into a
       // delivery row per matching endpoint, and give them stream positions in seq order.
       return db.transaction(async (tx) => {
-        await tx.execute(sql`select ${DISPATCH_LOCK}`);
+        if (options.wait ?? true) {
+          await tx.execute(sql`select ${DISPATCH_LOCK}`);
+        } else {
+          const lock = await tx.execute(sql`select ${DISPATCH_TRY_LOCK} as locked`);
+          if (!(lock as unknown as { rows: Array<{ locked: boolean }> }).rows[0]?.locked) return none;
+        }
         const result = await tx.execute(sql`
           with picked as (
             select seq from outbox_events
-            where delivered_at is null and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
+            where delivered_at is null and ${from} and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
             order by seq
             limit ${limit}
             for update skip locked
@@ -145,11 +165,16 @@ export function createDeliveryRepo(db: Db) {
           numbered as (
             select s.seq, nextval('outbox_events_position_seq') as pos
             from (select seq from picked order by seq) s
+          ),
+          marked as (
+            update outbox_events o set delivered_at = ${at(now)}, position = n.pos
+            from numbered n
+            where o.seq = n.seq
+            returning o.seq
           )
-          update outbox_events o set delivered_at = ${at(now)}, position = n.pos
-          from numbered n
-          where o.seq = n.seq`);
-        return Number((result as { rowCount?: number | null }).rowCount ?? (result as { affectedRows?: number }).affectedRows ?? 0);
+          select count(*)::int as dispatched, max(seq)::bigint as last_seq from marked`);
+        const [row] = (result as unknown as { rows: Array<{ dispatched: number | string; last_seq: number | string | null }> }).rows;
+        return { dispatched: Number(row?.dispatched ?? 0), lastSeq: row?.last_seq === null || row?.last_seq === undefined ? null : Number(row.last_seq) };
       });
     },
 

@@ -11,6 +11,9 @@ import { secretContext, signEvent, signingKey, type SigningKey } from './signing
 
 export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
 
+/** How often dispatch looks at the whole outbox, not only past its floor (events that committed late). */
+export const DISPATCH_FULL_SCAN_MS = 1_000;
+
 export interface DeliveryWorkerOptions {
   db: Db;
   clock: Clock;
@@ -100,6 +103,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   let running = false;
   let tail: Promise<unknown> = Promise.resolve();
+  // The dispatch floor: dispatch looks at outbox events from this seq on. The pending index
+  // keeps an entry for every event dispatched since the last vacuum (the row left the index's
+  // predicate; its entry stays until vacuum removes it), and a look from its start steps over
+  // them all: 6.7 ms a probe and 26 ms a pick of 500 behind a backlog of 40,000. Past the last
+  // event dispatched, only what is new is read. An event whose seq was taken before and which
+  // committed after (seqs commit out of order) sits below the floor: once a second (the worker's
+  // clock) the look starts from the beginning again and finds it.
+  let dispatchFloor = 0;
+  let floorScannedAt = -Infinity;
 
   /** The endpoint's live signing keys, opened once per batch. */
   async function signingKeys(endpoint: ClaimedEndpoint, now: Date): Promise<SigningKey[]> {
@@ -218,9 +230,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const dispatchAll = async () => {
       let n = 0;
       for (let i = 0; i < 20; i++) {
-        const round = await repo.dispatch(clock.now(), dispatchBatchSize, only);
-        n += round;
-        if (round < dispatchBatchSize) break;
+        const at = clock.now().getTime();
+        const whole = at - floorScannedAt >= DISPATCH_FULL_SCAN_MS;
+        if (whole) floorScannedAt = at;
+        // After a full batch more waits: no probe. The polling loop leaves the work to a
+        // dispatcher already at it (another pipeline or instance) rather than queue behind it.
+        const round = await repo.dispatch(clock.now(), dispatchBatchSize, only, { fromSeq: whole ? 0 : dispatchFloor, probe: i === 0, wait: !overlap });
+        // A full batch: more waits right after it. Less: nothing visible waits from where the
+        // look started, so the floor goes past what was dispatched, and never back.
+        dispatchFloor = round.dispatched >= dispatchBatchSize ? round.lastSeq! + 1 : Math.max(dispatchFloor, (round.lastSeq ?? -1) + 1);
+        n += round.dispatched;
+        if (round.dispatched < dispatchBatchSize) break;
       }
       return n;
     };
