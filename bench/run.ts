@@ -149,7 +149,7 @@ interface ServicePhase {
   rows: Row[];
   /** The argon2id ceiling through the service's pool, measured just before and just after the login row. */
   argon2Around: Argon2Ceiling[];
-  byKey: Map<string, Row & { ceilingKind: CeilingKind }>;
+  byKey: Map<string, Row & { ceilingKind: CeilingKind; pairedPk?: { before: number; after: number } }>;
   burst?: BurstResult;
   flows: FlowRow[];
   peakRssMb: number;
@@ -157,7 +157,14 @@ interface ServicePhase {
 }
 
 /** The service in its own process: every selected route, then the burst measurement. */
-async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioData, backend: LoadBackend, run: (key: string) => boolean): Promise<ServicePhase> {
+async function servicePhase(
+  s: BenchSettings,
+  db: BenchDatabase,
+  data: ScenarioData,
+  backend: LoadBackend,
+  run: (key: string) => boolean,
+  pair: PairedCeiling | undefined,
+): Promise<ServicePhase> {
   log(`service (node ${s.nodeFlags.join(' ')} dist/bench/service-main.js):`);
   const service = await startServer({
     name: 'service',
@@ -176,9 +183,12 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
         // The machine's speed drifts (a shared host): login is compared with the argon2id
         // ceiling measured right before and right after it, with the service idle.
         if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'before login'));
+        const pkBefore = scenario.ceiling === 'pk' && pair ? await pairedPk(pair, 'before') : undefined;
         const measured = await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure);
         if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'after login'));
-        const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured };
+        const pkAfter = pkBefore !== undefined && pair ? await pairedPk(pair, 'after') : undefined;
+        const paired = pkBefore !== undefined && pkAfter !== undefined ? { before: pkBefore, after: pkAfter } : undefined;
+        const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured, ...(paired ? { pairedPk: paired } : {}) };
         rows.push(row);
         byKey.set(scenario.key, row);
       }
@@ -214,51 +224,76 @@ async function servicePhase(s: BenchSettings, db: BenchDatabase, data: ScenarioD
   }
 }
 
-/** The bare Fastify route and the same primary-key SELECT, in the ceiling server (after the service stopped). */
-async function ceilingPhase(
-  s: BenchSettings,
-  db: BenchDatabase,
-  data: ScenarioData,
-  backend: LoadBackend,
-  when: string,
-  withHmac: boolean,
-): Promise<{ rows: Row[]; pk: LoadResult; hmac?: LoadResult; hmacWrite?: LoadResult }> {
-  log(`ceilings ${when} (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool):`);
-  const server = await startServer({
+/** How long each paired PK-SELECT ceiling runs, right before and right after a read row. */
+const PAIR_SEC = 5;
+
+/** The ceiling server: one process for the whole run, idle while the service's rows run. */
+async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData): Promise<ServerProcess> {
+  log(`ceiling server (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool), kept up for the whole run`);
+  return startServer({
     name: 'ceiling server',
     script: here('./ceiling-server.js'),
     env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId, BENCH_HMAC_SECRET: data.webhook.secret },
     port: s.ceilingPort,
     nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
   });
-  try {
-    const bareSpec = { connections: s.connections, requests: [{ method: 'GET' as const, path: '/bare', headers: {} }] };
-    const bare = await measure(backend, server, s, db, 'bare Fastify route', bareSpec, bareSpec);
-    // The same users as the bearer routes read.
-    const pkSpec = { connections: s.connections, requests: data.big.sampleIds.map((id) => ({ method: 'GET' as const, path: `/pk/${id}`, headers: {} })) };
-    const pk = await measure(backend, server, s, db, 'bare Fastify + PK SELECT', pkSpec, pkSpec);
-    const rows: Row[] = [
-      { route: `ceiling: bare Fastify route (no database), ${when}`, ...bare },
-      { route: `ceiling: bare Fastify + the same PK SELECT (same repo, driver and pool), ${when}`, ...pk },
-    ];
-    // The decision webhook's ceiling: the same signed bodies, only their HMAC checked.
-    let hmac: LoadResult | undefined;
-    let hmacWrite: LoadResult | undefined;
-    if (withHmac) {
-      const hmacSpec = { connections: s.connections, requests: webhookRequests(data, '/hmac') };
-      const measured = await measure(backend, server, s, db, 'bare Fastify + the HMAC check', hmacSpec, hmacSpec);
-      rows.push({ route: `ceiling: bare Fastify route checking the webhook's HMAC (raw body, same secret), ${when}`, ...measured });
-      hmac = measured.result;
-      // What bounds the row: the same check and the least a decision makes durable.
-      const boundSpec = { connections: s.connections, requests: webhookRequests(data, '/hmac-write') };
-      const bound = await measure(backend, server, s, db, 'bare Fastify + the HMAC check + the durable minimum', boundSpec, boundSpec);
-      rows.push({ route: `bound: the same check and the least a decision makes durable (claim, locked read, change + audit + event in one statement, one transaction), ${when}`, ...bound });
-      hmacWrite = bound.result;
-    }
-    return { rows, pk: pk.result, ...(hmac ? { hmac } : {}), ...(hmacWrite ? { hmacWrite } : {}) };
-  } finally {
-    await server.stop();
+}
+
+/** The primary-key SELECT of GET /users/me, for the same users as the bearer routes read. */
+const pkSpec = (s: BenchSettings, data: ScenarioData) => ({ connections: s.connections, requests: data.big.sampleIds.map((id) => ({ method: 'GET' as const, path: `/pk/${id}`, headers: {} })) });
+
+/**
+ * The PK-SELECT ceiling for PAIR_SEC, on the warm ceiling server beside the idle service: each
+ * read row is compared with the ceiling measured right before and right after it, since this
+ * machine's speed moves by tens of percent within a minute (the ceilings before and after the
+ * whole service phase differed by up to 40%).
+ */
+async function pairedPk(pair: PairedCeiling, when: string): Promise<number> {
+  const result = await pair.backend.run(pair.server.baseUrl, { ...pair.spec, durationSec: PAIR_SEC });
+  log(`    paired ceiling ${when}: bare + PK SELECT ${result.rps.toFixed(0)}/s`);
+  return result.rps;
+}
+
+interface PairedCeiling {
+  server: ServerProcess;
+  backend: LoadBackend;
+  spec: Omit<LoadSpec, 'durationSec'>;
+}
+
+/** The bare Fastify route and the same primary-key SELECT, on the ceiling server, with the service stopped (or not yet started). */
+async function ceilingPhase(
+  s: BenchSettings,
+  db: BenchDatabase,
+  data: ScenarioData,
+  backend: LoadBackend,
+  server: ServerProcess,
+  when: string,
+  withHmac: boolean,
+): Promise<{ rows: Row[]; pk: LoadResult; hmac?: LoadResult; hmacWrite?: LoadResult }> {
+  log(`ceilings ${when}:`);
+  const bareSpec = { connections: s.connections, requests: [{ method: 'GET' as const, path: '/bare', headers: {} }] };
+  const bare = await measure(backend, server, s, db, 'bare Fastify route', bareSpec, bareSpec);
+  // The same users as the bearer routes read.
+  const pk = await measure(backend, server, s, db, 'bare Fastify + PK SELECT', pkSpec(s, data), pkSpec(s, data));
+  const rows: Row[] = [
+    { route: `ceiling: bare Fastify route (no database), ${when}`, ...bare },
+    { route: `ceiling: bare Fastify + the same PK SELECT (same repo, driver and pool), ${when}`, ...pk },
+  ];
+  // The decision webhook's ceiling: the same signed bodies, only their HMAC checked.
+  let hmac: LoadResult | undefined;
+  let hmacWrite: LoadResult | undefined;
+  if (withHmac) {
+    const hmacSpec = { connections: s.connections, requests: webhookRequests(data, '/hmac') };
+    const measured = await measure(backend, server, s, db, 'bare Fastify + the HMAC check', hmacSpec, hmacSpec);
+    rows.push({ route: `ceiling: bare Fastify route checking the webhook's HMAC (raw body, same secret), ${when}`, ...measured });
+    hmac = measured.result;
+    // What bounds the row: the same check and the least a decision makes durable.
+    const boundSpec = { connections: s.connections, requests: webhookRequests(data, '/hmac-write') };
+    const bound = await measure(backend, server, s, db, 'bare Fastify + the HMAC check + the durable minimum', boundSpec, boundSpec);
+    rows.push({ route: `bound: the same check and the least a decision makes durable (claim, locked read, change + audit + event in one statement, one transaction), ${when}`, ...bound });
+    hmacWrite = bound.result;
   }
+  return { rows, pk: pk.result, ...(hmac ? { hmac } : {}), ...(hmacWrite ? { hmacWrite } : {}) };
 }
 
 /** Raw argon2id verifications (bench/argon2-ceiling.ts), in this process, logged as measured. */
@@ -284,13 +319,25 @@ async function main(): Promise<void> {
   const run = (key: string) => s.only.length === 0 || s.only.includes(key);
   const data = await seed(s, db, run);
 
-  // The ceilings before and after the service's rows (the machine's speed drifts on a shared
-  // host); the plain reads are compared with the mean of the two.
-  // The read ceilings serve the reads of the flow phase and the webhook's HMAC ceiling too.
+  // The ceilings before and after the service's rows, and each read row's own ceiling right
+  // before and right after it, on one ceiling server kept up for the whole run (idle while the
+  // service's rows run). The read ceilings serve the reads of the flow phase and the webhook's
+  // HMAC ceiling too.
   const ceilings = run('ceilings') || READ_KEYS.some(run) || run('webhook');
-  const ceilingsBefore = ceilings ? await ceilingPhase(s, db, data, backend, 'before', run('webhook')) : undefined;
-  const service = await servicePhase(s, db, data, backend, run);
-  const ceilingsAfter = ceilings ? await ceilingPhase(s, db, data, backend, 'after', run('webhook')) : undefined;
+  const pkRows = buildScenarios(data).some((scenario) => scenario.ceiling === 'pk' && run(scenario.key)) || READ_KEYS.some(run);
+  const ceilingServer = ceilings || pkRows ? await startCeilingServer(s, db, data) : undefined;
+  let ceilingsBefore: Awaited<ReturnType<typeof ceilingPhase>> | undefined;
+  let ceilingsAfter: typeof ceilingsBefore;
+  let service: ServicePhase;
+  try {
+    if (ceilingServer && ceilings) ceilingsBefore = await ceilingPhase(s, db, data, backend, ceilingServer, 'before', run('webhook'));
+    else if (ceilingServer && s.warmupSec > 0) await backend.run(ceilingServer.baseUrl, { ...pkSpec(s, data), durationSec: s.warmupSec });
+    const pair = ceilingServer && pkRows ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
+    service = await servicePhase(s, db, data, backend, run, pair);
+    if (ceilingServer && ceilings) ceilingsAfter = await ceilingPhase(s, db, data, backend, ceilingServer, 'after', run('webhook'));
+  } finally {
+    await ceilingServer?.stop();
+  }
   // Event delivery to a local receiver beside a bare POST loop to it (BENCH_EVENTS events).
   const events = run('events')
     ? await eventsPhase(baseEnv(s, db), s.ceilingPort + 1, Number(process.env.BENCH_EVENTS || 10_000), s.durationSec, log)
@@ -306,7 +353,12 @@ async function main(): Promise<void> {
   const argon2Rps = service.argon2Around.length ? service.argon2Around.reduce((sum, c) => sum + c.rps, 0) / service.argon2Around.length : undefined;
   for (const row of service.byKey.values()) {
     if (row.ceilingKind === 'argon2' && argon2Rps) row.ceiling = { name: 'raw argon2id (mean of before and after)', rps: argon2Rps };
-    if (row.ceilingKind === 'pk' && pkRps) row.ceiling = { name: 'bare + PK SELECT (mean of before and after)', rps: pkRps };
+    const pair = row.pairedPk;
+    if (row.ceilingKind === 'pk' && pair) {
+      const rps = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 0 });
+      row.ceiling = { name: `bare + PK SELECT, ${PAIR_SEC} s right before and after the row (${rps(pair.before)} and ${rps(pair.after)}), mean`, rps: (pair.before + pair.after) / 2 };
+    }
+    else if (row.ceilingKind === 'pk' && pkRps) row.ceiling = { name: 'bare + PK SELECT (mean of before and after)', rps: pkRps };
     if (row.ceilingKind === 'hmac' && hmacRps) row.ceiling = { name: 'bare + HMAC check (mean of before and after)', rps: hmacRps };
   }
 
