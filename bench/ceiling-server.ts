@@ -16,6 +16,10 @@
 //                  no identity root: what bounds a webhook that records a decision. The load
 //                  repeats its bodies, so each request's claim is made new (its id and a sequence
 //                  number): every request pays a first delivery's writes.
+//   GET /kyc-page/:userId  what bounds GET /kyc/attempts: the same one statement the service runs
+//                  for a user's own first page (the kyc repo's userPageWithDue: the page, its
+//                  total and the due count), the same DTOs (toKycDto, countedPage) and the same
+//                  response schema, and nothing else (no token, no tenant, no expiry check).
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { loadConfig } from '../src/config.js';
@@ -23,6 +27,11 @@ import { openDatabase } from '../src/platform/db/client.js';
 import { AccessLogController } from '../src/platform/log/access-log.js';
 import { createLogger } from '../src/platform/log/logger.js';
 import { createUsersRepo } from '../src/modules/users/repo.js';
+import { createKycRepo } from '../src/modules/kyc/repo.js';
+import { KycList } from '../src/modules/kyc/schemas.js';
+import { toKycDto } from '../src/modules/kyc/service.js';
+import { countedPage } from '../src/platform/db/counted-page.js';
+import { DEFAULT_PAGE_SIZE } from '../src/platform/http/pagination.js';
 import { SIGNATURE_HEADER, verifyBodySignature } from '../src/providers/idv/signature.js';
 
 const config = loadConfig();
@@ -40,6 +49,12 @@ app.get<{ Params: { id: string } }>('/pk/:id', async (request, reply) => {
   const row = await repo.findById(tenantId, request.params.id);
   if (!row) return reply.status(404).send({ statusCode: 404 });
   return row;
+});
+const kycRepo = createKycRepo(database.db);
+app.get<{ Params: { userId: string } }>('/kyc-page/:userId', { schema: { response: { 200: KycList } } }, async (request) => {
+  const page = { limit: DEFAULT_PAGE_SIZE, offset: 0 };
+  const rows = await kycRepo.userPageWithDue(tenantId, request.params.userId, new Date(), page);
+  return countedPage(rows, page, () => kycRepo.count(tenantId, { userId: request.params.userId }), toKycDto);
 });
 
 const hmacSecret = process.env.BENCH_HMAC_SECRET;

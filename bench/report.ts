@@ -13,6 +13,8 @@ export interface Row {
   /** CPU per request (ms): the server process (all threads), and the PostgreSQL backends of the database. */
   cpu?: { serverMs: number; dbMs?: number };
   ceiling?: { name: string; rps: number };
+  /** The row's own bound (Scenario.bound), requests/s right before and right after it. */
+  pairedBound?: { what: string; before: number; after: number };
 }
 
 export interface BurstResult {
@@ -133,9 +135,14 @@ export const FLOW_TARGETS: Record<string, { share: number; what: string }> = {
   custody: { share: 0.2, what: 'custody-a transfer to CONFIRMED ≥ 20% of a direct transaction on a chain of the same engine (transfers/s, same in flight)' },
   documents: { share: 0.4, what: 'document upload ≥ 40% of the storage port\'s MB/s for the same bytes (a bare server receiving and storing them reaches 46–53% since the put hashes off the main thread: bench/upload-bound.ts)' },
 };
-export const SCENARIO_TARGETS: Record<string, { share: number; what: string }> = {
+/** `against: 'bound'`: the share is of the row's own bound (Scenario.bound), not of its ceiling. */
+export const SCENARIO_TARGETS: Record<string, { share: number; what: string; against?: 'bound' }> = {
   webhook: { share: 0.1, what: 'signed idv-a decision webhook ≥ 10% of a bare route doing the same HMAC check' },
-  'kyc-attempts': { share: 0.5, what: 'GET /kyc/attempts ≥ 50% of the bare route doing the PK SELECT' },
+  'kyc-attempts': {
+    share: 0.7,
+    against: 'bound',
+    what: 'GET /kyc/attempts ≥ 70% of its bound, a bare route running the same page statement with the same DTOs and schema (was 50% of the PK SELECT, above that bound: docs/decisions.md, "GET /kyc/attempts against its own bound")',
+  },
   'evm-eoas': { share: 0.5, what: 'GET /evm-eoas ≥ 50% of the bare route doing the PK SELECT' },
   'xrpl-wallets': { share: 0.5, what: 'GET /non-custodian-xrpl/wallets ≥ 50% of the bare route doing the PK SELECT' },
 };
@@ -211,12 +218,31 @@ export function evaluateTargets(input: {
       met: value >= target.share && !failed,
     });
   }
-  for (const [key, target] of Object.entries(SCENARIO_TARGETS)) share(target.what, ratio(key), target.share);
+  const boundRps = (key: string) => {
+    const bound = results.get(key)?.pairedBound;
+    return bound ? (bound.before + bound.after) / 2 : undefined;
+  };
+  for (const [key, target] of Object.entries(SCENARIO_TARGETS)) {
+    const bound = boundRps(key);
+    const rps = results.get(key)?.result.rps;
+    share(target.what, target.against === 'bound' ? (bound && rps !== undefined ? rps / bound : undefined) : ratio(key), target.share);
+  }
   // The webhook's figure names its bound measured in the same run (docs/decisions.md).
   const webhook = targets.find((t) => t.what === SCENARIO_TARGETS.webhook!.what);
   const hmacRps = results.get('webhook')?.ceiling?.rps;
   if (webhook && webhook.met !== undefined && webhookBoundRps && hmacRps) {
     webhook.value += `; the bound (the same check and the least a decision makes durable) reaches ${pct(webhookBoundRps / hmacRps)} (${n0(webhookBoundRps)}/s), the row ${pct(results.get('webhook')!.result.rps / webhookBoundRps)} of it`;
+  }
+  // A read whose work is more than a PK SELECT names its own bound, measured beside it, and
+  // what the bound and the row reach of the PK-SELECT ceiling.
+  for (const [key, target] of Object.entries(SCENARIO_TARGETS)) {
+    const row = results.get(key);
+    const line = targets.find((t) => t.what === target.what);
+    const bound = boundRps(key);
+    if (!row?.pairedBound || !bound || !row.ceiling || !line || line.met === undefined) continue;
+    line.value +=
+      ` (${n0(row.result.rps)} vs ${n0(bound)}/s, the bound's mean of ${n0(row.pairedBound.before)} and ${n0(row.pairedBound.after)}/s right before and after the row);` +
+      ` of the PK-SELECT ceiling the bound reaches ${pct(bound / row.ceiling.rps)}, the row ${pct(row.result.rps / row.ceiling.rps)}`;
   }
   return targets;
 }

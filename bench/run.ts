@@ -149,7 +149,7 @@ interface ServicePhase {
   rows: Row[];
   /** The argon2id ceiling through the service's pool, measured just before and just after the login row. */
   argon2Around: Argon2Ceiling[];
-  byKey: Map<string, Row & { ceilingKind: CeilingKind; pairedPk?: { before: number; after: number } }>;
+  byKey: Map<string, Row & { ceilingKind: CeilingKind; pairedPk?: { before: number; after: number }; pairedBound?: { what: string; before: number; after: number } }>;
   burst?: BurstResult;
   flows: FlowRow[];
   peakRssMb: number;
@@ -184,11 +184,14 @@ async function servicePhase(
         // ceiling measured right before and right after it, with the service idle.
         if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'before login'));
         const pkBefore = scenario.ceiling === 'pk' && pair ? await pairedPk(pair, 'before') : undefined;
+        const boundBefore = scenario.bound && pair ? await pairedBound(pair, scenario.bound, 'before') : undefined;
         const measured = await measure(backend, service, s, db, scenario.route, scenario.warmup, scenario.measure);
         if (scenario.ceiling === 'argon2') argon2Around.push(await argon2Ceiling(s, 'pool', 'after login'));
+        const boundAfter = scenario.bound && pair ? await pairedBound(pair, scenario.bound, 'after') : undefined;
         const pkAfter = pkBefore !== undefined && pair ? await pairedPk(pair, 'after') : undefined;
         const paired = pkBefore !== undefined && pkAfter !== undefined ? { before: pkBefore, after: pkAfter } : undefined;
-        const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured, ...(paired ? { pairedPk: paired } : {}) };
+        const bound = scenario.bound && boundBefore !== undefined && boundAfter !== undefined ? { what: scenario.bound.what, before: boundBefore, after: boundAfter } : undefined;
+        const row = { route: scenario.route, ceilingKind: scenario.ceiling, ...measured, ...(paired ? { pairedPk: paired } : {}), ...(bound ? { pairedBound: bound } : {}) };
         rows.push(row);
         byKey.set(scenario.key, row);
       }
@@ -251,6 +254,14 @@ const pkSpec = (s: BenchSettings, data: ScenarioData) => ({ connections: s.conne
 async function pairedPk(pair: PairedCeiling, when: string): Promise<number> {
   const result = await pair.backend.run(pair.server.baseUrl, { ...pair.spec, durationSec: PAIR_SEC });
   log(`    paired ceiling ${when}: bare + PK SELECT ${result.rps.toFixed(0)}/s`);
+  return result.rps;
+}
+
+/** A row's own bound (Scenario.bound) for PAIR_SEC on the ceiling server, right before or after the row. */
+async function pairedBound(pair: PairedCeiling, bound: NonNullable<Scenario['bound']>, when: string): Promise<number> {
+  const result = await pair.backend.run(pair.server.baseUrl, { connections: pair.spec.connections, requests: bound.requests, durationSec: PAIR_SEC });
+  if (result.failures) throw new Error(`the bound (${bound.what}) failed ${result.failures} requests`);
+  log(`    paired bound ${when}: ${bound.what} ${result.rps.toFixed(0)}/s`);
   return result.rps;
 }
 
