@@ -20,7 +20,22 @@
 //                  for a user's own first page (the kyc repo's userPageWithDue: the page, its
 //                  total and the due count), the same DTOs (toKycDto, countedPage) and the same
 //                  response schema, and nothing else (no token, no tenant, no expiry check).
+//   GET /siwe/challenge, POST /siwe/register  (BENCH_SIWE_BOUND set) what bounds the SIWE row:
+//                  the challenge stores a nonce (one insert) and answers the EIP-4361 message; the
+//                  registration reads the nonce, checks it names this user, domain, URI and chain
+//                  and has not expired, verifies the signature with viem's verifySiweMessage over
+//                  a local EDR chain of this server's own (as the service does, ERC-6492 eth_call
+//                  included) and reads the address's code, then in one transaction consumes the
+//                  nonce and writes the wallet, its audit entry and its event in one statement
+//                  (bench_bound_* tables). No session, no user row, no identity root.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import type { Hex } from 'viem';
+import { createSiweMessage, parseSiweMessage, verifySiweMessage } from 'viem/siwe';
+import { createLocalEvmChain } from '../src/providers/evm-chain/local/edr.js';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/client.js';
@@ -105,9 +120,84 @@ if (hmacSecret) {
   });
 }
 
+const closeSiwe = process.env.BENCH_SIWE_BOUND ? await siweBound() : undefined;
+
+/** The SIWE bound's two routes, over a local chain of this process's own (removed at stop). */
+async function siweBound(): Promise<() => Promise<void>> {
+  const { db } = database;
+  const chainId = config.evm.chainId;
+  const dir = mkdtempSync(join(tmpdir(), 'bastion-bench-bound-siwe-'));
+  const chain = await createLocalEvmChain({ chainId, dataDir: dir });
+  for (const statement of [
+    `create table if not exists bench_bound_nonces (nonce_hash text primary key, user_id uuid not null, domain text not null, uri text not null,
+      chain_id integer not null, issued_at timestamptz not null, expires_at timestamptz not null, consumed_at timestamptz)`,
+    'create table if not exists bench_bound_wallets (address text primary key, user_id uuid not null, created_at timestamptz not null)',
+    'create table if not exists bench_bound_log (id bigserial primary key, kind text not null, record_id uuid not null, body jsonb not null, created_at timestamptz not null)',
+    'truncate bench_bound_nonces, bench_bound_wallets',
+  ]) {
+    await db.execute(sql.raw(statement));
+  }
+  const origin = `http://${config.host}:${config.port}`;
+  const domain = new URL(origin).host;
+  const hashOf = (nonce: string) => createHash('sha256').update(nonce).digest('hex');
+  const refuse = (reply: { status(code: number): { send(body: unknown): unknown } }, why: string) => reply.status(400).send({ error: why });
+
+  app.get<{ Querystring: { userId: string; address: string } }>('/siwe/challenge', async (request) => {
+    const { userId, address } = request.query;
+    const nonce = randomBytes(16).toString('hex');
+    const issuedAt = new Date();
+    const expirationTime = new Date(issuedAt.getTime() + 10 * 60_000);
+    await db.execute(sql`insert into bench_bound_nonces (nonce_hash, user_id, domain, uri, chain_id, issued_at, expires_at)
+      values (${hashOf(nonce)}, ${userId}, ${domain}, ${origin}, ${chainId}, ${issuedAt}, ${expirationTime})`);
+    const message = createSiweMessage({ address: address as Hex, chainId, domain, nonce, uri: origin, version: '1', issuedAt, expirationTime, statement: 'Register this address as my wallet.' });
+    return { message };
+  });
+
+  app.post<{ Body: { userId: string; message: string; signature: Hex } }>('/siwe/register', async (request, reply) => {
+    const { userId, message, signature } = request.body;
+    const parsed = parseSiweMessage(message);
+    if (!parsed.nonce || !parsed.address) return refuse(reply, 'message');
+    const nonceHash = hashOf(parsed.nonce);
+    const found = (await db.execute(sql`select * from bench_bound_nonces where nonce_hash = ${nonceHash}`)) as unknown as {
+      rows: Array<{ user_id: string; domain: string; uri: string; chain_id: number; expires_at: Date; consumed_at: Date | null }>;
+    };
+    const issued = found.rows[0];
+    const now = new Date();
+    if (!issued || issued.user_id !== userId || issued.consumed_at || issued.domain !== parsed.domain || issued.uri !== parsed.uri || issued.chain_id !== parsed.chainId || new Date(issued.expires_at) <= now) {
+      return refuse(reply, 'nonce');
+    }
+    const verified = await verifySiweMessage(chain.publicClient, { message, signature, domain: issued.domain, nonce: parsed.nonce, time: now });
+    if (!verified) return refuse(reply, 'signature');
+    const code = await chain.publicClient.getCode({ address: parsed.address });
+    const facts = JSON.stringify({ userId, address: parsed.address, signer: code && code !== '0x' ? 'contract' : 'eoa' });
+    const stored = await db.transaction(async (tx) => {
+      const consumed = (await tx.execute(
+        sql`update bench_bound_nonces set consumed_at = ${now} where nonce_hash = ${nonceHash} and consumed_at is null and expires_at > ${now} returning nonce_hash`,
+      )) as unknown as { rows: unknown[] };
+      if (consumed.rows.length === 0) return false;
+      await tx.execute(sql`with w0 as (insert into bench_bound_wallets (address, user_id, created_at) values (${parsed.address!.toLowerCase()}, ${userId}, ${now})),
+          w1 as (insert into bench_bound_log (kind, record_id, body, created_at) values ('audit', ${userId}, ${facts}::jsonb, ${now})),
+          w2 as (insert into bench_bound_log (kind, record_id, body, created_at) values ('event', ${userId}, ${facts}::jsonb, ${now}))
+        select 1`);
+      return true;
+    });
+    if (!stored) return refuse(reply, 'nonce used');
+    return reply.status(201).send({ address: parsed.address, userId });
+  });
+
+  return async () => {
+    await chain.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
 await app.listen({ port: config.port, host: config.host });
 const stop = () => {
-  void app.close().then(() => database.close()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => closeSiwe?.())
+    .then(() => database.close())
+    .then(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

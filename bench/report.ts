@@ -92,6 +92,12 @@ export function flowTable(rows: FlowRow[]): string {
     lines.push(
       `| ${row.route}${failed} | ${row.inFlight} | ${rate(row, r)} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${cpu} | ${n0(row.rssMb)} | ${row.ceiling.name}${cFailed} | ${rate(row, c)} | ${ms(c.p50Ms)} | ${ratio} |`,
     );
+    const b = row.bound?.result;
+    if (row.bound && b) {
+      const bFailed = b.failures ? ` (${n0(b.failures)} failed: ${(b.firstError ?? '').replace(/\|/g, '/').slice(0, 120)})` : '';
+      const share = flowRate(row, c) > 0 ? `${((flowRate(row, b) / flowRate(row, c)) * 100).toFixed(0)}%` : '—';
+      lines.push(`| bound of the row above: ${row.bound.name}${bFailed} | ${row.inFlight} | ${rate(row, b)} | ${ms(b.p50Ms)} | ${ms(b.p99Ms)} | — | — | (the same ceiling) | ${rate(row, c)} | ${ms(c.p50Ms)} | ${share} |`);
+    }
   }
   return lines.join('\n');
 }
@@ -129,8 +135,12 @@ export function readPeerResult(): PeerResult | undefined {
  * compared in completed operations per second with the same number in flight. How each share
  * was chosen: docs/decisions.md, "Benchmark rows for the value-moving paths".
  */
-export const FLOW_TARGETS: Record<string, { share: number; what: string }> = {
-  siwe: { share: 0.25, what: 'SIWE registration (challenge + POST /evm-eoas) ≥ 25% of viem verifySiweMessage alone' },
+export const FLOW_TARGETS: Record<string, { share: number; what: string; against?: 'bound' }> = {
+  siwe: {
+    share: 0.7,
+    against: 'bound',
+    what: 'SIWE registration (challenge + POST /evm-eoas) ≥ 70% of its bound, bare routes doing the least a registration needs (was 25% of viem verifySiweMessage alone, above that bound: docs/decisions.md, "SIWE registration against its own bound")',
+  },
   xrpl: { share: 0.6, what: 'XRPL tx-submit to validated ≥ 60% of the xrpl Client on the stand-in directly (payments/s, same accounts in flight)' },
   custody: { share: 0.2, what: 'custody-a transfer to CONFIRMED ≥ 20% of a direct transaction on a chain of the same engine (transfers/s, same in flight)' },
   documents: { share: 0.4, what: 'document upload ≥ 40% of the storage port\'s MB/s for the same bytes (a bare server receiving and storing them reaches 46–53% since the put hashes off the main thread: bench/upload-bound.ts)' },
@@ -209,12 +219,31 @@ export function evaluateTargets(input: {
       targets.push({ what: target.what, value: NOT_MEASURED, met: undefined });
       continue;
     }
-    const value = flowRate(row, row.ceiling.result) > 0 ? flowRate(row) / flowRate(row, row.ceiling.result) : 0;
     const unit = row.unit === 'MB/s' ? 'MB/s' : '/s';
     const failed = row.result.failures > 0;
+    const bound = row.bound;
+    const ceilingRate = flowRate(row, row.ceiling.result);
+    if (target.against === 'bound') {
+      // The share is of the bound measured in the same run; the ceiling's figures follow it.
+      const boundRate = bound ? flowRate(row, bound.result) : 0;
+      if (!bound || boundRate <= 0 || bound.result.failures > 0) {
+        targets.push({ what: target.what, value: bound ? `its bound failed (${n0(bound.result.failures)} failed: ${bound.result.firstError ?? ''})` : `${NOT_MEASURED} (its bound)`, met: bound ? false : undefined });
+        continue;
+      }
+      const value = flowRate(row) / boundRate;
+      targets.push({
+        what: target.what,
+        value:
+          `${pct(value)} (${flowRate(row).toFixed(1)} vs ${boundRate.toFixed(1)} ${unit}, p50 ${ms(row.result.p50Ms)} ms${failed ? `, ${n0(row.result.failures)} failed` : ''});` +
+          ` of the ceiling (${ceilingRate.toFixed(1)} ${unit}) the bound reaches ${pct(ceilingRate > 0 ? boundRate / ceilingRate : 0)}, the row ${pct(ceilingRate > 0 ? flowRate(row) / ceilingRate : 0)}`,
+        met: value >= target.share && !failed,
+      });
+      continue;
+    }
+    const value = ceilingRate > 0 ? flowRate(row) / ceilingRate : 0;
     targets.push({
       what: target.what,
-      value: `${pct(value)} (${flowRate(row).toFixed(1)} vs ${flowRate(row, row.ceiling.result).toFixed(1)} ${unit}, p50 ${ms(row.result.p50Ms)} ms${failed ? `, ${n0(row.result.failures)} failed` : ''})`,
+      value: `${pct(value)} (${flowRate(row).toFixed(1)} vs ${ceilingRate.toFixed(1)} ${unit}, p50 ${ms(row.result.p50Ms)} ms${failed ? `, ${n0(row.result.failures)} failed` : ''})`,
       met: value >= target.share && !failed,
     });
   }

@@ -164,6 +164,7 @@ async function servicePhase(
   backend: LoadBackend,
   run: (key: string) => boolean,
   pair: PairedCeiling | undefined,
+  boundServer: ServerProcess | undefined,
 ): Promise<ServicePhase> {
   log(`service (node ${s.nodeFlags.join(' ')} dist/bench/service-main.js):`);
   const service = await startServer({
@@ -212,6 +213,7 @@ async function servicePhase(
       const ctx = {
         service, caller, apiKey: data.big.apiKey, tokens, userIds: data.big.sampleIds, databaseUrl: db.url, databaseName: db.name,
         config: loadConfig({ ...baseEnv(s, db), PORT: String(s.servicePort) }), inFlight: s.inFlight, warmupSec: s.warmupSec, durationSec: s.durationSec, log,
+        ...(boundServer ? { boundServer: { baseUrl: boundServer.baseUrl } } : {}),
       };
       flows = await flowsPhase(ctx, run);
       const readTokens = READ_KEYS.some(run) ? await prepareReads(ctx) : tokens.slice(0, READ_USERS);
@@ -231,12 +233,16 @@ async function servicePhase(
 const PAIR_SEC = 5;
 
 /** The ceiling server: one process for the whole run, idle while the service's rows run. */
-async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData): Promise<ServerProcess> {
+async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData, siweBound: boolean): Promise<ServerProcess> {
   log(`ceiling server (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool), kept up for the whole run`);
   return startServer({
     name: 'ceiling server',
     script: here('./ceiling-server.js'),
-    env: { ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId, BENCH_HMAC_SECRET: data.webhook.secret },
+    env: {
+      ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId, BENCH_HMAC_SECRET: data.webhook.secret,
+      // The SIWE row's bound: its routes and a local chain of their own (only when that row runs).
+      ...(siweBound ? { BENCH_SIWE_BOUND: '1' } : {}),
+    },
     port: s.ceilingPort,
     nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
   });
@@ -336,7 +342,7 @@ async function main(): Promise<void> {
   // HMAC ceiling too.
   const ceilings = run('ceilings') || READ_KEYS.some(run) || run('webhook');
   const pkRows = buildScenarios(data).some((scenario) => scenario.ceiling === 'pk' && run(scenario.key)) || READ_KEYS.some(run);
-  const ceilingServer = ceilings || pkRows ? await startCeilingServer(s, db, data) : undefined;
+  const ceilingServer = ceilings || pkRows || run('siwe') ? await startCeilingServer(s, db, data, run('siwe')) : undefined;
   let ceilingsBefore: Awaited<ReturnType<typeof ceilingPhase>> | undefined;
   let ceilingsAfter: typeof ceilingsBefore;
   let service: ServicePhase;
@@ -344,7 +350,7 @@ async function main(): Promise<void> {
     if (ceilingServer && ceilings) ceilingsBefore = await ceilingPhase(s, db, data, backend, ceilingServer, 'before', run('webhook'));
     else if (ceilingServer && s.warmupSec > 0) await backend.run(ceilingServer.baseUrl, { ...pkSpec(s, data), durationSec: s.warmupSec });
     const pair = ceilingServer && pkRows ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
-    service = await servicePhase(s, db, data, backend, run, pair);
+    service = await servicePhase(s, db, data, backend, run, pair, run('siwe') ? ceilingServer : undefined);
     if (ceilingServer && ceilings) ceilingsAfter = await ceilingPhase(s, db, data, backend, ceilingServer, 'after', run('webhook'));
   } finally {
     await ceilingServer?.stop();

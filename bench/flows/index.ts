@@ -9,7 +9,7 @@ import { closedLoop, settle, withCpu, type FlowOp, type FlowResult } from './dri
 import { confirmationWatcher, evmCeilingOwnChain, prepareVaults, transferOp } from './custody.js';
 import { documentFactory, storageCeiling, uploadOp } from './documents.js';
 import { call, inParallel, type Caller } from './http.js';
-import { siweCeiling, siweOp, registerEoa } from './siwe.js';
+import { registerEoa, siweBoundOp, siweCeiling, siweOp } from './siwe.js';
 import { prepareXrplAccounts, registerCold, txSubmitOp, xrplCeiling } from './xrpl.js';
 import { statements } from '../statements.js';
 
@@ -28,6 +28,8 @@ export interface FlowRow {
   cpu: { serverMs: number; dbMs?: number };
   rssMb: number;
   ceiling: { name: string; result: FlowResult };
+  /** What bounds the row, where the bench measures it (right after the ceiling, the service idle). */
+  bound?: { name: string; result: FlowResult };
 }
 
 export interface FlowContext {
@@ -44,6 +46,8 @@ export interface FlowContext {
   warmupSec: number;
   durationSec: number;
   log: (line: string) => void;
+  /** The ceiling server (bench/ceiling-server.ts), where a row's bound has routes of its own. */
+  boundServer?: { baseUrl: string };
 }
 
 interface Ready {
@@ -78,7 +82,10 @@ export async function settleService(ctx: Pick<FlowContext, 'service' | 'log'>): 
 /** Measures one row (CPU of the service and PostgreSQL per completed operation), then its ceiling. */
 async function row(
   ctx: FlowContext,
-  spec: { key: FlowKey; route: string; unit: FlowRow['unit']; inFlight: number; op: FlowOp; ceilingName: string; ceiling: () => Promise<FlowResult> },
+  spec: {
+    key: FlowKey; route: string; unit: FlowRow['unit']; inFlight: number; op: FlowOp; ceilingName: string; ceiling: () => Promise<FlowResult>;
+    bound?: { name: string; op: FlowOp };
+  },
 ): Promise<FlowRow> {
   await settleService(ctx);
   ctx.service.takePeakRss();
@@ -99,7 +106,13 @@ async function row(
   await settleService(ctx);
   const ceiling = await spec.ceiling();
   ctx.log(line(`ceiling: ${spec.ceilingName}`, ceiling, spec.unit));
-  return { key: spec.key, route: spec.route, unit: spec.unit, inFlight: spec.inFlight, result, cpu, rssMb, ceiling: { name: spec.ceilingName, result: ceiling } };
+  let bound: FlowRow['bound'];
+  if (spec.bound) {
+    const result = await closedLoop(spec.bound.op, { concurrency: spec.inFlight, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec });
+    ctx.log(line(`bound: ${spec.bound.name}`, result, spec.unit));
+    bound = { name: spec.bound.name, result };
+  }
+  return { key: spec.key, route: spec.route, unit: spec.unit, inFlight: spec.inFlight, result, cpu, rssMb, ceiling: { name: spec.ceilingName, result: ceiling }, ...(bound ? { bound } : {}) };
 }
 
 /** The selected value-moving rows, in order, with the service running and otherwise idle. */
@@ -117,6 +130,9 @@ export async function flowsPhase(ctx: FlowContext, selected: (key: string) => bo
         op: siweOp(ctx.caller, ctx.tokens, N),
         ceilingName: 'viem verifySiweMessage alone (in-process local EVM chain)',
         ceiling: () => siweCeiling({ concurrency: N, ...timing, chainId: evmChain.chainId, origin: ctx.caller.baseUrl }),
+        ...(ctx.boundServer
+          ? { bound: { name: 'bare routes: the nonce stored, then read, verifySiweMessage, and the nonce consumed with the wallet, audit and event written in one transaction', op: siweBoundOp(ctx.boundServer.baseUrl, ctx.userIds, N) } }
+          : {}),
       }),
     );
   }

@@ -45,6 +45,27 @@ export function siweOp(caller: Caller, tokens: string[], concurrency: number, ac
   };
 }
 
+/**
+ * The bound's operation (BENCH_SIWE_BOUND on the ceiling server, bench/ceiling-server.ts): the
+ * same challenge, signature by a new key and registration, against bare routes doing the least a
+ * registration needs; worker w registers for the users w, w + N, ... as the row's does.
+ */
+export function siweBoundOp(baseUrl: string, userIds: string[], concurrency: number, accounts = 8_000): FlowOp {
+  const caller: Caller = { baseUrl, tenantId: 'bound' };
+  const turn = new Array<number>(concurrency).fill(0);
+  const made = Array.from({ length: accounts }, () => privateKeyToAccount(generatePrivateKey()));
+  return async (worker) => {
+    const perWorker = Math.max(1, Math.floor(userIds.length / concurrency));
+    const round = turn[worker] ?? 0;
+    turn[worker] = round + 1;
+    const userId = userIds[(worker + concurrency * (round % perWorker)) % userIds.length]!;
+    const account = made.pop() ?? privateKeyToAccount(generatePrivateKey());
+    const { message } = await call<{ message: string }>(caller, 'GET', `/siwe/challenge?userId=${userId}&address=${account.address}`);
+    const signature = await account.signMessage({ message });
+    await call(caller, 'POST', '/siwe/register', { json: { userId, message, signature } });
+  };
+}
+
 /** verifySiweMessage alone: `concurrency` loops over signed messages, against a local chain in this process. */
 export async function siweCeiling(options: { concurrency: number; warmupSec: number; durationSec: number; chainId: number; origin: string }) {
   const dir = mkdtempSync(join(tmpdir(), 'bastion-bench-siwe-'));
