@@ -5,7 +5,7 @@ import { preparedQuery, preparedSql } from '../../src/platform/db/prepared.js';
 import { tenants } from '../../src/platform/tenancy/table.js';
 import { sessions } from '../../src/modules/auth/table.js';
 import { users, type UserRow } from '../../src/modules/users/table.js';
-import { writeTogether } from '../../src/platform/db/write-together.js';
+import { writeTogether, writeTogetherReturning } from '../../src/platform/db/write-together.js';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -141,5 +141,32 @@ describe('writeTogether of a recurring shape (executeHot)', () => {
     });
     const [row] = await db.select({ fullName: users.fullName }).from(users).where(eq(users.id, userId));
     expect(row?.fullName).toBe('round 2');
+  });
+});
+
+describe('writeTogetherReturning', () => {
+  it("answers the main statement's rows, with the writes in the same statement; a write that fails takes the main one with it", async () => {
+    const [a, b] = [await h.createUser(), await h.createUser()];
+    const tenantId = h.tenant.tenantId;
+    const db = h.database.db;
+    // Phones are unique in a tenant: each user's own.
+    let phones = 100;
+    const fill = (id: string) => sql`update ${users} set ${sql.identifier('phone')} = ${`+141555501${phones++}`} where ${users.tenantId} = ${tenantId} and ${users.id} = ${id} and ${users.phone} is null returning ${users.id}`;
+    const rename = (id: string, fullName: string) => db.update(users).set({ fullName }).where(and(eq(users.tenantId, tenantId), eq(users.id, id)));
+    // Four calls of one shape: the later ones run prepared on PostgreSQL (executeHot), the same answers.
+    for (let round = 0; round < 4; round++) {
+      const rows = await writeTogetherReturning(db, [rename(b, `B ${round}`)], fill(a));
+      // The field is set by the first call only: the conditional update's outcome is its rows.
+      expect(rows).toEqual(round === 0 ? [{ id: a }] : []);
+      const [row] = await db.select({ fullName: users.fullName }).from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, b)));
+      expect(row?.fullName).toBe(`B ${round}`);
+    }
+    expect(await writeTogetherReturning(db, [], fill(b))).toEqual([{ id: b }]);
+
+    const c = await h.createUser();
+    const failing = sql`insert into ${users} (${sql.identifier('tenant_id')}, ${sql.identifier('id')}) values (${tenantId}, ${a})`; // a's key again
+    await expect(writeTogetherReturning(db, [failing], fill(c))).rejects.toThrow();
+    const [row] = await db.select({ phone: users.phone }).from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, c)));
+    expect(row?.phone).toBeNull();
   });
 });

@@ -107,6 +107,22 @@ export function createUsersRepo(db: DbOrTx) {
     },
 
     /** Sets a wallet-address field only while it is empty (the first wallet of its kind stays shown). */
+    /** setAddressIfEmpty's statement, built but not run (RETURNING the id when it set the field: writeTogetherReturning). */
+    setAddressIfEmptyStatement(
+      tenantId: string,
+      id: string,
+      field: 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress',
+      address: string,
+      now: Date,
+      tx: DbOrTx = db,
+    ): SQL {
+      return tx
+        .update(users)
+        .set({ [field]: address, updatedAt: now })
+        .where(and(eq(users.tenantId, tenantId), eq(users.id, id), isNull(users[field])))
+        .returning({ id: users.id })
+        .getSQL();
+    },
     async setAddressIfEmpty(
       tenantId: string,
       id: string,

@@ -5,7 +5,7 @@ import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
 import type { RunInTx } from '../../platform/db/tx.js';
-import { writeTogether } from '../../platform/db/write-together.js';
+import { writeTogether, writeTogetherReturning } from '../../platform/db/write-together.js';
 import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { Viewer } from '../../platform/http/context.js';
@@ -268,8 +268,16 @@ export function createUsersService(deps: {
      * field is still empty, in the caller's transaction; the first wallet of a kind stays shown.
      * The wallet registry calls this; it owns which wallet maps to which field.
      */
-    async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx): Promise<boolean> {
-      const linked = await repo.setAddressIfEmpty(tenantId, userId, field, address, clock.now(), db);
+    /**
+     * Sets the user's profile field to the address when it is empty (the identity root follows).
+     * `together`: the caller's writes that commit with it (its event and audit entry), in the
+     * same statement (one round trip, not two).
+     */
+    async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx, together: SQLWrapper[] = []): Promise<boolean> {
+      const linked =
+        together.length === 0
+          ? await repo.setAddressIfEmpty(tenantId, userId, field, address, clock.now(), db)
+          : (await writeTogetherReturning(db, together, repo.setAddressIfEmptyStatement(tenantId, userId, field, address, clock.now(), db))).length === 1;
       if (linked) await identityChanged(tenantId, userId, db);
       return linked;
     },

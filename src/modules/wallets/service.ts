@@ -157,13 +157,15 @@ export function createWalletsService(deps: {
     }
 
     const field = profileFieldOf(created);
-    if (field) await users.linkWalletAddress(tenantId, userId, field, address, db);
     const facts = { walletId: id, userId, kind: created.kind, chain: created.chain, network, address, vaultId: created.vaultId };
-    // The event and its audit row commit in one statement.
-    await writeTogether(db, [
+    // The event and its audit row commit in one statement, with the link to the user's profile
+    // field when the wallet's kind has one.
+    const writes = [
       appendEventStatement(db, tenantId, 'wallet.registered', { ...facts, actor }),
       audit.statement(tenantId, { type: 'wallet.registered', ...auditActor(actor), subjectUserId: userId, details: facts }),
-    ]);
+    ];
+    if (field) await users.linkWalletAddress(tenantId, userId, field, address, db, writes);
+    else await writeTogether(db, writes);
     return { wallet: created, created: true };
   }
 

@@ -12,6 +12,18 @@ import { executeHot } from './prepared.js';
  */
 export async function writeTogether(db: DbOrTx, writes: SQLWrapper[]): Promise<void> {
   if (writes.length === 0) return;
-  const ctes: SQL[] = writes.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write.getSQL()})`);
-  await executeHot(db, sql`WITH ${sql.join(ctes, sql`, `)} SELECT 1`);
+  await executeHot(db, sql`WITH ${withClauses(writes)} SELECT 1`);
 }
+
+/**
+ * The same, with `main` (an insert, update or delete with RETURNING) as the statement the
+ * writes are the CTEs of: answers main's rows as PostgreSQL sent them (column names, not
+ * field names). For a write whose outcome the caller needs (a conditional update), in the same
+ * round trip as the writes that go with it.
+ */
+export async function writeTogetherReturning(db: DbOrTx, writes: SQLWrapper[], main: SQLWrapper): Promise<Array<Record<string, unknown>>> {
+  if (writes.length === 0) return executeHot(db, main.getSQL());
+  return executeHot(db, sql`WITH ${withClauses(writes)} ${main.getSQL()}`);
+}
+
+const withClauses = (writes: SQLWrapper[]): SQL => sql.join(writes.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write.getSQL()})`), sql`, `);
