@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage, verifySiweMessage } from 'viem/siwe';
 import { createLocalEvmChain } from '../../src/providers/evm-chain/local/edr.js';
@@ -29,37 +30,40 @@ export async function registerEoa(caller: Caller, token: string, account = priva
 }
 
 /**
- * The row's operation: worker w registers for the users w, w + N, w + 2N, ... in turn (a user
- * may ask for 30 challenges in 10 minutes; the load spreads over all the bearer users).
+ * Worker w's registrations go to the users w, w + N, w + 2N, ... of `users` in turn (a user may
+ * ask for 30 challenges in 10 minutes; the load spreads over all of them), each with a key of
+ * its own: `accounts` made beforehand, then one made per registration.
  */
-export function siweOp(caller: Caller, tokens: string[], concurrency: number, accounts = 8_000): FlowOp {
+function registrations<U>(users: U[], concurrency: number, accounts: number): (worker: number) => { user: U; account: PrivateKeyAccount } {
   const turn = new Array<number>(concurrency).fill(0);
-  // Each key registers once; past the made ones, each operation makes its own.
+  const perWorker = Math.max(1, Math.floor(users.length / concurrency));
   const made = Array.from({ length: accounts }, () => privateKeyToAccount(generatePrivateKey()));
-  return async (worker) => {
-    const perWorker = Math.max(1, Math.floor(tokens.length / concurrency));
+  return (worker) => {
     const round = turn[worker] ?? 0;
     turn[worker] = round + 1;
-    const token = tokens[(worker + concurrency * (round % perWorker)) % tokens.length]!;
-    await registerEoa(caller, token, made.pop());
+    return { user: users[(worker + concurrency * (round % perWorker)) % users.length]!, account: made.pop() ?? privateKeyToAccount(generatePrivateKey()) };
+  };
+}
+
+/** The row's operation: a registration by the next bearer user of the worker's turn. */
+export function siweOp(caller: Caller, tokens: string[], concurrency: number, accounts = 8_000): FlowOp {
+  const next = registrations(tokens, concurrency, accounts);
+  return async (worker) => {
+    const { user: token, account } = next(worker);
+    await registerEoa(caller, token, account);
   };
 }
 
 /**
  * The bound's operation (BENCH_SIWE_BOUND on the ceiling server, bench/ceiling-server.ts): the
  * same challenge, signature by a new key and registration, against bare routes doing the least a
- * registration needs; worker w registers for the users w, w + N, ... as the row's does.
+ * registration needs, for the users in the same turns as the row's.
  */
 export function siweBoundOp(baseUrl: string, userIds: string[], concurrency: number, accounts = 8_000): FlowOp {
   const caller: Caller = { baseUrl, tenantId: 'bound' };
-  const turn = new Array<number>(concurrency).fill(0);
-  const made = Array.from({ length: accounts }, () => privateKeyToAccount(generatePrivateKey()));
+  const next = registrations(userIds, concurrency, accounts);
   return async (worker) => {
-    const perWorker = Math.max(1, Math.floor(userIds.length / concurrency));
-    const round = turn[worker] ?? 0;
-    turn[worker] = round + 1;
-    const userId = userIds[(worker + concurrency * (round % perWorker)) % userIds.length]!;
-    const account = made.pop() ?? privateKeyToAccount(generatePrivateKey());
+    const { user: userId, account } = next(worker);
     const { message } = await call<{ message: string }>(caller, 'GET', `/siwe/challenge?userId=${userId}&address=${account.address}`);
     const signature = await account.signMessage({ message });
     await call(caller, 'POST', '/siwe/register', { json: { userId, message, signature } });

@@ -106,8 +106,11 @@ export function createUsersRepo(db: DbOrTx) {
       return row;
     },
 
-    /** Sets a wallet-address field only while it is empty (the first wallet of its kind stays shown). */
-    /** setAddressIfEmpty's statement, built but not run (RETURNING the id when it set the field: writeTogetherReturning). */
+    /**
+     * Sets a wallet-address field only while it is empty (the first wallet of its kind stays
+     * shown): the statement, built but not run, RETURNING the id when it set the field
+     * (writeTogetherReturning, with the writes that go with it).
+     */
     setAddressIfEmptyStatement(
       tenantId: string,
       id: string,
@@ -122,21 +125,6 @@ export function createUsersRepo(db: DbOrTx) {
         .where(and(eq(users.tenantId, tenantId), eq(users.id, id), isNull(users[field])))
         .returning({ id: users.id })
         .getSQL();
-    },
-    async setAddressIfEmpty(
-      tenantId: string,
-      id: string,
-      field: 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress',
-      address: string,
-      now: Date,
-      tx: DbOrTx = db,
-    ): Promise<boolean> {
-      const rows = await tx
-        .update(users)
-        .set({ [field]: address, updatedAt: now })
-        .where(and(eq(users.tenantId, tenantId), eq(users.id, id), isNull(users[field])))
-        .returning({ id: users.id });
-      return rows.length === 1;
     },
 
     /** Total for a list: the trigger-kept counter when unfiltered, an indexed count otherwise. */

@@ -274,10 +274,7 @@ export function createUsersService(deps: {
      * same statement (one round trip, not two).
      */
     async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx, together: SQLWrapper[] = []): Promise<boolean> {
-      const linked =
-        together.length === 0
-          ? await repo.setAddressIfEmpty(tenantId, userId, field, address, clock.now(), db)
-          : (await writeTogetherReturning(db, together, repo.setAddressIfEmptyStatement(tenantId, userId, field, address, clock.now(), db))).length === 1;
+      const linked = (await writeTogetherReturning(db, together, repo.setAddressIfEmptyStatement(tenantId, userId, field, address, clock.now(), db))).length === 1;
       if (linked) await identityChanged(tenantId, userId, db);
       return linked;
     },
