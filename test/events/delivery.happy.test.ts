@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness, type TestTenant } from '../helpers/harness.js';
+import { createHarness, usingPostgres, type Harness, type TestTenant } from '../helpers/harness.js';
 import { addEndpoint, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
@@ -301,5 +301,44 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     } finally {
       await db.execute(sql`delete from event_deliveries where tenant_id = ${t.tenantId}::uuid`);
     }
+  });
+});
+
+// One connection (PGlite) cannot hold the lock in one transaction while another asks for it.
+describe.skipIf(!usingPostgres)('dispatch under the advisory lock (two connections)', () => {
+  it('a dispatch that may not wait leaves the work to the one holding the lock; one that may waits for it; both then dispatch', async () => {
+    await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 2, t);
+    const repo = createDeliveryRepo(h.database.db);
+    const undispatched = async () =>
+      Number(
+        ((await h.database.db.execute(sql`select count(*)::int as n from outbox_events where tenant_id = ${t.tenantId}::uuid and delivered_at is null`)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n,
+      );
+    expect(await undispatched()).toBe(2);
+
+    // Another dispatcher (another instance) holds the lock until `release`.
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = h.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isLocked;
+
+    const options = { fromSeq: 0, probe: true };
+    expect(await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: false })).toEqual({ dispatched: 0, lastSeq: null });
+    expect(await undispatched()).toBe(2);
+    let waited: { dispatched: number } | undefined;
+    const waiting = repo.dispatch(new Date(), 1, [t.tenantId], { ...options, wait: true }).then((r) => (waited = r));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(waited).toBeUndefined();
+
+    release();
+    await holder;
+    expect((await waiting).dispatched).toBe(1);
+    expect((await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: false })).dispatched).toBe(1);
+    expect(await undispatched()).toBe(0);
   });
 });
