@@ -72,6 +72,10 @@ app.get<{ Params: { userId: string } }>('/kyc-page/:userId', { schema: { respons
   return countedPage(rows, page, () => kycRepo.count(tenantId, { userId: request.params.userId }), toKycDto);
 });
 
+/** The audit entries and events the bounds write (the webhook's and the SIWE registration's). */
+const BOUND_LOG_TABLE =
+  'create table if not exists bench_bound_log (id bigserial primary key, kind text not null, record_id uuid not null, body jsonb not null, created_at timestamptz not null)';
+
 const hmacSecret = process.env.BENCH_HMAC_SECRET;
 if (hmacSecret) {
   await app.register(async (scope) => {
@@ -88,7 +92,7 @@ if (hmacSecret) {
     for (const statement of [
       'create table if not exists bench_bound_claims (event_id text primary key, raw_body text not null, received_at timestamptz not null)',
       'create table if not exists bench_bound_records (id uuid primary key, status text not null, reason text, decided_at timestamptz, updated_at timestamptz not null)',
-      'create table if not exists bench_bound_log (id bigserial primary key, kind text not null, record_id uuid not null, body jsonb not null, created_at timestamptz not null)',
+      BOUND_LOG_TABLE,
       'truncate bench_bound_claims, bench_bound_records, bench_bound_log',
     ]) {
       await db.execute(sql.raw(statement));
@@ -132,7 +136,7 @@ async function siweBound(): Promise<() => Promise<void>> {
     `create table if not exists bench_bound_nonces (nonce_hash text primary key, user_id uuid not null, domain text not null, uri text not null,
       chain_id integer not null, issued_at timestamptz not null, expires_at timestamptz not null, consumed_at timestamptz)`,
     'create table if not exists bench_bound_wallets (address text primary key, user_id uuid not null, created_at timestamptz not null)',
-    'create table if not exists bench_bound_log (id bigserial primary key, kind text not null, record_id uuid not null, body jsonb not null, created_at timestamptz not null)',
+    BOUND_LOG_TABLE,
     'truncate bench_bound_nonces, bench_bound_wallets',
   ]) {
     await db.execute(sql.raw(statement));
