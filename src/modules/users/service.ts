@@ -266,12 +266,9 @@ export function createUsersService(deps: {
     /**
      * Shows a newly registered wallet on the profile (`evmEoa`, the wallet addresses) when the
      * field is still empty, in the caller's transaction; the first wallet of a kind stays shown.
-     * The wallet registry calls this; it owns which wallet maps to which field.
-     */
-    /**
-     * Sets the user's profile field to the address when it is empty (the identity root follows).
-     * `together`: the caller's writes that commit with it (its event and audit entry), in the
-     * same statement (one round trip, not two).
+     * The wallet registry calls this; it owns which wallet maps to which field. The identity
+     * root follows a field that was set. `together`: the caller's writes that commit with it
+     * (its event and audit entry), in the same statement (one round trip, not two).
      */
     async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx, together: SQLWrapper[] = []): Promise<boolean> {
       const linked = (await writeTogetherReturning(db, together, repo.setAddressIfEmptyStatement(tenantId, userId, field, address, clock.now(), db))).length === 1;
