@@ -1,11 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnsWithTotal } from '../../src/platform/db/counted-page.js';
 import { preparedQuery, preparedSql } from '../../src/platform/db/prepared.js';
 import { tenants } from '../../src/platform/tenancy/table.js';
 import { sessions } from '../../src/modules/auth/table.js';
 import { users, type UserRow } from '../../src/modules/users/table.js';
-import { writeTogether, writeTogetherReturning } from '../../src/platform/db/write-together.js';
+import { rowInsertTemplate, runTemplateWrite, writeTemplate, writeTogether, writeTogetherReturning } from '../../src/platform/db/write-together.js';
+import { newId } from '../../src/platform/clock.js';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -168,5 +169,70 @@ describe('writeTogetherReturning', () => {
     await expect(writeTogetherReturning(db, [failing], fill(c))).rejects.toThrow();
     const [row] = await db.select({ phone: users.phone }).from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, c)));
     expect(row?.phone).toBeNull();
+  });
+});
+
+describe('writeTemplate', () => {
+  const tenantId = () => h.tenant.tenantId;
+  // A rename with a JSON-free text, a timestamp (encoded by its column) and a condition.
+  const renameTemplate = writeTemplate<'tenantId' | 'id' | 'fullName' | 'now'>((db, value) =>
+    db
+      .update(users)
+      .set({ fullName: value('fullName') as unknown as string, updatedAt: value('now') as unknown as Date })
+      .where(and(eq(users.tenantId, value('tenantId')), eq(users.id, value('id')), isNull(users.phone)))
+      .returning({ id: users.id }),
+  );
+  const insertSession = rowInsertTemplate(sessions);
+
+  it("gives the text and parameters drizzle's own build gives for the same values", () => {
+    const db = h.database.db;
+    const { dialect } = db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } };
+    // The text and the parameters (the type hints drizzle adds are not sent by either driver).
+    const query = (s: SQL) => {
+      const { sql: text, params } = dialect.sqlToQuery(s);
+      return { text, params };
+    };
+    const now = new Date('2026-11-28T10:00:00.123Z');
+    const row = { tenantId: tenantId(), id: '01a22345-5f31-742a-a890-fcdb80895b32', userId: '01a22345-5f31-742a-a890-fcdb80895b33', createdAt: now, revokedAt: null, revokeReason: null, ip: '10.0.0.1', userAgent: 'agent', actor: null };
+    expect(query(insertSession(db, row).getSQL())).toEqual(query(db.insert(sessions).values(row).getSQL()));
+    const rename = renameTemplate(db, { tenantId: tenantId(), id: row.id, fullName: 'A', now });
+    const drizzles = query(
+      db.update(users).set({ fullName: 'A', updatedAt: now }).where(and(eq(users.tenantId, tenantId()), eq(users.id, row.id), isNull(users.phone))).returning({ id: users.id }).getSQL(),
+    );
+    expect(query(rename.getSQL())).toEqual(drizzles);
+    // The parameters as the driver takes them: the timestamp encoded by its column.
+    expect(rename.values).toEqual(['A', now.toISOString(), tenantId(), row.id]);
+  });
+
+  it('refuses a missing value (a NULL is said, not assumed)', () => {
+    expect(() => renameTemplate(h.database.db, { tenantId: tenantId(), id: 'x', fullName: undefined, now: new Date() })).toThrow(/no value for "fullName"/);
+  });
+
+  it('runs alone, together with other templates (put together without drizzle), and mixed with a built write; all in one statement', async () => {
+    const db = h.database.db;
+    const [a, b, c] = [await h.createUser(), await h.createUser(), await h.createUser()];
+    const now = new Date();
+    const session = (userId: string) => ({ tenantId: tenantId(), id: newId(), userId, createdAt: now, revokedAt: null, revokeReason: null, ip: null, userAgent: null, actor: null });
+    const sessionsOf = async (userId: string) => (await db.select().from(sessions).where(and(eq(sessions.tenantId, tenantId()), eq(sessions.userId, userId)))).length;
+    const nameOf = async (id: string) => (await db.select({ fullName: users.fullName }).from(users).where(and(eq(users.tenantId, tenantId()), eq(users.id, id))))[0]?.fullName;
+
+    expect(await runTemplateWrite(db, renameTemplate(db, { tenantId: tenantId(), id: a, fullName: 'Alone', now }))).toEqual([{ id: a }]);
+    expect(await nameOf(a)).toBe('Alone');
+
+    // Four rounds of one shape: the later ones run prepared on PostgreSQL, with each round's values.
+    for (let round = 0; round < 4; round++) {
+      const rows = await writeTogetherReturning(db, [insertSession(db, session(b)), insertSession(db, session(b))], renameTemplate(db, { tenantId: tenantId(), id: b, fullName: `B ${round}`, now }));
+      expect(rows).toEqual([{ id: b }]);
+      expect(await nameOf(b)).toBe(`B ${round}`);
+      expect(await sessionsOf(b)).toBe(2 * (round + 1));
+    }
+    await writeTogether(db, [insertSession(db, session(c)), db.update(users).set({ fullName: 'Mixed' }).where(and(eq(users.tenantId, tenantId()), eq(users.id, c)))]);
+    expect([await nameOf(c), await sessionsOf(c)]).toEqual(['Mixed', 1]);
+
+    // A write that fails takes the others with it: the same session's key twice.
+    const twice = session(c);
+    await expect(writeTogether(db, [insertSession(db, twice), insertSession(db, twice)])).rejects.toThrow();
+    await expect(writeTogetherReturning(db, [insertSession(db, twice), insertSession(db, twice)], renameTemplate(db, { tenantId: tenantId(), id: c, fullName: 'Never', now }))).rejects.toThrow();
+    expect([await nameOf(c), await sessionsOf(c)]).toEqual(['Mixed', 1]);
   });
 });

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
+import { rowInsertTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { auditEvents, type AuditEventRow, type NewAuditEventRow } from './table.js';
 
@@ -31,6 +32,8 @@ function cursorTime(row: { createdAt: Date } | undefined, id: string): Date {
   return new Date(Number.isFinite(ms) ? Math.min(ms, 8.64e15) : 0);
 }
 
+const insertRow = rowInsertTemplate(auditEvents);
+
 /** Insert and read only: the table is append-only (the database refuses the rest). */
 export function createAuditRepo(db: DbOrTx) {
   return {
@@ -38,9 +41,9 @@ export function createAuditRepo(db: DbOrTx) {
       await tx.insert(auditEvents).values({ ...row, tenantId });
     },
 
-    /** The same insert, built but not run: for writeTogether with the change it records. */
-    insertStatement(tenantId: string, row: Omit<NewAuditEventRow, 'tenantId'>): SQL {
-      return db.insert(auditEvents).values({ ...row, tenantId }).getSQL();
+    /** The same insert of a whole row, not yet run: for writeTogether with the change it records. */
+    insertStatement(tenantId: string, row: Omit<AuditEventRow, 'tenantId'>): TemplateWrite {
+      return insertRow(db, { ...row, tenantId });
     },
 
     /** The rows of tracked objects, oldest first (the object index). */

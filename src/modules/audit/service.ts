@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
-import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
+import type { TemplateWrite } from '../../platform/db/write-together.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import { SECRET_FIELDS } from '../../platform/log/logger.js';
 import { isAuditType, type AuditType } from '../../platform/audit/types.js';
@@ -127,7 +127,7 @@ export function createAuditService(deps: { repo: AuditRepo; clock: Clock }) {
      * The event as a write not yet run, to commit in one statement with the change it records
      * (platform/db/write-together.ts); checked and redacted as record() does.
      */
-    statement(tenantId: string, event: AuditEventInput): SQL {
+    statement(tenantId: string, event: AuditEventInput): TemplateWrite {
       return repo.insertStatement(tenantId, toRow(event, clock.now()));
     },
 

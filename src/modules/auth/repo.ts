@@ -1,9 +1,53 @@
-import { and, count, desc, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
-import { preparedQuery } from '../../platform/db/prepared.js';
+import { preparedQuery, preparedSql } from '../../platform/db/prepared.js';
+import { rowInsertTemplate, writeTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
 import { credentials, recoveryCodes, refreshTokens, sessions, type RefreshTokenRow, type SessionRow, type TwoFactorMethod } from './table.js';
 
 const tenant = sql.placeholder('tenantId');
+
+const insertSession = rowInsertTemplate(sessions);
+const insertRefreshToken = rowInsertTemplate(refreshTokens);
+/** A new user's password: the credential's other columns (the second factor) start empty. */
+const insertCredential = writeTemplate<'tenantId' | 'userId' | 'passwordHash' | 'passwordChangedAt'>((db, value) =>
+  db.insert(credentials).values({ tenantId: value('tenantId'), userId: value('userId'), passwordHash: value('passwordHash'), passwordChangedAt: value('passwordChangedAt') }),
+);
+
+/** rotateRefreshToken's statement, prepared (every refresh runs it). */
+const rotateStatement = preparedSql<{
+  tenantId: string;
+  id: string;
+  sessionId: string;
+  at: string;
+  successorSealed: string;
+  nextId: string;
+  nextHash: string;
+  nextCreatedAt: string;
+  nextExpiresAt: string;
+  clearBefore: string;
+}>('refresh_tokens_rotate', () => {
+  const t = refreshTokens;
+  const col = (c: { name: string }) => sql.identifier(c.name);
+  const p = (name: string) => sql.placeholder(name);
+  return sql`
+    WITH claimed AS (
+      UPDATE ${t} SET ${col(t.usedAt)} = ${p('at')}::timestamptz, ${col(t.successorSealed)} = ${p('successorSealed')}
+      WHERE ${t.tenantId} = ${p('tenantId')}::uuid AND ${t.id} = ${p('id')}::uuid AND ${t.usedAt} IS NULL
+      RETURNING 1
+    ), successor AS (
+      INSERT INTO ${t} (${col(t.tenantId)}, ${col(t.id)}, ${col(t.sessionId)}, ${col(t.tokenHash)}, ${col(t.createdAt)}, ${col(t.expiresAt)})
+      SELECT ${p('tenantId')}::uuid, ${p('nextId')}::uuid, ${p('sessionId')}::uuid, ${p('nextHash')}, ${p('nextCreatedAt')}::timestamptz, ${p('nextExpiresAt')}::timestamptz
+      FROM claimed
+    ), cleared AS (
+      -- Only rows still holding one: rewriting every earlier row of a long-lived session
+      -- on each rotation made refresh cost grow with the session's age.
+      UPDATE ${t} SET ${col(t.successorSealed)} = NULL
+      WHERE ${t.tenantId} = ${p('tenantId')}::uuid AND ${t.sessionId} = ${p('sessionId')}::uuid
+        AND ${t.usedAt} < ${p('clearBefore')}::timestamptz AND ${t.successorSealed} IS NOT NULL
+        AND EXISTS (SELECT 1 FROM claimed)
+    )
+    SELECT count(*)::int AS claimed FROM claimed`;
+});
 
 export function createAuthRepo(db: DbOrTx) {
   // Prepared: the session check of bearer requests, and login's credential reads.
@@ -43,9 +87,9 @@ export function createAuthRepo(db: DbOrTx) {
         });
     },
 
-    /** The credential row of a user created in the same statement, built but not run (sign-up's writeTogether). */
-    newPasswordStatement(tenantId: string, userId: string, passwordHash: string, at: Date): SQL {
-      return db.insert(credentials).values({ tenantId, userId, passwordHash, passwordChangedAt: at }).getSQL();
+    /** The credential row of a user created in the same statement, not yet run (sign-up's writeTogether). */
+    newPasswordStatement(tenantId: string, userId: string, passwordHash: string, at: Date): TemplateWrite {
+      return insertCredential(db, { tenantId, userId, passwordHash, passwordChangedAt: at });
     },
 
     /**
@@ -123,9 +167,12 @@ export function createAuthRepo(db: DbOrTx) {
       return Number(row?.n ?? 0);
     },
 
-    /** The inserts of a new session and its first refresh token, built but not run (writeTogether). */
-    sessionStatements(session: typeof sessions.$inferInsert, token: typeof refreshTokens.$inferInsert): SQL[] {
-      return [db.insert(sessions).values(session).getSQL(), db.insert(refreshTokens).values(token).getSQL()];
+    /** The inserts of a new session and its first refresh token, not yet run (writeTogether). */
+    sessionStatements(session: typeof sessions.$inferInsert, token: typeof refreshTokens.$inferInsert): TemplateWrite[] {
+      return [
+        insertSession(db, { revokedAt: null, revokeReason: null, ip: null, userAgent: null, actor: null, ...session }),
+        insertRefreshToken(db, { usedAt: null, successorSealed: null, ...token }),
+      ];
     },
 
     async findSession(tenantId: string, id: string, tx: DbOrTx = db): Promise<SessionRow | undefined> {
@@ -192,27 +239,21 @@ export function createAuthRepo(db: DbOrTx) {
       next: { id: string; tokenHash: string; createdAt: Date; expiresAt: Date };
       clearBefore: Date;
     }): Promise<boolean> {
-      const t = refreshTokens;
-      const col = (c: { name: string }) => sql.identifier(c.name);
-      const result = await db.execute<{ claimed: number }>(sql`
-        WITH claimed AS (
-          UPDATE ${t} SET ${col(t.usedAt)} = ${r.at.toISOString()}::timestamptz, ${col(t.successorSealed)} = ${r.successorSealed}
-          WHERE ${t.tenantId} = ${r.tenantId} AND ${t.id} = ${r.id} AND ${t.usedAt} IS NULL
-          RETURNING 1
-        ), successor AS (
-          INSERT INTO ${t} (${col(t.tenantId)}, ${col(t.id)}, ${col(t.sessionId)}, ${col(t.tokenHash)}, ${col(t.createdAt)}, ${col(t.expiresAt)})
-          SELECT ${r.tenantId}::uuid, ${r.next.id}::uuid, ${r.sessionId}::uuid, ${r.next.tokenHash}, ${r.next.createdAt.toISOString()}::timestamptz, ${r.next.expiresAt.toISOString()}::timestamptz
-          FROM claimed
-        ), cleared AS (
-          -- Only rows still holding one: rewriting every earlier row of a long-lived session
-          -- on each rotation made refresh cost grow with the session's age.
-          UPDATE ${t} SET ${col(t.successorSealed)} = NULL
-          WHERE ${t.tenantId} = ${r.tenantId} AND ${t.sessionId} = ${r.sessionId}
-            AND ${t.usedAt} < ${r.clearBefore.toISOString()}::timestamptz AND ${t.successorSealed} IS NOT NULL
-            AND EXISTS (SELECT 1 FROM claimed)
-        )
-        SELECT count(*)::int AS claimed FROM claimed`);
-      const rows = (Array.isArray(result) ? result : (result as { rows: Array<{ claimed: number }> }).rows) as Array<{ claimed: number }>;
+      const { rows } = await rotateStatement(
+        {
+          tenantId: r.tenantId,
+          id: r.id,
+          sessionId: r.sessionId,
+          at: r.at.toISOString(),
+          successorSealed: r.successorSealed,
+          nextId: r.next.id,
+          nextHash: r.next.tokenHash,
+          nextCreatedAt: r.next.createdAt.toISOString(),
+          nextExpiresAt: r.next.expiresAt.toISOString(),
+          clearBefore: r.clearBefore.toISOString(),
+        },
+        db,
+      );
       return Number(rows[0]?.claimed ?? 0) > 0;
     },
   };

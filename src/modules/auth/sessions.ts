@@ -3,7 +3,7 @@ import type { AuditType } from '../../platform/audit/types.js';
 import { newId } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto/hash.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
-import type { SQL } from 'drizzle-orm';
+import type { SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { writeTogether } from '../../platform/db/write-together.js';
 import type { RunInTx } from '../../platform/db/tx.js';
@@ -61,7 +61,7 @@ export interface SecurityEventSink {
   /** Records the event in `db` (a transaction, so it commits with its change) or on its own. */
   (db: DbOrTx | undefined, tenantId: string, event: SecurityEvent): Promise<void>;
   /** The event as a write not yet run, to commit in one statement with its change (writeTogether). */
-  statement(tenantId: string, event: SecurityEvent): SQL;
+  statement(tenantId: string, event: SecurityEvent): SQLWrapper;
 }
 
 /** Where sessions.start writes, and what it writes with the session. */
@@ -69,7 +69,7 @@ export interface StartOptions {
   /** An open transaction to write in; by default the writes form one statement of their own. */
   db?: DbOrTx;
   /** Further writes that commit with the session (its audit event), in the same statement. */
-  alsoWrite?: SQL[];
+  alsoWrite?: SQLWrapper[];
   /** Who obtains the session for the user (`api-key:<keyId>`): the tokens' `act.sub`, kept on the session for its refreshes. */
   actor?: string;
 }

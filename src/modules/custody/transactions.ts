@@ -1,3 +1,4 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import type { CallContext } from '../../platform/http/context.js';
 import { auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
 import { createHash } from 'node:crypto';
@@ -69,7 +70,7 @@ export function createTransactionsService(deps: {
     // row in one statement.
     const patch = { status, hash: seen.hash ?? row.hash, failureReason: seen.failureReason ?? row.failureReason, updatedAt: clock.now() };
     const updated: CustodyTransactionRow = { ...row, ...patch };
-    const writes = [repo.updateTransactionStatement(tenantId, row.id, patch, db)];
+    const writes: SQLWrapper[] = [repo.updateTransactionStatement(tenantId, row.id, patch, db)];
     if (status !== row.status) {
       const facts = { transactionId: row.id, vaultId: row.vaultId, walletId: row.walletId, status, hash: updated.hash };
       const final = FINAL_TRANSACTION_STATUSES.includes(status as CustodyTransactionStatus);

@@ -1,3 +1,4 @@
+import type { SQLWrapper } from 'drizzle-orm';
 import type { CallContext, UserContext } from '../../platform/http/context.js';
 import { ownedBy } from '../users/acting-for.js';
 import { actorFromAudit, auditActor, SYSTEM_ACTOR, type Actor } from '../../platform/audit/actor.js';
@@ -91,7 +92,7 @@ export function createTransfersService(deps: {
     if (status !== row.status) {
       const facts = { transferId: row.id, userId: row.userId, provider: row.provider, status, hash: updated.hash };
       // The event of a final status and the audit row commit in one statement.
-      const writes = [audit.statement(tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, object: { type: 'transfer', id: row.id }, details: { ...facts, chainHash: updated.hash } })];
+      const writes: SQLWrapper[] = [audit.statement(tenantId, { type: 'transfer.updated', ...auditActor(by), subjectUserId: row.userId, object: { type: 'transfer', id: row.id }, details: { ...facts, chainHash: updated.hash } })];
       if (status === 'COMPLETED') writes.push(appendEventStatement(db, tenantId, 'transfer.completed', { ...facts, kind: 'non-custodial-evm' }));
       if (status === 'FAILED') writes.push(appendEventStatement(db, tenantId, 'transfer.failed', { ...facts, kind: 'non-custodial-evm' }));
       await writeTogether(db, writes);

@@ -3,6 +3,7 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
 import { rowJson } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
+import { rowInsertTemplate, writeTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { users, type NewUserRow, type UserRow } from './table.js';
 
@@ -28,6 +29,23 @@ function filterConditions(tenantId: string, filters: UserFilters): SQL[] {
 }
 
 const tenant = sql.placeholder('tenantId');
+
+const insertRow = rowInsertTemplate(users);
+
+type AddressField = 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress';
+/** For each wallet-address field, its update while empty (a template: one text per field). */
+const setAddressIfEmpty = Object.fromEntries(
+  (['evmEoa', 'evmCompatibleAddress', 'xrplAddress', 'xrplSecureAccountAddress'] as const).map((field) => [
+    field,
+    writeTemplate<'tenantId' | 'id' | 'address' | 'now'>((db, value) =>
+      db
+        .update(users)
+        .set({ [field]: value('address'), updatedAt: value('now') as unknown as Date })
+        .where(and(eq(users.tenantId, value('tenantId')), eq(users.id, value('id')), isNull(users[field])))
+        .returning({ id: users.id }),
+    ),
+  ]),
+) as Record<AddressField, (db: DbOrTx, values: { tenantId: string; id: string; address: string; now: Date }) => TemplateWrite>;
 
 export function createUsersRepo(db: DbOrTx) {
   // The hot reads (every bearer request, login, unfiltered lists) as prepared statements.
@@ -62,9 +80,9 @@ export function createUsersRepo(db: DbOrTx) {
       return created!;
     },
 
-    /** The insert of a complete new row, built but not run (writeTogether). */
-    insertStatement(row: UserRow, tx: DbOrTx = db): SQL {
-      return tx.insert(users).values(row).getSQL();
+    /** The insert of a complete new row, not yet run (writeTogether). */
+    insertStatement(row: UserRow, tx: DbOrTx = db): TemplateWrite {
+      return insertRow(tx, row);
     },
 
     async findById(tenantId: string, id: string, tx: DbOrTx = db): Promise<UserRow | undefined> {
@@ -111,20 +129,8 @@ export function createUsersRepo(db: DbOrTx) {
      * shown): the statement, built but not run, RETURNING the id when it set the field
      * (writeTogetherReturning, with the writes that go with it).
      */
-    setAddressIfEmptyStatement(
-      tenantId: string,
-      id: string,
-      field: 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress',
-      address: string,
-      now: Date,
-      tx: DbOrTx = db,
-    ): SQL {
-      return tx
-        .update(users)
-        .set({ [field]: address, updatedAt: now })
-        .where(and(eq(users.tenantId, tenantId), eq(users.id, id), isNull(users[field])))
-        .returning({ id: users.id })
-        .getSQL();
+    setAddressIfEmptyStatement(tenantId: string, id: string, field: AddressField, address: string, now: Date, tx: DbOrTx = db): TemplateWrite {
+      return setAddressIfEmpty[field](tx, { tenantId, id, address, now });
     },
 
     /** Total for a list: the trigger-kept counter when unfiltered, an indexed count otherwise. */

@@ -2,7 +2,7 @@ import { and, asc, count, eq, getTableColumns, gt, isNull, lt, sql, type SQL } f
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { writeTogether } from '../../platform/db/write-together.js';
+import { rowInsertTemplate, writeTemplate, writeTogether } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { evmSiweNonces, wallets, type SiweNonceRow, type WalletChain, type WalletKind, type WalletRow } from './table.js';
 
@@ -20,6 +20,13 @@ function userConditions(tenantId: string, userId: string, filters: WalletFilters
 
 /** The wallet row's keys (drizzle's names of its columns). */
 const WALLET_KEYS = Object.keys(getTableColumns(wallets));
+
+const insertNonceRow = rowInsertTemplate(evmSiweNonces);
+const deleteExpiredNonces = writeTemplate<'tenantId' | 'userId' | 'expiredBefore'>((db, value) =>
+  db
+    .delete(evmSiweNonces)
+    .where(and(eq(evmSiweNonces.tenantId, value('tenantId')), eq(evmSiweNonces.userId, value('userId')), lt(evmSiweNonces.expiresAt, sql.param(value('expiredBefore'), evmSiweNonces.expiresAt)))),
+);
 
 export function createWalletsRepo(db: DbOrTx) {
   // A user's wallets, an offset page with its total (GET /evm-eoas, GET /non-custodian-xrpl/wallets):
@@ -146,10 +153,7 @@ export function createWalletsRepo(db: DbOrTx) {
      * while so a late replay still gets its own code), in one statement (the new nonce is not among them).
      */
     async insertNonce(tenantId: string, row: Omit<SiweNonceRow, 'tenantId'>, expiredBefore: Date, tx: DbOrTx = db): Promise<void> {
-      await writeTogether(tx, [
-        tx.delete(evmSiweNonces).where(and(eq(evmSiweNonces.tenantId, tenantId), eq(evmSiweNonces.userId, row.userId), lt(evmSiweNonces.expiresAt, expiredBefore))),
-        tx.insert(evmSiweNonces).values({ ...row, tenantId }),
-      ]);
+      await writeTogether(tx, [deleteExpiredNonces(tx, { tenantId, userId: row.userId, expiredBefore }), insertNonceRow(tx, { ...row, tenantId })]);
     },
 
     async findNonce(tenantId: string, nonceHash: string, tx: DbOrTx = db): Promise<SiweNonceRow | undefined> {

@@ -88,8 +88,12 @@ function hotName(text: string): string | undefined {
  * Answers the statement's rows as the driver gave them (none for a write without RETURNING).
  */
 export async function executeHot(on: DbOrTx, statement: SQL): Promise<Array<Record<string, unknown>>> {
-  const { session, dialect } = on as unknown as RawSession;
-  const query = dialect.sqlToQuery(statement);
+  return executeHotQuery(on, (on as unknown as RawSession).dialect.sqlToQuery(statement));
+}
+
+/** executeHot for a statement whose text and (encoded) parameters are already made (write-together.ts's templates). */
+export async function executeHotQuery(on: DbOrTx, query: Query): Promise<Array<Record<string, unknown>>> {
+  const { session } = on as unknown as RawSession;
   const result = (await session.prepareQuery(query, undefined, hotName(query.sql), false).execute({})) as { rows?: Array<Record<string, unknown>> } | undefined;
   return result?.rows ?? [];
 }

@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
+import { runTemplateWrite, writeTemplate, type TemplateWrite } from '../db/write-together.js';
 import { payloadProblem, testPayloadProblem, type EventPayload, type TestEventPayload } from './payloads.js';
 import { outboxEvents } from './table.js';
 
@@ -70,22 +70,23 @@ export class EventPayloadError extends Error {
  * payload is typed by its event type's schema and checked against it before the insert.
  */
 export async function appendEvent<T extends EventType>(tx: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>): Promise<void> {
-  await eventInsert(tx, tenantId, type, payload);
+  await runTemplateWrite(tx, appendEventStatement(tx, tenantId, type, payload));
 }
 
 /**
  * The same append, checked the same way, built but not run: for writeTogether with the change
  * it reports (platform/db/write-together.ts), so both commit in one statement.
  */
-export function appendEventStatement<T extends EventType>(db: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>): SQL {
-  return eventInsert(db, tenantId, type, payload).getSQL();
-}
-
-function eventInsert<T extends EventType>(db: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>) {
+export function appendEventStatement<T extends EventType>(db: DbOrTx, tenantId: string, type: T, payload: EventPayload<T>): TemplateWrite {
   const problem = payloadProblem(type, payload);
   if (problem) throw new EventPayloadError(type, problem);
-  return db.insert(outboxEvents).values({ id: newId(), tenantId, type, payload: payload as Record<string, unknown> });
+  return eventInsertTemplate(db, { id: newId(), tenantId, type, payload });
 }
+
+/** The outbox row of an event as writeTogether's writes take it: its sequence, time and stream position the database's. */
+const eventInsertTemplate = writeTemplate<'id' | 'tenantId' | 'type' | 'payload'>((db, value) =>
+  db.insert(outboxEvents).values({ id: value('id'), tenantId: value('tenantId'), type: value('type'), payload: value('payload') }),
+);
 
 /** Writes a test event's outbox row, already dispatched and outside the stream; returns its id and seq. */
 export async function appendTestEvent(tx: DbOrTx, tenantId: string, payload: TestEventPayload, now: Date): Promise<{ id: string; seq: number }> {
