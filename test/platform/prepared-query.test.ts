@@ -228,11 +228,17 @@ describe('writeTemplate', () => {
     }
     await writeTogether(db, [insertSession(db, session(c)), db.update(users).set({ fullName: 'Mixed' }).where(and(eq(users.tenantId, tenantId()), eq(users.id, c)))]);
     expect([await nameOf(c), await sessionsOf(c)]).toEqual(['Mixed', 1]);
+    // A built write whose text holds a `$n` of its own (in a literal) is not cut there: drizzle builds the whole statement.
+    const [a2] = [await h.createUser()];
+    await writeTogether(db, [insertSession(db, session(a2)), db.update(users).set({ fullName: sql`'costs $1 and $2'` }).where(and(eq(users.tenantId, tenantId()), eq(users.id, a2)))]);
+    expect([await nameOf(a2), await sessionsOf(a2)]).toEqual(['costs $1 and $2', 1]);
+    expect(await writeTogetherReturning(db, [db.update(users).set({ fullName: sql`'$9'` }).where(and(eq(users.tenantId, tenantId()), eq(users.id, c)))], renameTemplate(db, { tenantId: tenantId(), id: a2, fullName: 'Later', now }))).toEqual([{ id: a2 }]);
+    expect([await nameOf(a2), await nameOf(c)]).toEqual(['Later', '$9']);
 
     // A write that fails takes the others with it: the same session's key twice.
     const twice = session(c);
     await expect(writeTogether(db, [insertSession(db, twice), insertSession(db, twice)])).rejects.toThrow();
     await expect(writeTogetherReturning(db, [insertSession(db, twice), insertSession(db, twice)], renameTemplate(db, { tenantId: tenantId(), id: c, fullName: 'Never', now }))).rejects.toThrow();
-    expect([await nameOf(c), await sessionsOf(c)]).toEqual(['Mixed', 1]);
+    expect([await nameOf(c), await sessionsOf(c)]).toEqual(['$9', 1]);
   });
 });

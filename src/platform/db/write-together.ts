@@ -9,12 +9,14 @@ import { executeHot, executeHotQuery } from './prepared.js';
  * SELECT 1`. A single statement is atomic on its own, so they commit together or not at all,
  * in one round trip and without BEGIN/COMMIT (login: five round trips became two). The writes
  * share one snapshot: none may read what another writes. A statement of a shape that recurs runs
- * prepared (executeHot). When every write is a template's (writeTemplate), the statement's text
- * is put together from theirs without drizzle building anything.
+ * prepared (executeHot). The statement's text is put together from each write's: a template's
+ * (writeTemplate) as it is, any other as drizzle builds it alone, so a template's write costs no
+ * building wherever it goes.
  */
 export async function writeTogether(db: DbOrTx, writes: SQLWrapper[]): Promise<void> {
   if (writes.length === 0) return;
-  if (allTemplates(writes)) await executeHotQuery(db, together(writes));
+  const parts = asTemplates(db, writes);
+  if (parts) await executeHotQuery(db, together(parts));
   else await executeHot(db, sql`WITH ${withClauses(writes)} SELECT 1`);
 }
 
@@ -25,14 +27,41 @@ export async function writeTogether(db: DbOrTx, writes: SQLWrapper[]): Promise<v
  * round trip as the writes that go with it.
  */
 export async function writeTogetherReturning(db: DbOrTx, writes: SQLWrapper[], main: SQLWrapper): Promise<Array<Record<string, unknown>>> {
-  if (main instanceof TemplateWrite && allTemplates(writes)) return executeHotQuery(db, together(writes, main));
+  const parts = asTemplates(db, [...writes, main]);
+  if (parts) return executeHotQuery(db, together(parts.slice(0, -1), parts.at(-1)));
   if (writes.length === 0) return executeHot(db, main.getSQL());
   return executeHot(db, sql`WITH ${withClauses(writes)} ${main.getSQL()}`);
 }
 
 const withClauses = (writes: SQLWrapper[]): SQL => sql.join(writes.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write.getSQL()})`), sql`, `);
 
-const allTemplates = (writes: SQLWrapper[]): writes is TemplateWrite[] => writes.every((write) => write instanceof TemplateWrite);
+/**
+ * Each write as a template's: a TemplateWrite as it is, another as drizzle builds it alone, cut
+ * at its numbered parameters. Undefined when a built text does not cut cleanly (a `$n` in a
+ * literal): the caller then has drizzle build the whole statement.
+ */
+function asTemplates(db: DbOrTx, writes: SQLWrapper[]): TemplateWrite[] | undefined {
+  const parts: TemplateWrite[] = [];
+  for (const write of writes) {
+    if (write instanceof TemplateWrite) {
+      parts.push(write);
+      continue;
+    }
+    const query = (db as unknown as { dialect: { sqlToQuery(sql: SQL): Query } }).dialect.sqlToQuery(write.getSQL());
+    const pieces = cutAtParameters(query.sql, query.params.length);
+    if (!pieces) return undefined;
+    parts.push(new TemplateWrite(pieces, query.params));
+  }
+  return parts;
+}
+
+/** The text's pieces around its parameters $1..$count, in that order; undefined when the text holds others. */
+function cutAtParameters(text: string, count: number): string[] | undefined {
+  const parts = text.split(/\$(\d+)/);
+  if (parts.length !== 2 * count + 1) return undefined;
+  for (let i = 0; i < count; i++) if (parts[2 * i + 1] !== String(i + 1)) return undefined;
+  return parts.filter((_, i) => i % 2 === 0);
+}
 
 /** `WITH w0 AS (...), ... <main or SELECT 1>` from templates' writes: their pieces, with the parameters numbered in order. */
 function together(writes: TemplateWrite[], main?: TemplateWrite): Query {
@@ -53,8 +82,7 @@ function together(writes: TemplateWrite[], main?: TemplateWrite): Query {
 /**
  * A write made from a template (writeTemplate): the statement's text around its parameters, and
  * their values, already encoded as the driver takes them. It is an `SQLWrapper` too, so it goes
- * wherever a write built by drizzle goes; writeTogether puts a statement of nothing but these
- * together itself.
+ * wherever a write built by drizzle goes; writeTogether puts its text into the statement as it is.
  */
 export class TemplateWrite implements SQLWrapper {
   constructor(
@@ -107,16 +135,15 @@ export function writeTemplate<K extends string>(build: (db: DbOrTx, value: (name
 function compileTemplate(db: DbOrTx, build: (db: DbOrTx, value: (name: string) => Placeholder) => SQLWrapper): { pieces: string[]; slots: Slot[] } {
   const { dialect } = db as unknown as { dialect: { sqlToQuery(sql: SQL): Query } };
   const query = dialect.sqlToQuery(build(db, (name) => sql.placeholder(name)).getSQL());
-  // drizzle numbers its parameters $1..$n in the order they appear: the text splits there.
-  const parts = query.sql.split(/\$(\d+)/);
-  const slots: Slot[] = query.params.map((param, i) => {
-    if (parts[2 * i + 1] !== String(i + 1)) throw new Error(`writeTemplate: parameter ${i + 1} is not where drizzle numbered it`);
+  // drizzle numbers its parameters $1..$n in the order they appear: the text is cut there.
+  const pieces = cutAtParameters(query.sql, query.params.length);
+  if (!pieces) throw new Error('writeTemplate: the text holds parameters other than those drizzle numbered');
+  const slots: Slot[] = query.params.map((param) => {
     if (is(param, Param) && is(param.value, Placeholder)) return { name: param.value.name, encoder: param.encoder };
     if (is(param, Placeholder)) return { name: param.name, encoder: noopEncoder };
     throw new Error('writeTemplate: every value of a template must be a placeholder');
   });
-  if (parts.length !== 2 * slots.length + 1) throw new Error('writeTemplate: the text holds more parameters than drizzle numbered');
-  return { pieces: parts.filter((_, i) => i % 2 === 0), slots };
+  return { pieces, slots };
 }
 
 /** A template inserting one whole row of `table`: every column a value (`null` where it has none; no column's default). */
