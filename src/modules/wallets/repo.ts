@@ -21,6 +21,12 @@ function userConditions(tenantId: string, userId: string, filters: WalletFilters
 /** The wallet row's keys (drizzle's names of its columns). */
 const WALLET_KEYS = Object.keys(getTableColumns(wallets));
 
+/** A wallet as a list shows it (toWalletDto's fields). */
+const LISTED_COLUMNS = (({ id, userId, kind, chain, network, address, vaultId, details, createdAt, updatedAt }) => ({ id, userId, kind, chain, network, address, vaultId, details, createdAt, updatedAt }))(
+  getTableColumns(wallets),
+);
+export type ListedWallet = Pick<WalletRow, keyof typeof LISTED_COLUMNS>;
+
 const insertNonceRow = rowInsertTemplate(evmSiweNonces);
 const deleteExpiredNonces = writeTemplate<'tenantId' | 'userId' | 'expiredBefore'>((db, value) =>
   db
@@ -31,15 +37,17 @@ const deleteExpiredNonces = writeTemplate<'tenantId' | 'userId' | 'expiredBefore
 export function createWalletsRepo(db: DbOrTx) {
   // A user's wallets, an offset page with its total (GET /evm-eoas, GET /non-custodian-xrpl/wallets):
   // one prepared statement per shape of filters (kind, chain, both or neither).
+  // Only the columns a wallet's DTO shows: a list never needs the sealed key or the provider's reference.
   type UserPageParams = { tenantId: string; userId: string; kind?: WalletKind; chain?: WalletChain; limit: number; offset: number };
-  const userPages = new Map<string, (params: UserPageParams, tx?: DbOrTx) => Promise<Array<WalletRow & { total: number }>>>();
+  const userPages = new Map<string, (params: UserPageParams, tx?: DbOrTx) => Promise<Array<ListedWallet & { total: number }>>>();
   const userPage = (shape: string, filters: WalletFilters) =>
-    preparedQuery<Array<WalletRow & { total: number }>, UserPageParams>(db, `wallets_user_page_${shape || 'all'}`, (q) => {
+    preparedQuery<Array<ListedWallet & { total: number }>, UserPageParams>(db, `wallets_user_page_${shape || 'all'}`, (q) => {
       const conditions = [eq(wallets.tenantId, sql.placeholder('tenantId')), eq(wallets.userId, sql.placeholder('userId'))];
       if (filters.kind) conditions.push(eq(wallets.kind, sql.placeholder('kind')));
       if (filters.chain) conditions.push(eq(wallets.chain, sql.placeholder('chain')));
+      const { total } = columnsWithTotal(wallets);
       return q
-        .select(columnsWithTotal(wallets))
+        .select({ ...LISTED_COLUMNS, total })
         .from(wallets)
         .where(and(...conditions))
         .orderBy(asc(wallets.id))

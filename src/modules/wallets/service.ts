@@ -13,7 +13,7 @@ import { paginate, type Page, type PageParams } from '../../platform/http/pagina
 import type { AuditService } from '../audit/service.js';
 import type { UsersService, WalletAddressField } from '../users/service.js';
 import { WalletErrors } from './errors.js';
-import type { WalletFilters, WalletsRepo } from './repo.js';
+import type { ListedWallet, WalletFilters, WalletsRepo } from './repo.js';
 import type { WalletDto } from './schemas.js';
 import type { WalletChain, WalletKind, WalletRow } from './table.js';
 
@@ -72,7 +72,7 @@ export function addressKeyOf(chain: WalletChain, address: string): string {
   return chain === 'evm' ? address.toLowerCase() : address;
 }
 
-export function toWalletDto(row: WalletRow): WalletDto {
+export function toWalletDto(row: ListedWallet): WalletDto {
   return {
     walletId: row.id,
     userId: row.userId,
