@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
-import { rowInsertTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
+import { rowInsertTemplate, runTemplateWrite, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
-import { auditEvents, type AuditEventRow, type NewAuditEventRow } from './table.js';
+import { auditEvents, type AuditEventRow } from './table.js';
 
 export interface AuditFilters {
   userId?: string;
@@ -37,8 +37,8 @@ const insertRow = rowInsertTemplate(auditEvents);
 /** Insert and read only: the table is append-only (the database refuses the rest). */
 export function createAuditRepo(db: DbOrTx) {
   return {
-    async insert(tenantId: string, row: Omit<NewAuditEventRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
-      await tx.insert(auditEvents).values({ ...row, tenantId });
+    async insert(tenantId: string, row: Omit<AuditEventRow, 'tenantId'>, tx: DbOrTx = db): Promise<void> {
+      await runTemplateWrite(tx, insertRow(tx, { ...row, tenantId }));
     },
 
     /** The same insert of a whole row, not yet run: for writeTogether with the change it records. */
