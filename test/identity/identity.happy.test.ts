@@ -191,7 +191,7 @@ describe('stored trees and proofs', () => {
     const headers = h.bearerHeaders(await h.tokenFor(userId));
     const first = await getRoot(headers);
     h.clock.advance(1000);
-    await h.container.platform.tx((db) => h.container.users.linkWalletAddress(h.tenant.tenantId, userId, 'xrplAddress', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', db));
+    await h.container.platform.tx((db) => h.container.users.writeForUser(h.tenant.tenantId, userId, db, [], { field: 'xrplAddress', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' }));
     const linkedAt = h.clock.now().toISOString();
     h.clock.advance(1000);
     const second = await getRoot(headers);

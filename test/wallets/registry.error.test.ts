@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { Wallet } from 'xrpl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
@@ -40,6 +41,27 @@ describe('the wallet registry refuses', () => {
     });
     expect((await outbox(h, undefined, 'wallet.registered')).length).toBe(before);
     expect((await registry().listByUser(h.tenant.tenantId, userId, {}, { limit: 20, offset: 0 })).total).toBe(0);
+    // The user is read with the registration's last statement: the 404 takes the wallet's insert back.
+    expect(await registry().findByAddress(h.tenant.tenantId, { chain: 'evm', chainId: 31337 }, address)).toBeUndefined();
+  });
+
+  it('an unknown user is 404 whatever the kind, the address or the transaction given, and nothing stays', async () => {
+    const owner = await h.createUser();
+    const before = (await outbox(h, undefined, 'wallet.registered')).length;
+    const cold = Wallet.generate().classicAddress;
+    const unknown = randomUUID();
+    const notFound = { statusCode: 404, code: 'USER_NOT_FOUND' };
+    // A kind with no profile field (XRPL cold), alone and given the database rather than a transaction.
+    await expect(registry().register(h.tenant.tenantId, unknown, { kind: 'xrpl-cold', chain: 'xrpl', network: 'local', address: cold })).rejects.toMatchObject(notFound);
+    await expect(registry().register(h.tenant.tenantId, unknown, { kind: 'xrpl-cold', chain: 'xrpl', network: 'local', address: cold }, { db: h.database.db })).rejects.toMatchObject(notFound);
+    expect(await registry().findByAddress(h.tenant.tenantId, { chain: 'xrpl', network: 'local' }, cold)).toBeUndefined();
+    // Another user's address: the unknown user is told 404 first; a known one 409.
+    const taken = privateKeyToAccount(generatePrivateKey()).address;
+    await registry().register(h.tenant.tenantId, owner, { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: taken });
+    await expect(registry().register(h.tenant.tenantId, unknown, { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: taken })).rejects.toMatchObject(notFound);
+    await expect(registry().register(h.tenant.tenantId, await h.createUser(), { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: taken })).rejects.toMatchObject({ statusCode: 409, code: 'WALLET_ADDRESS_TAKEN' });
+    expect((await outbox(h, undefined, 'wallet.registered')).length).toBe(before + 1);
+    expect((await registry().findByAddress(h.tenant.tenantId, { chain: 'evm', chainId: 31337 }, taken))?.userId).toBe(owner);
   });
 
   it('a registration whose transaction fails leaves no wallet, event or profile change', async () => {

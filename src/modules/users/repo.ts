@@ -32,6 +32,16 @@ const tenant = sql.placeholder('tenantId');
 
 const insertRow = rowInsertTemplate(users);
 
+const userById = (value: (name: 'tenantId' | 'id') => SQLWrapper) => and(eq(users.tenantId, value('tenantId')), eq(users.id, value('id')));
+const exists = writeTemplate<'tenantId' | 'id'>((db, value) => db.select({ id: users.id }).from(users).where(userById(value)));
+// `w0`: the statement's first write, the link (a CTE's RETURNING is read by name).
+const existsLinked = writeTemplate<'tenantId' | 'id'>((db, value) =>
+  db
+    .select({ id: users.id, linked: sql<boolean>`exists (select 1 from w0)`.as('linked') })
+    .from(users)
+    .where(userById(value)),
+);
+
 type AddressField = 'evmEoa' | 'evmCompatibleAddress' | 'xrplAddress' | 'xrplSecureAccountAddress';
 /** For each wallet-address field, its update while empty (a template: one text per field). */
 const setAddressIfEmpty = Object.fromEntries(
@@ -131,6 +141,15 @@ export function createUsersRepo(db: DbOrTx) {
      */
     setAddressIfEmptyStatement(tenantId: string, id: string, field: AddressField, address: string, now: Date, tx: DbOrTx = db): TemplateWrite {
       return setAddressIfEmpty[field](tx, { tenantId, id, address, now });
+    },
+
+    /**
+     * The user's row if it exists, as the main statement of writeTogetherReturning: `{ id }`,
+     * with `linked` when the statement's first write (`w0`) is setAddressIfEmptyStatement's
+     * (whether it set the field). No row: no such user.
+     */
+    existsStatement(tenantId: string, id: string, withLink: boolean, tx: DbOrTx = db): TemplateWrite {
+      return (withLink ? existsLinked : exists)(tx, { tenantId, id });
     },
 
     /** Total for a list: the trigger-kept counter when unfiltered, an indexed count otherwise. */

@@ -264,16 +264,27 @@ export function createUsersService(deps: {
     },
 
     /**
-     * Shows a newly registered wallet on the profile (`evmEoa`, the wallet addresses) when the
-     * field is still empty, in the caller's transaction; the first wallet of a kind stays shown.
-     * The wallet registry calls this; it owns which wallet maps to which field. The identity
-     * root follows a field that was set. `together`: the caller's writes that commit with it
-     * (its event and audit entry), in the same statement (one round trip, not two).
+     * Runs `together` (the caller's writes: a new wallet's event and audit entry) in one
+     * statement that also reads whether the user exists and, given `link`, shows a newly
+     * registered wallet on the profile (`evmEoa`, the wallet addresses) while that field is
+     * empty: the first wallet of a kind stays shown. The wallet registry calls this; it owns which
+     * wallet maps to which field. One round trip, not three. Undefined when the user does not
+     * exist: the writes ran all the same, so `db` must be the caller's transaction, which the
+     * caller then fails. The identity root follows a field that was set.
      */
-    async linkWalletAddress(tenantId: string, userId: string, field: WalletAddressField, address: string, db: DbOrTx, together: SQLWrapper[] = []): Promise<boolean> {
-      const linked = (await writeTogetherReturning(db, together, repo.setAddressIfEmptyStatement(tenantId, userId, field, address, clock.now(), db))).length === 1;
+    async writeForUser(
+      tenantId: string,
+      userId: string,
+      db: DbOrTx,
+      together: SQLWrapper[],
+      link?: { field: WalletAddressField; address: string },
+    ): Promise<{ linked: boolean } | undefined> {
+      const writes = link ? [repo.setAddressIfEmptyStatement(tenantId, userId, link.field, link.address, clock.now(), db), ...together] : together;
+      const [row] = await writeTogetherReturning(db, writes, repo.existsStatement(tenantId, userId, Boolean(link), db));
+      if (!row) return undefined;
+      const linked = row.linked === true;
       if (linked) await identityChanged(tenantId, userId, db);
-      return linked;
+      return { linked };
     },
 
     async listUsers(tenantId: string, filters: UserFilters, page: PageParams): Promise<Page<UserDto>> {

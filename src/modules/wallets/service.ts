@@ -6,8 +6,7 @@ import { newId } from '../../platform/clock.js';
 import { isValidAddress, normalizeAddress } from '../../platform/crypto/wallet-signatures.js';
 import type { SecretBox } from '../../platform/crypto/secrets.js';
 import type { DbOrTx } from '../../platform/db/client.js';
-import type { RunInTx } from '../../platform/db/tx.js';
-import { writeTogether } from '../../platform/db/write-together.js';
+import { isTransaction, type RunInTx } from '../../platform/db/tx.js';
 import { appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { AuditService } from '../audit/service.js';
@@ -37,7 +36,7 @@ export type RegisterWalletInput = WalletLocation & {
 export interface RegisterOptions {
   /** Who registers (audit row and event); the system when absent. */
   actor?: Actor;
-  /** Run inside the caller's transaction (e.g. with the SIWE nonce it consumes). */
+  /** Run inside the caller's transaction (e.g. with the SIWE nonce it consumes); anything but a transaction gets one of its own. */
   db?: DbOrTx;
 }
 
@@ -123,8 +122,10 @@ export function createWalletsService(deps: {
     if (!isWalletAddress(input.chain, input.address)) throw WalletErrors.addressInvalid(input.chain);
     const address = normalizeAddress(input.chain, input.address);
     const addressKey = addressKeyOf(input.chain, address);
-    if (!(await users.findRow(tenantId, userId, db))) throw WalletErrors.userNotFound();
 
+    // The user's existence is read with the event and audit writes below, in their statement:
+    // a registration for a user that does not exist fails there and its transaction takes the
+    // wallet's insert with it.
     const id = newId();
     const now = clock.now();
     const created = await repo.insertIfAbsent(
@@ -150,22 +151,25 @@ export function createWalletsService(deps: {
     if (!created) {
       // Registered before (or by a concurrent request that committed first): same owner and kind is a repeat.
       const existing = await repo.findByAddress(tenantId, input.chain, network, addressKey, db);
-      if (!existing) throw WalletErrors.addressTaken(); // the other registration rolled back meanwhile: let the caller retry
-      if (existing.userId !== userId) throw WalletErrors.addressTaken();
-      if (existing.kind !== input.kind) throw WalletErrors.kindConflict(existing.kind);
-      return { wallet: existing, created: false };
+      if (existing?.userId === userId) {
+        if (existing.kind !== input.kind) throw WalletErrors.kindConflict(existing.kind);
+        return { wallet: existing, created: false };
+      }
+      // Another user's address (or one whose registration rolled back meanwhile: the caller may
+      // retry). A user that does not exist is told so first.
+      if (!(await users.findRow(tenantId, userId, db))) throw WalletErrors.userNotFound();
+      throw WalletErrors.addressTaken();
     }
 
     const field = profileFieldOf(created);
     const facts = { walletId: id, userId, kind: created.kind, chain: created.chain, network, address, vaultId: created.vaultId };
     // The event and its audit row commit in one statement, with the link to the user's profile
-    // field when the wallet's kind has one.
+    // field when the wallet's kind has one, and the read of the user.
     const writes = [
       appendEventStatement(db, tenantId, 'wallet.registered', { ...facts, actor }),
       audit.statement(tenantId, { type: 'wallet.registered', ...auditActor(actor), subjectUserId: userId, details: facts }),
     ];
-    if (field) await users.linkWalletAddress(tenantId, userId, field, address, db, writes);
-    else await writeTogether(db, writes);
+    if (!(await users.writeForUser(tenantId, userId, db, writes, field && { field, address }))) throw WalletErrors.userNotFound();
     return { wallet: created, created: true };
   }
 
@@ -177,7 +181,8 @@ export function createWalletsService(deps: {
      */
     async register(tenantId: string, userId: string, input: RegisterWalletInput, options: RegisterOptions = {}): Promise<RegisterResult> {
       const actor = options.actor ?? { type: 'system', id: null };
-      return options.db ? registerIn(options.db, tenantId, userId, input, actor) : tx((db) => registerIn(db, tenantId, userId, input, actor));
+      // Always in a transaction: a refusal after the insert (no such user) must take it back.
+      return options.db && isTransaction(options.db) ? registerIn(options.db, tenantId, userId, input, actor) : tx((db) => registerIn(db, tenantId, userId, input, actor));
     },
 
     async findById(tenantId: string, walletId: string, db?: DbOrTx): Promise<WalletRow | undefined> {
