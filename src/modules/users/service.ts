@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
-import type { RunInTx } from '../../platform/db/tx.js';
+import { isTransaction, type RunInTx } from '../../platform/db/tx.js';
 import { writeTogether, writeTogetherReturning } from '../../platform/db/write-together.js';
 import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
@@ -279,6 +279,7 @@ export function createUsersService(deps: {
       together: SQLWrapper[],
       link?: { field: WalletAddressField; address: string },
     ): Promise<{ linked: boolean } | undefined> {
+      if (!isTransaction(db)) throw new Error('writeForUser runs in the caller\'s transaction: a missing user must take its writes back');
       const writes = link ? [repo.setAddressIfEmptyStatement(tenantId, userId, link.field, link.address, clock.now(), db), ...together] : together;
       const [row] = await writeTogetherReturning(db, writes, repo.existsStatement(tenantId, userId, Boolean(link), db));
       if (!row) return undefined;

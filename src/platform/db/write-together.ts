@@ -24,7 +24,8 @@ export async function writeTogether(db: DbOrTx, writes: SQLWrapper[]): Promise<v
  * The same, with `main` (an insert, update or delete with RETURNING) as the statement the
  * writes are the CTEs of: answers main's rows as PostgreSQL sent them (column names, not
  * field names). For a write whose outcome the caller needs (a conditional update), in the same
- * round trip as the writes that go with it.
+ * round trip as the writes that go with it. `main` may read a write's RETURNING rows by its
+ * name: `w0` for the first, `w1` for the second, and so on.
  */
 export async function writeTogetherReturning(db: DbOrTx, writes: SQLWrapper[], main: SQLWrapper): Promise<Array<Record<string, unknown>>> {
   const parts = asTemplates(db, [...writes, main]);
