@@ -62,6 +62,10 @@ describe('the wallet registry refuses', () => {
     await expect(registry().register(h.tenant.tenantId, await h.createUser(), { kind: 'evm-eoa', chain: 'evm', chainId: 31337, address: taken })).rejects.toMatchObject({ statusCode: 409, code: 'WALLET_ADDRESS_TAKEN' });
     expect((await outbox(h, undefined, 'wallet.registered')).length).toBe(before + 1);
     expect((await registry().findByAddress(h.tenant.tenantId, { chain: 'evm', chainId: 31337 }, taken))?.userId).toBe(owner);
+    // The users module's half refuses to run where a missing user could not take its writes back.
+    await expect(h.container.users.writeForUser(h.tenant.tenantId, unknown, h.database.db, [])).rejects.toThrow(/transaction/);
+    expect(await h.container.platform.tx((db) => h.container.users.writeForUser(h.tenant.tenantId, unknown, db, []))).toBeUndefined();
+    expect(await h.container.platform.tx((db) => h.container.users.writeForUser(h.tenant.tenantId, owner, db, []))).toEqual({ linked: false });
   });
 
   it('a registration whose transaction fails leaves no wallet, event or profile change', async () => {
