@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { newId } from '../src/platform/clock.js';
 import type { EventsServices } from '../src/modules/events/module.js';
 import { startServer } from './processes.js';
+import { postgresCpuMs, processCpuMs } from './machine.js';
 
 export interface EventsBenchResult {
   events: number;
@@ -22,6 +23,8 @@ export interface EventsBenchResult {
   ceilingAfter: number;
   concurrency: number;
   batchSize: number;
+  /** CPU per event of the worker's process, PostgreSQL's backends and the receiver (µs); of the loop's client and receiver per request. */
+  cpu?: { workerUs: number; dbUs?: number; receiverUs: number; loopClientUs: number; loopReceiverUs: number };
 }
 
 const CONCURRENCY = 16;
@@ -65,6 +68,7 @@ export async function eventsPhase(
   eventCount: number,
   seconds: number,
   log: (line: string) => void,
+  databaseName?: string,
 ): Promise<EventsBenchResult> {
   const receiver = await startServer({ name: 'event receiver', script: fileURLToPath(new URL('./events-receiver.js', import.meta.url)), env: { PORT: String(port) }, port });
   const url = `http://127.0.0.1:${port}/hook`;
@@ -72,8 +76,13 @@ export async function eventsPhase(
     await postLoop(url, 1, CONCURRENCY); // warm-up
     // The loop runs before the worker and again after it (the machine's speed drifts within a
     // minute); the ratio uses their mean.
+    const loopCpu = { client: processCpuMs(process.pid), receiver: processCpuMs(receiver.pid) };
+    const loopStarted = Date.now();
     const ceilingBefore = await postLoop(url, seconds, CONCURRENCY);
-    log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight), before: ${ceilingBefore.toFixed(0)}/s`);
+    const loopRequests = (ceilingBefore * (Date.now() - loopStarted)) / 1000;
+    const loopClientUs = ((processCpuMs(process.pid) - loopCpu.client) * 1000) / loopRequests;
+    const loopReceiverUs = ((processCpuMs(receiver.pid) - loopCpu.receiver) * 1000) / loopRequests;
+    log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight), before: ${ceilingBefore.toFixed(0)}/s, CPU/request client ${loopClientUs.toFixed(0)} µs + receiver ${loopReceiverUs.toFixed(0)} µs`);
 
     const config = loadConfig({ ...env, LOG_LEVEL: 'warn', EVENTS_ALLOW_PRIVATE_URLS: 'on' });
     const container = await createContainer({ config });
@@ -113,6 +122,7 @@ export async function eventsPhase(
         );
         return Number((result as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
       };
+      const cpuBefore = { worker: processCpuMs(process.pid), db: databaseName ? postgresCpuMs(databaseName) : undefined, receiver: processCpuMs(receiver.pid) };
       const started = Date.now();
       worker.start();
       let deadline: NodeJS.Timeout | undefined;
@@ -121,15 +131,23 @@ export async function eventsPhase(
         new Promise((_, reject) => (deadline = setTimeout(() => reject(new Error('event delivery did not finish in 10 minutes')), 600_000))),
       ]).finally(() => clearTimeout(deadline));
       const elapsed = (Date.now() - started) / 1000;
+      const perEvent = (ms: number) => (ms * 1000) / eventCount;
+      const cpu = {
+        workerUs: perEvent(processCpuMs(process.pid) - cpuBefore.worker),
+        ...(databaseName && cpuBefore.db !== undefined ? { dbUs: perEvent(postgresCpuMs(databaseName) - cpuBefore.db) } : {}),
+        receiverUs: perEvent(processCpuMs(receiver.pid) - cpuBefore.receiver),
+        loopClientUs,
+        loopReceiverUs,
+      };
       await worker.stop();
       const stored = await deliveredCount();
       if (stored !== eventCount) throw new Error(`the worker recorded ${recorded} deliveries; the database holds ${stored} of ${eventCount}`);
       const eventsPerSec = eventCount / elapsed;
-      log(`  events delivered: ${eventCount} in ${elapsed.toFixed(1)} s: ${eventsPerSec.toFixed(0)}/s`);
+      log(`  events delivered: ${eventCount} in ${elapsed.toFixed(1)} s: ${eventsPerSec.toFixed(0)}/s, CPU/event worker ${cpu.workerUs.toFixed(0)} µs + PostgreSQL ${cpu.dbUs?.toFixed(0) ?? '-'} µs + receiver ${cpu.receiverUs.toFixed(0)} µs`);
       const ceilingAfter = await postLoop(url, seconds, CONCURRENCY);
       log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight), after: ${ceilingAfter.toFixed(0)}/s`);
       const ceilingPerSec = (ceilingBefore + ceilingAfter) / 2;
-      return { events: eventCount, endpoints: 1, seconds: elapsed, eventsPerSec, ceilingPerSec, ceilingBefore, ceilingAfter, concurrency: CONCURRENCY, batchSize: BATCH };
+      return { events: eventCount, endpoints: 1, seconds: elapsed, eventsPerSec, ceilingPerSec, ceilingBefore, ceilingAfter, concurrency: CONCURRENCY, batchSize: BATCH, cpu };
     } finally {
       await container.close();
     }

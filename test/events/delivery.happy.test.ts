@@ -268,6 +268,39 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     expect(receiver.attempts.filter((a) => a.webhookId === laterId)).toHaveLength(1);
   });
 
+  it('dispatch leases the first deliveries it makes to the round that made them; the rest stay due, and a lease that passes brings its rows back', async () => {
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 3, t);
+    const repo = createDeliveryRepo(h.database.db);
+    const now = h.clock.now();
+    const until = new Date(now.getTime() + 60_000);
+    const token = randomUUID();
+    const round = await repo.dispatch(now, 500, [t.tenantId], { lease: { limit: 2, until, token } });
+    expect(round.dispatched).toBe(3);
+    const stream = await pullAll(h, t);
+    // The first two in stream order, with their events and endpoint, as a claim answers them.
+    expect(round.leased.map((r) => r.eventId)).toEqual([stream[0]!.id, stream[1]!.id]);
+    expect(round.leased[0]).toMatchObject({ tenantId: t.tenantId, endpointId: ep.id, attempts: 1, leaseToken: token, event: { id: stream[0]!.id, type: 'user.created' }, endpoint: { id: ep.id } });
+    expect(round.leased[0]!.event!.payload).toEqual(stream[0]!.data);
+    for (const leased of round.leased) {
+      expect(await deliveryRow(ep.id, leased.eventId)).toMatchObject({ status: 'pending', attempts: 1, leaseToken: token, nextAttemptAt: until, lastAttemptAt: now });
+    }
+    expect(await deliveryRow(ep.id, stream[2]!.id)).toMatchObject({ status: 'pending', attempts: 0, leaseToken: null, nextAttemptAt: now, lastAttemptAt: null });
+
+    // A claim now takes only the row dispatch left due; once the lease has passed (the worker
+    // that dispatched them died before recording), the leased two come back to a claim.
+    const claimed = await repo.claimDue(now, 128, new Date(now.getTime() + 120_000), randomUUID(), [t.tenantId]);
+    expect(claimed.map((r) => r.eventId)).toEqual([stream[2]!.id]);
+    expect(await repo.claimDue(new Date(until.getTime() - 1), 128, new Date(until.getTime() + 60_000), randomUUID(), [t.tenantId])).toEqual([]);
+    const back = await repo.claimDue(until, 128, new Date(until.getTime() + 60_000), randomUUID(), [t.tenantId]);
+    expect(back.map((r) => [r.eventId, r.attempts])).toEqual([[stream[0]!.id, 2], [stream[1]!.id, 2]]);
+
+    // Without a lease, dispatch leases nothing.
+    await makeUsers(h, 1, t);
+    const plain = await repo.dispatch(now, 500, [t.tenantId]);
+    expect(plain).toMatchObject({ dispatched: 1, leased: [] });
+  });
+
   it('claims the first due rows in the due index\'s order, never by sorting the backlog, even while the statistics lag a burst', async () => {
     const ep = await addEndpoint(h, receiver, {}, t);
     const db = h.database.db;
@@ -328,7 +361,7 @@ describe.skipIf(!usingPostgres)('dispatch under the advisory lock (two connectio
     await isLocked;
 
     const options = { fromSeq: 0, probe: true };
-    expect(await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: false })).toEqual({ dispatched: 0, lastSeq: null });
+    expect(await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: false })).toEqual({ dispatched: 0, lastSeq: null, leased: [] });
     expect(await undispatched()).toBe(2);
     let waited: { dispatched: number } | undefined;
     const waiting = repo.dispatch(new Date(), 1, [t.tenantId], { ...options, wait: true }).then((r) => (waited = r));

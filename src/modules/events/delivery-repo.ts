@@ -42,6 +42,61 @@ export type ClaimedEndpoint = Pick<EventEndpointRow, 'tenantId' | 'id' | 'url' |
 /** A delivery row with its event's type (null when the outbox row is gone). */
 export type DeliveryLogRow = EventDeliveryRow & { eventType: string | null };
 
+/** A claimed delivery's columns, as the claim and dispatch's lease read them (`d` the delivery, `o` its event, `e` its endpoint). */
+const DELIVERY_COLUMNS = sql.raw(`d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
+      o.type as event_type, o.payload as event_payload, o.created_at as event_created_at,
+      e.url as endpoint_url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`);
+
+/** Dispatch leases the first `limit` deliveries it makes to the dispatching worker, as a claim until `until` under `token` would. */
+export interface DispatchLease {
+  limit: number;
+  until: Date;
+  token: string;
+}
+
+/** Claimed rows as PostgreSQL sent them (DELIVERY_COLUMNS), in stream order; one endpoint object per endpoint (its secrets are opened once per batch). */
+function toClaimed(rows: Array<Record<string, unknown>>, token: string): ClaimedDelivery[] {
+  const endpoints = new Map<string, ClaimedEndpoint>();
+  const endpointOf = (r: Record<string, unknown>): ClaimedEndpoint => {
+    const key = `${String(r.tenant_id)}/${String(r.endpoint_id)}`;
+    let endpoint = endpoints.get(key);
+    if (!endpoint) {
+      endpoint = {
+        tenantId: String(r.tenant_id),
+        id: String(r.endpoint_id),
+        url: String(r.endpoint_url),
+        secretSealed: String(r.secret_sealed),
+        previousSecretSealed: r.previous_secret_sealed === null || r.previous_secret_sealed === undefined ? null : String(r.previous_secret_sealed),
+        previousSecretExpiresAt:
+          r.previous_secret_expires_at === null || r.previous_secret_expires_at === undefined ? null : new Date(r.previous_secret_expires_at as string | Date),
+      };
+      endpoints.set(key, endpoint);
+    }
+    return endpoint;
+  };
+  return rows
+    .map((r) => ({
+      endpoint: endpointOf(r),
+      tenantId: String(r.tenant_id),
+      endpointId: String(r.endpoint_id),
+      eventId: String(r.event_id),
+      eventSeq: Number(r.event_seq),
+      attempts: Number(r.attempts),
+      queuedAt: new Date(r.queued_at as string | Date),
+      leaseToken: token,
+      event:
+        r.event_type === null || r.event_type === undefined
+          ? null
+          : {
+              id: String(r.event_id),
+              type: String(r.event_type),
+              payload: (typeof r.event_payload === 'string' ? JSON.parse(r.event_payload) : r.event_payload) as Record<string, unknown>,
+              createdAt: new Date(r.event_created_at as string | Date),
+            },
+    }))
+    .sort((a, b) => a.eventSeq - b.eventSeq);
+}
+
 const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
   only ? inArray(column, [...only]) : undefined;
 
@@ -68,9 +123,7 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
       join event_endpoints e on e.tenant_id = due.tenant_id and e.id = due.endpoint_id
       left join outbox_events o on o.seq = due.event_seq and o.tenant_id = due.tenant_id
     where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
-    returning d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
-      o.type as event_type, o.payload as event_payload, o.created_at as event_created_at,
-      e.url as endpoint_url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`;
+    returning ${DELIVERY_COLUMNS}`;
 }
 
 /**
@@ -121,9 +174,9 @@ export function createDeliveryRepo(db: Db) {
       now: Date,
       limit: number,
       onlyTenants?: readonly string[],
-      options: { fromSeq?: number; probe?: boolean; wait?: boolean } = {},
-    ): Promise<{ dispatched: number; lastSeq: number | null }> {
-      const none = { dispatched: 0, lastSeq: null };
+      options: { fromSeq?: number; probe?: boolean; wait?: boolean; lease?: DispatchLease } = {},
+    ): Promise<{ dispatched: number; lastSeq: number | null; leased: ClaimedDelivery[] }> {
+      const none = { dispatched: 0, lastSeq: null, leased: [] };
       if (onlyTenants && onlyTenants.length === 0) return none;
       const from = sql`${outboxEvents.seq} >= ${options.fromSeq ?? 0}`;
       if (options.probe ?? true) {
@@ -136,8 +189,14 @@ export function createDeliveryRepo(db: Db) {
           .limit(1);
         if (!waiting) return none;
       }
+      // Leased: the first `lease.limit` new deliveries in stream order, as a claim would lease them.
+      const leaseLimit = options.lease?.limit ?? 0;
+      const leased = sql`d.n <= ${leaseLimit}`;
+      const token = options.lease ? sql`${options.lease.token}::uuid` : sql`null::uuid`;
+      const leaseUntil = options.lease ? at(options.lease.until) : at(now);
       // Under the lock, one statement: pick the oldest undispatched events, fan each out into a
-      // delivery row per matching endpoint, and give them stream positions in seq order.
+      // delivery row per matching endpoint (the first ones leased), give the events stream
+      // positions in seq order, and read the leased rows' events and endpoints.
       return db.transaction(async (tx) => {
         if (options.wait ?? true) {
           await tx.execute(sql`select ${DISPATCH_LOCK}`);
@@ -153,14 +212,24 @@ export function createDeliveryRepo(db: Db) {
             limit ${limit}
             for update skip locked
           ),
-          fanned as (
-            insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
-            select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, ${at(now)}, ${at(now)}
+          due as (
+            select o.tenant_id, e.id as endpoint_id, o.id as event_id, o.seq as event_seq, row_number() over (order by o.seq, e.id) as n
             from picked p
             join outbox_events o on o.seq = p.seq
             join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
               and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+          ),
+          fanned as (
+            insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, lease_token, last_attempt_at)
+            select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, 'pending',
+              case when ${leased} then 1 else 0 end,
+              case when ${leased} then ${leaseUntil} else ${at(now)} end,
+              ${at(now)},
+              case when ${leased} then ${token} end,
+              case when ${leased} then ${at(now)} end
+            from due d
             on conflict do nothing
+            returning tenant_id, endpoint_id, event_id, event_seq, attempts, queued_at, lease_token
           ),
           numbered as (
             select s.seq, nextval('outbox_events_position_seq') as pos
@@ -171,10 +240,19 @@ export function createDeliveryRepo(db: Db) {
             from numbered n
             where o.seq = n.seq
             returning o.seq
-          )
-          select count(*)::int as dispatched, max(seq)::bigint as last_seq from marked`);
-        const [row] = (result as unknown as { rows: Array<{ dispatched: number | string; last_seq: number | string | null }> }).rows;
-        return { dispatched: Number(row?.dispatched ?? 0), lastSeq: row?.last_seq === null || row?.last_seq === undefined ? null : Number(row.last_seq) };
+          ),
+          counted as (select count(*)::int as dispatched, max(seq)::bigint as last_seq from marked)
+          select c.dispatched, c.last_seq, ${DELIVERY_COLUMNS}
+          from counted c
+          left join (fanned d
+            join outbox_events o on o.seq = d.event_seq and o.tenant_id = d.tenant_id
+            join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+          ) on d.lease_token is not null`);
+        const rows = (result as unknown as { rows: Array<Record<string, unknown> & { dispatched: number | string; last_seq: number | string | null }> }).rows;
+        const [first] = rows;
+        const lastSeq = first?.last_seq === null || first?.last_seq === undefined ? null : Number(first.last_seq);
+        const leasedRows = options.lease ? toClaimed(rows.filter((r) => r.event_id !== null && r.event_id !== undefined), options.lease.token) : [];
+        return { dispatched: Number(first?.dispatched ?? 0), lastSeq, leased: leasedRows };
       });
     },
 
@@ -186,47 +264,7 @@ export function createDeliveryRepo(db: Db) {
      */
     async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
       if (onlyTenants && onlyTenants.length === 0) return [];
-      const rows = await runClaim(db, claimStatement(now, limit, leaseUntil, token, onlyTenants), { inIndexOrder: true });
-      // One endpoint object per endpoint of the batch (its secrets are opened once per batch).
-      const endpoints = new Map<string, ClaimedEndpoint>();
-      const endpointOf = (r: Record<string, unknown>): ClaimedEndpoint => {
-        const key = `${String(r.tenant_id)}/${String(r.endpoint_id)}`;
-        let endpoint = endpoints.get(key);
-        if (!endpoint) {
-          endpoint = {
-            tenantId: String(r.tenant_id),
-            id: String(r.endpoint_id),
-            url: String(r.endpoint_url),
-            secretSealed: String(r.secret_sealed),
-            previousSecretSealed: r.previous_secret_sealed === null || r.previous_secret_sealed === undefined ? null : String(r.previous_secret_sealed),
-            previousSecretExpiresAt:
-              r.previous_secret_expires_at === null || r.previous_secret_expires_at === undefined ? null : new Date(r.previous_secret_expires_at as string | Date),
-          };
-          endpoints.set(key, endpoint);
-        }
-        return endpoint;
-      };
-      return rows
-        .map((r) => ({
-          endpoint: endpointOf(r),
-          tenantId: String(r.tenant_id),
-          endpointId: String(r.endpoint_id),
-          eventId: String(r.event_id),
-          eventSeq: Number(r.event_seq),
-          attempts: Number(r.attempts),
-          queuedAt: new Date(r.queued_at as string | Date),
-          leaseToken: token,
-          event:
-            r.event_type === null || r.event_type === undefined
-              ? null
-              : {
-                  id: String(r.event_id),
-                  type: String(r.event_type),
-                  payload: (typeof r.event_payload === 'string' ? JSON.parse(r.event_payload) : r.event_payload) as Record<string, unknown>,
-                  createdAt: new Date(r.event_created_at as string | Date),
-                },
-        }))
-        .sort((a, b) => a.eventSeq - b.eventSeq);
+      return toClaimed(await runClaim(db, claimStatement(now, limit, leaseUntil, token, onlyTenants), { inIndexOrder: true }), token);
     },
 
     /**

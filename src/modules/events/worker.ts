@@ -23,7 +23,7 @@ export interface DeliveryWorkerOptions {
   policy: () => OutboundPolicy;
   /** Disables an endpoint whose delivery failed for the whole retry window, with an audit row, in `db`. */
   disableEndpoint: (db: DbOrTx, tenantId: string, endpointId: string, reason: string) => Promise<void>;
-  /** Deliveries claimed per batch (default 128). */
+  /** Deliveries claimed per batch (default 128); a round's dispatch leases up to as many of the deliveries it makes, sent in the same batch. */
   batchSize?: number;
   /** Deliveries in flight at once within a batch (default 16). */
   concurrency?: number;
@@ -227,6 +227,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // A database slower than the receivers: at most one outcome write per pipeline waits.
     while (overlap && recording.size >= pipelines) await Promise.race(recording);
     const only = options.tenantIds?.();
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const token = newId();
+    // The deliveries dispatch makes are sent by the worker that made them: its first round leases
+    // up to a batch of them (the write a claim would make), so a new event goes out in the round
+    // that dispatched it, without a claim of its own.
+    let leased: ClaimedDelivery[] = [];
     const dispatchAll = async () => {
       let n = 0;
       for (let i = 0; i < 20; i++) {
@@ -235,7 +242,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         if (whole) floorScannedAt = at;
         // After a full batch more waits: no probe. The polling loop leaves the work to a
         // dispatcher already at it (another pipeline or instance) rather than queue behind it.
-        const round = await repo.dispatch(clock.now(), dispatchBatchSize, only, { fromSeq: whole ? 0 : dispatchFloor, probe: i === 0, wait: !overlap });
+        const round = await repo.dispatch(clock.now(), dispatchBatchSize, only, {
+          fromSeq: whole ? 0 : dispatchFloor,
+          probe: i === 0,
+          wait: !overlap,
+          ...(i === 0 ? { lease: { limit: batchSize, until: leaseUntil, token } } : {}),
+        });
+        if (i === 0) leased = round.leased;
         // A full batch: more waits right after it. Less: nothing visible waits from where the
         // look started, so the floor goes past what was dispatched, and never back.
         dispatchFloor = round.dispatched >= dispatchBatchSize ? round.lastSeq! + 1 : Math.max(dispatchFloor, (round.lastSeq ?? -1) + 1);
@@ -244,17 +257,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       }
       return n;
     };
-    const now = clock.now();
-    const leaseUntil = new Date(now.getTime() + leaseMs);
     // Dispatch and the claim side by side (most rounds dispatch nothing: one round trip, not
-    // two); what dispatch queued while the claim ran is claimed right after, in this round.
-    const [dispatched, claimed] = await Promise.all([dispatchAll(), repo.claimDue(now, batchSize, leaseUntil, newId(), only)]);
-    let rows = claimed;
-    if (dispatched > 0 && rows.length < batchSize) {
-      const more = await repo.claimDue(clock.now(), batchSize - rows.length, new Date(clock.now().getTime() + leaseMs), newId(), only);
-      if (more.length > 0) rows = [...rows, ...more].sort((a, b) => a.eventSeq - b.eventSeq);
-    }
-    // The first claim's lease ends first: the send-or-leave check uses it for the whole batch.
+    // two). A round sends what its claim took (up to a batch) and what its dispatch leased (up
+    // to another); what dispatch queued beyond that is claimed by the next rounds.
+    const [dispatched, claimed] = await Promise.all([dispatchAll(), repo.claimDue(now, batchSize, leaseUntil, token, only)]);
+    const rows = leased.length === 0 ? claimed : claimed.length === 0 ? leased : [...claimed, ...leased].sort((a, b) => a.eventSeq - b.eventSeq);
+    // One lease (until, token) for the claim's rows and dispatch's.
     let delivered = 0;
     if (rows.length > 0) {
       const { recorded } = await deliverBatch(rows, leaseUntil);
