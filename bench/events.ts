@@ -254,5 +254,10 @@ export function eventsTable(r: EventsBenchResult): string {
     '|---|---:|---:|---:|',
     `| events delivered by the worker (${n0(r.events)} events, 1 endpoint; dispatch, 2 pipelines of leased batches of ${r.batchSize}, ${r.concurrency} in flight each, signed, SSRF-guarded agent) | ${n0(r.eventsPerSec)} | ${((r.eventsPerSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${rowCpu} |`,
     `| ceiling: bare HTTP POST loop to the same receiver (${r.concurrency} in flight, keep-alive; before and after the worker: ${n0(r.ceilingBefore)} and ${n0(r.ceilingAfter)}, mean) | ${n0(r.ceilingPerSec)} | — | ${loopCpu} |`,
+    ...(r.bound
+      ? [
+          `| bound: the same signed requests through the same client, 2 pipelines of ${r.batchSize}; per batch one statement leasing the oldest pending rows with their events and one recording them delivered (a table of its own; no fan-out, no stream positions) | ${n0(r.bound.perSec)} | ${((r.bound.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.bound.cpu.senderUs)} + ${n0(r.bound.cpu.dbUs)} + ${n0(r.bound.cpu.receiverUs)} |`,
+        ]
+      : []),
   ].join('\n');
 }
