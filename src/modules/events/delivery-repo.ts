@@ -133,6 +133,9 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
       due.endpoint_url, due.secret_sealed, due.previous_secret_sealed, due.previous_secret_expires_at`;
 }
 
+/** A PostgreSQL array literal of values that need no quoting (uuids, integers, plain words). */
+const arrayLiteral = (values: ReadonlyArray<string | number>) => `{${values.join(',')}}`;
+
 /**
  * One statement recording a batch's delivered rows, each under its lease token. Each row names
  * the status it must still have ('pending') beside its key. Written as the constant
@@ -140,18 +143,17 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
  * that status) and hash-join them: a bitmap scan of every pending entry, dead ones included, at
  * every batch (26 ms for 128 rows over a backlog of 40,000, and growing with it). Compared with
  * a column of the list, the due index cannot serve, and each row is found by its primary key
- * (1 ms), whatever the statistics say.
+ * (1 ms), whatever the statistics say. The list is six arrays (unnest), not a VALUES row of six
+ * parameters per delivery: 768 parameters a batch cost the worker their building and PostgreSQL
+ * their parsing (2.8 ms a batch of 128, against 1.1 for an update by one array of keys).
  */
 export function markDeliveredStatement(rows: ReadonlyArray<Pick<ClaimedDelivery, 'tenantId' | 'endpointId' | 'eventId' | 'leaseToken'>>, now: Date, statuses: Map<string, number>): SQL {
-  const keys = sql.join(
-    rows.map(
-      (r) => sql`(${r.tenantId}::uuid, ${r.endpointId}::uuid, ${r.eventId}::uuid, ${statuses.get(r.eventId + r.endpointId) ?? 200}::int, ${r.leaseToken}::uuid, 'pending')`,
-    ),
-    sql`, `,
-  );
+  const column = <T extends string | number>(of: (r: (typeof rows)[number]) => T) => arrayLiteral(rows.map(of));
   return sql`
     update event_deliveries d set status = 'delivered', delivered_at = ${at(now)}, lease_token = null, last_status = k.status, last_error = null
-    from (values ${keys}) as k (tenant_id, endpoint_id, event_id, status, token, from_status)
+    from unnest(${column((r) => r.tenantId)}::uuid[], ${column((r) => r.endpointId)}::uuid[], ${column((r) => r.eventId)}::uuid[],
+      ${column((r) => statuses.get(r.eventId + r.endpointId) ?? 200)}::int[], ${column((r) => r.leaseToken)}::uuid[], ${column(() => 'pending')}::text[])
+      as k (tenant_id, endpoint_id, event_id, status, token, from_status)
     where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id
       and d.status = k.from_status and d.lease_token = k.token`;
 }
