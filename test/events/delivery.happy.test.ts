@@ -313,6 +313,21 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     }
   });
 
+  it('a round sends at most a batch: what its claim takes, then as many of its dispatch\'s deliveries as there is room for', async () => {
+    const worker = scopedWorker(h, { batchSize: 2 }, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 3, t);
+    // Nothing due yet: dispatch makes three deliveries and leases two of them to this round.
+    expect(await worker.drainOnce()).toMatchObject({ dispatched: 3, attempted: 2, delivered: 2 });
+    await makeUsers(h, 2, t);
+    // The one left due fills half the batch; dispatch leases one of the two new ones.
+    expect(await worker.drainOnce()).toMatchObject({ dispatched: 2, attempted: 2, delivered: 2 });
+    expect(await worker.drainOnce()).toMatchObject({ dispatched: 0, attempted: 1, delivered: 1 });
+    expect(await worker.drainOnce()).toMatchObject({ attempted: 0 });
+    const stream = await pullAll(h, t);
+    expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId).sort()).toEqual(stream.map((e) => e.id).sort());
+  });
+
   it('dispatch leases the first deliveries it makes to the round that made them; the rest stay due, and a lease that passes brings its rows back', async () => {
     const ep = await addEndpoint(h, receiver, {}, t);
     await makeUsers(h, 3, t);
@@ -416,7 +431,9 @@ describe.skipIf(!usingPostgres)('dispatch under the advisory lock (two connectio
     release();
     await holder;
     expect((await waiting).dispatched).toBe(1);
-    expect((await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: false })).dispatched).toBe(1);
+    // The rest, by a dispatch that waits: the lock is the whole database's, and another file's
+    // worker sharing this database may hold it for a moment (one that may not wait then gets 0).
+    expect((await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: true })).dispatched).toBe(1);
     expect(await undispatched()).toBe(0);
   });
 });

@@ -23,7 +23,7 @@ export interface DeliveryWorkerOptions {
   policy: () => OutboundPolicy;
   /** Disables an endpoint whose delivery failed for the whole retry window, with an audit row, in `db`. */
   disableEndpoint: (db: DbOrTx, tenantId: string, endpointId: string, reason: string) => Promise<void>;
-  /** Deliveries claimed per batch (default 128); a round's dispatch leases up to as many of the deliveries it makes, sent in the same batch. */
+  /** Deliveries sent per batch (default 128): those claimed, then as many of the deliveries dispatch makes as there is room for (leased by dispatch). */
   batchSize?: number;
   /** Deliveries in flight at once within a batch (default 16). */
   concurrency?: number;
@@ -230,11 +230,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const token = newId();
-    // The deliveries dispatch makes are sent by the worker that made them: its first round leases
-    // up to a batch of them (the write a claim would make), so a new event goes out in the round
-    // that dispatched it, without a claim of its own.
+    // The deliveries dispatch makes are sent by the round that made them, up to the room its
+    // claim left in the batch: leased by dispatch itself (the write a claim would make), so a new
+    // event goes out in the round that dispatched it without a claim of its own.
     let leased: ClaimedDelivery[] = [];
-    const dispatchAll = async () => {
+    const dispatchAll = async (room: number) => {
       let n = 0;
       for (let i = 0; i < 20; i++) {
         const at = clock.now().getTime();
@@ -246,7 +246,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           fromSeq: whole ? 0 : dispatchFloor,
           probe: i === 0,
           wait: !overlap,
-          ...(i === 0 ? { lease: { limit: batchSize, until: leaseUntil, token } } : {}),
+          ...(i === 0 && room > 0 ? { lease: { limit: room, until: leaseUntil, token } } : {}),
         });
         if (i === 0) leased = round.leased;
         // A full batch: more waits right after it. Less: nothing visible waits from where the
@@ -257,10 +257,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       }
       return n;
     };
-    // Dispatch and the claim side by side (most rounds dispatch nothing: one round trip, not
-    // two). A round sends what its claim took (up to a batch) and what its dispatch leased (up
-    // to another); what dispatch queued beyond that is claimed by the next rounds.
-    const [dispatched, claimed] = await Promise.all([dispatchAll(), repo.claimDue(now, batchSize, leaseUntil, token, only)]);
+    // The claim first (due rows: retries and what earlier dispatches left), then dispatch with
+    // the batch's room. A full claim (a backlog) leaves no room: dispatch then runs while the
+    // batch is sent. A batch never exceeds batchSize, so its sends fit in its lease.
+    const claimed = await repo.claimDue(now, batchSize, leaseUntil, token, only);
+    const room = batchSize - claimed.length;
+    const dispatching = dispatchAll(room);
+    dispatching.catch(() => undefined); // awaited below; not unhandled while the batch is sent
+    if (room > 0) await dispatching;
     const rows = leased.length === 0 ? claimed : claimed.length === 0 ? leased : [...claimed, ...leased].sort((a, b) => a.eventSeq - b.eventSeq);
     // One lease (until, token) for the claim's rows and dispatch's.
     let delivered = 0;
@@ -274,6 +278,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         delivered = await recorded;
       }
     }
+    const dispatched = await dispatching;
     let pruned = 0;
     const at = clock.now().getTime();
     if (at - lastPrune >= pruneIntervalMs) {
