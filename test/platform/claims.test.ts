@@ -4,7 +4,7 @@ import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db/client.js';
 import { mailClaimStatement } from '../../src/platform/mail/queue.js';
-import { createDeliveryRepo, markDeliveredStatement, type ClaimedDelivery } from '../../src/modules/events/delivery-repo.js';
+import { arrayLiteral, createDeliveryRepo, markDeliveredStatement, type ClaimedDelivery } from '../../src/modules/events/delivery-repo.js';
 import { leaseColumns, leasedRows } from '../../src/platform/module/in-flight.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -98,6 +98,12 @@ describe('claims under a backlog the statistics lag', () => {
     expect(claimed[0]).toMatchObject({ status: 'pending', attempts: 1 });
     expect(claimed[0]!.leaseUntil).toBeInstanceOf(Date);
     expect(claimed[0]!.updatedAt).toBeInstanceOf(Date);
+  });
+  it("an event batch's recording refuses a key that is not a plain array element", () => {
+    expect(arrayLiteral(['01a2', 200, 'pending'])).toBe('{01a2,200,pending}');
+    for (const bad of ['a,b', '{x}', 'a"b', 'a b', '']) {
+      expect(() => markDeliveredStatement([{ tenantId: bad, endpointId: 'e', eventId: 'v', leaseToken: 't' }], new Date(), new Map())).toThrow(/not an array element/);
+    }
   });
   it("an event batch's delivered rows are found by their primary key, not the due index", async () => {
     const db = h.database.db;
