@@ -26,6 +26,18 @@ export interface Database {
   pglite?: PGlite;
 }
 
+/** The databases opened over a PostgreSQL server's connections (node-postgres), not PGlite. */
+const serverDatabases = new WeakSet<Db>();
+
+/**
+ * Whether `db` can run several statements sent as one message (PostgreSQL's simple-query
+ * protocol, parameters written into the text): a server's connections can; PGlite's driver
+ * prepares every query, one statement each.
+ */
+export function runsStatementsTogether(db: DbOrTx): boolean {
+  return serverDatabases.has(db as Db);
+}
+
 export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory for the embedded database; undefined means in-memory (tests). */
@@ -80,6 +92,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       throw new Error(unreachableMessage(options.databaseUrl, error));
     }
     const db = drizzlePg(pool) as unknown as Db;
+    serverDatabases.add(db);
     return {
       kind: 'postgres',
       db,
