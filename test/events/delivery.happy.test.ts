@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, usingPostgres, type Harness, type TestTenant } from '../helpers/harness.js';
 import { addEndpoint, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { serverCalls } from '../helpers/server-calls.js';
 import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
 import { sql } from 'drizzle-orm';
 import { claimStatement, createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
@@ -435,5 +436,60 @@ describe.skipIf(!usingPostgres)('dispatch under the advisory lock (two connectio
     // worker sharing this database may hold it for a moment (one that may not wait then gets 0).
     expect((await repo.dispatch(new Date(), 500, [t.tenantId], { ...options, wait: true })).dispatched).toBe(1);
     expect(await undispatched()).toBe(0);
+  });
+
+  it('a dispatch that waited for the lock (its statement began before the holder committed) leaves what the holder dispatched, and its positions come after the holder\'s', async () => {
+    const tenant = await h.newTenant();
+    await addEndpoint(h, receiver, {}, tenant);
+    await makeUsers(h, 2, tenant);
+    const repo = createDeliveryRepo(h.database.db);
+    const events = async () =>
+      ((await h.database.db.execute(sql`
+        select seq, delivered_at is not null as dispatched, position from outbox_events where tenant_id = ${tenant.tenantId}::uuid order by seq`)) as unknown as {
+        rows: Array<{ seq: number; dispatched: boolean; position: number | null }>;
+      }).rows;
+    const [first, second] = await events();
+
+    // Another dispatcher holds the lock and dispatches the first event (its position taken),
+    // and commits only once the waiting dispatch's statement has begun.
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = h.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`);
+      await tx.execute(sql`update outbox_events set delivered_at = now(), position = nextval('outbox_events_position_seq') where seq = ${first!.seq}`);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isLocked;
+    const waiting = repo.dispatch(new Date(), 500, [tenant.tenantId], { fromSeq: 0, probe: false, wait: true });
+    // The waiting statement is in PostgreSQL, blocked on the lock (its first step).
+    let blocked = false;
+    for (let i = 0; i < 100 && !blocked; i++) {
+      const waits = (await h.database.db.execute(sql`
+        select count(*)::int as n from pg_stat_activity
+        where wait_event_type = 'Lock' and wait_event = 'advisory' and query like '%bastion.events.dispatch%'`)) as unknown as { rows: Array<{ n: number }> };
+      blocked = waits.rows[0]!.n > 0;
+      if (!blocked) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    release();
+    await holder;
+    expect(blocked).toBe(true);
+
+    expect(await waiting).toMatchObject({ dispatched: 1, lastSeq: Number(second!.seq) });
+    // A dispatch is one statement: one round trip (the lock, the pick, the fan-out and the positions).
+    await makeUsers(h, 1, tenant);
+    const { calls, result } = await serverCalls(h.database.pool!, () => repo.dispatch(new Date(), 500, [tenant.tenantId], { fromSeq: 0, probe: false, wait: false }));
+    expect(result.dispatched).toBe(1);
+    expect(calls).toHaveLength(1);
+    const after = await events();
+    expect(after.every((e) => e.dispatched)).toBe(true);
+    expect(Number(after[1]!.position)).toBeGreaterThan(Number(after[0]!.position));
+    expect(Number(after[2]!.position)).toBeGreaterThan(Number(after[1]!.position));
+    // The second and third events' deliveries (the holder's stand-in wrote none for the first).
+    const deliveries = (await h.database.db.execute(sql`select event_seq from event_deliveries where tenant_id = ${tenant.tenantId}::uuid`)) as unknown as {
+      rows: Array<{ event_seq: number }>;
+    };
+    expect(deliveries.rows.map((r) => Number(r.event_seq)).sort((a, b) => a - b)).toEqual([Number(second!.seq), Number(after[2]!.seq)]);
   });
 });

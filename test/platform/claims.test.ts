@@ -7,6 +7,7 @@ import { mailClaimStatement } from '../../src/platform/mail/queue.js';
 import { arrayLiteral, createDeliveryRepo, markDeliveredStatement, type ClaimedDelivery } from '../../src/modules/events/delivery-repo.js';
 import { leaseColumns, leasedRows } from '../../src/platform/module/in-flight.js';
 import { runClaim } from '../../src/platform/db/claim.js';
+import { serverCalls } from '../helpers/server-calls.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -155,47 +156,18 @@ describe('claims under a backlog the statistics lag', () => {
 describe('a claim in index order', () => {
   it('runs with its planner settings in effect, local to it; on a PostgreSQL server as one message (both statements, no BEGIN or COMMIT), its parameters written into the text', async () => {
     const { db, pool } = h.database;
-    const calls: string[] = [];
-    const restore: Array<() => void> = [];
-    if (pool) {
-      // Every way a query reaches the server: the pool's own query, and a client checked out (transactions).
-      const query = pool.query.bind(pool);
-      const connect = pool.connect.bind(pool);
-      // (pool.query checks a client out itself, synchronously: that checkout is not counted.)
-      let inQuery = false;
-      pool.query = ((...args: Parameters<typeof pool.query>) => {
-        const first = args[0] as unknown;
-        calls.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
-        inQuery = true;
-        try {
-          return query(...args);
-        } finally {
-          inQuery = false;
-        }
-      }) as typeof pool.query;
-      pool.connect = ((...args: Parameters<typeof pool.connect>) => {
-        if (!inQuery) calls.push('connect');
-        return connect(...args);
-      }) as typeof pool.connect;
-      restore.push(() => {
-        pool.query = query;
-        pool.connect = connect;
-      });
-    }
     const quoted = "it's; select 1 -- not a statement";
-    try {
-      const rows = await runClaim(
+    const claim = () =>
+      runClaim(
         db,
         sql`select current_setting('enable_sort') as sort, current_setting('jit') as jit, ${quoted}::text as quoted, ${42}::int as n, ${new Date('2026-01-02T03:04:05.678Z').toISOString()}::timestamptz as at`,
         { inIndexOrder: true },
       );
-      expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ sort: 'off', jit: 'off', quoted, n: 42 });
-      expect(new Date(rows[0]!.at as string | Date).toISOString()).toBe('2026-01-02T03:04:05.678Z');
-    } finally {
-      for (const undo of restore) undo();
-    }
-    if (pool) {
+    const { calls, result: rows } = pool ? await serverCalls(pool, claim) : { calls: undefined, result: await claim() };
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ sort: 'off', jit: 'off', quoted, n: 42 });
+    expect(new Date(rows[0]!.at as string | Date).toISOString()).toBe('2026-01-02T03:04:05.678Z');
+    if (calls) {
       expect(calls, calls.join('\n')).toHaveLength(1);
       expect(calls[0]).toMatch(/set_config\('enable_sort', 'off', true\).*; select current_setting/s);
       expect(calls[0]).toContain("'it''s; select 1 -- not a statement'");

@@ -9,8 +9,12 @@ import { eventDeliveries, type DeliveryStatus, type EventDeliveryRow, type Event
 /** A timestamp parameter of hand-written SQL (the same on pg and PGlite). */
 const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
-/** Serializes dispatch across instances (stream positions become visible in order). */
-const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
+/**
+ * Serializes dispatch across instances (stream positions become visible in order): each a
+ * boolean, whether the transaction holds the lock (waiting for it answers true once it does; it
+ * answers nothing of its own, void, so it is compared as text).
+ */
+const DISPATCH_LOCK = sql`pg_advisory_xact_lock(hashtext('bastion.events.dispatch'))::text = ''`;
 const DISPATCH_TRY_LOCK = sql`pg_try_advisory_xact_lock(hashtext('bastion.events.dispatch'))`;
 
 /** The due time of a disabled endpoint's pending rows: never, until it is enabled. */
@@ -212,20 +216,22 @@ export function createDeliveryRepo(db: Db) {
       const leased = sql`d.n <= ${leaseLimit}`;
       const token = options.lease ? sql`${options.lease.token}::uuid` : sql`null::uuid`;
       const leaseUntil = options.lease ? at(options.lease.until) : at(now);
-      // Under the lock, one statement: pick the oldest undispatched events, fan each out into a
+      // One statement, one round trip: take the lock (its first step; held until the statement's
+      // implicit transaction commits), pick the oldest undispatched events, fan each out into a
       // delivery row per matching endpoint (the first ones leased), give the events stream
-      // positions in seq order, and read the leased rows' events and endpoints.
-      return db.transaction(async (tx) => {
-        if (options.wait ?? true) {
-          await tx.execute(sql`select ${DISPATCH_LOCK}`);
-        } else {
-          const lock = await tx.execute(sql`select ${DISPATCH_TRY_LOCK} as locked`);
-          if (!(lock as unknown as { rows: Array<{ locked: boolean }> }).rows[0]?.locked) return none;
-        }
-        const result = await tx.execute(sql`
-          with picked as (
+      // positions in seq order, and read the leased rows' events and endpoints. Without the lock
+      // (tried, and another dispatcher holds it) the pick reads nothing.
+      // The statement's snapshot is taken before the lock: an event another dispatcher marked
+      // and committed in between still looks undispatched to it, but FOR UPDATE finds the row
+      // changed and checks the newest version again (delivered_at is set: skipped), so no event
+      // is dispatched twice; and the positions it takes, after the other's commit, are larger.
+      // As a transaction (BEGIN, the lock, the statement, COMMIT) a dispatch took four round trips.
+      {
+        const result = await db.execute(sql`
+          with lock as materialized (select ${options.wait ?? true ? DISPATCH_LOCK : DISPATCH_TRY_LOCK} as held),
+          picked as (
             select seq from outbox_events
-            where delivered_at is null and ${from} and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
+            where (select held from lock) and delivered_at is null and ${from} and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
             order by seq
             limit ${limit}
             for update skip locked
@@ -271,7 +277,7 @@ export function createDeliveryRepo(db: Db) {
         const lastSeq = first?.last_seq === null || first?.last_seq === undefined ? null : Number(first.last_seq);
         const leasedRows = options.lease ? toClaimed(rows.filter((r) => r.event_id !== null && r.event_id !== undefined), options.lease.token) : [];
         return { dispatched: Number(first?.dispatched ?? 0), lastSeq, leased: leasedRows };
-      });
+      }
     },
 
     /**
