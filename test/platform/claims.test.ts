@@ -154,23 +154,29 @@ describe('claims under a backlog the statistics lag', () => {
 });
 
 describe('a claim in index order', () => {
-  it('runs with its planner settings in effect, local to it; on a PostgreSQL server as one message (both statements, no BEGIN or COMMIT), its parameters written into the text', async () => {
+  it('runs with its planner settings in effect, local to it; on a PostgreSQL server as one message (both statements, no BEGIN or COMMIT), its plain parameters written into the text, and through a transaction when one is not plain', async () => {
     const { db, pool } = h.database;
-    const quoted = "it's; select 1 -- not a statement";
-    const claim = () =>
+    const at = new Date('2026-01-02T03:04:05.678Z').toISOString();
+    const claim = (text: string) =>
       runClaim(
         db,
-        sql`select current_setting('enable_sort') as sort, current_setting('jit') as jit, ${quoted}::text as quoted, ${42}::int as n, ${new Date('2026-01-02T03:04:05.678Z').toISOString()}::timestamptz as at`,
+        sql`select current_setting('enable_sort') as sort, current_setting('jit') as jit, ${text}::text as text, ${42}::int as n, ${at}::timestamptz as at, ${randomUUID()}::uuid as id`,
         { inIndexOrder: true },
       );
-    const { calls, result: rows } = pool ? await serverCalls(pool, claim) : { calls: undefined, result: await claim() };
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ sort: 'off', jit: 'off', quoted, n: 42 });
-    expect(new Date(rows[0]!.at as string | Date).toISOString()).toBe('2026-01-02T03:04:05.678Z');
-    if (calls) {
-      expect(calls, calls.join('\n')).toHaveLength(1);
-      expect(calls[0]).toMatch(/set_config\('enable_sort', 'off', true\).*; select current_setting/s);
-      expect(calls[0]).toContain("'it''s; select 1 -- not a statement'");
+    for (const text of ['plain-words_1.2', "it's; select 1 -- not a statement"]) {
+      const { calls, result: rows } = pool ? await serverCalls(pool, () => claim(text)) : { calls: undefined, result: await claim(text) };
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ sort: 'off', jit: 'off', text, n: 42 });
+      expect(new Date(rows[0]!.at as string | Date).toISOString()).toBe(at);
+      if (calls && text === 'plain-words_1.2') {
+        expect(calls, calls.join('\n')).toHaveLength(1);
+        expect(calls[0]).toMatch(/set_config\('enable_sort', 'off', true\).*; select current_setting.*'plain-words_1\.2'::text.*'2026-01-02T03:04:05\.678Z'::timestamptz/s);
+      } else if (calls) {
+        // The quoted value stays a parameter: BEGIN, the settings, the claim, COMMIT on a client of its own.
+        expect(calls[0]).toBe('connect');
+        expect(calls.slice(1).map((c) => c.split(/\s/)[0]!.toLowerCase())).toEqual(['begin', 'select', 'select', 'commit']);
+        expect(calls.join('\n')).not.toContain("it's");
+      }
     }
     // The settings were the claim's transaction's only: the next statement plans as usual.
     const after = (await db.execute(sql`select current_setting('enable_sort') as sort`)) as unknown as { rows: Array<{ sort: string }> };

@@ -1,5 +1,5 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import { runsStatementsTogether, type Db } from './client.js';
 
 /**
@@ -23,9 +23,10 @@ import { runsStatementsTogether, type Db } from './client.js';
  *   and the in-flight sweeps, polled idle several times a second, do not.
  *
  * On a PostgreSQL server the settings and the claim go as one message, two statements with the
- * parameters written into the text (drizzle's inlineParams: the claims' values are timestamps,
- * numbers and ids): PostgreSQL runs them as one implicit transaction and plans each statement
- * when it reaches it, so the settings (local to that transaction) rule the claim's plan. As a
+ * parameters written into the text (drizzle's inlineParams; only when every value is plain, as
+ * the claims' timestamps, numbers and ids are: plainParameters). PostgreSQL runs them as one
+ * implicit transaction and plans each statement when it reaches it, so the settings (local to
+ * that transaction) rule the claim's plan. As a
  * transaction of its own (BEGIN, the settings, the claim, COMMIT) it took four round trips, each
  * waiting for the worker's event loop, busy with the batch being sent: 13–17 ms a claim of 128
  * against 35 ms to send the batch. PGlite, in process and one statement a query, runs the
@@ -33,11 +34,24 @@ import { runsStatementsTogether, type Db } from './client.js';
  */
 export const CLAIM_PLANNER_SETTINGS = sql`select set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
 
+const dialect = new PgDialect();
+
+/**
+ * Whether every parameter of `statement` may be written into its text as it is: numbers,
+ * booleans, nulls, and strings of letters, digits and the punctuation of timestamps and ids.
+ * Anything else (a quote, a backslash, a semicolon) keeps its claim on the parameterized path.
+ */
+function plainParameters(statement: SQL): boolean {
+  return dialect
+    .sqlToQuery(statement)
+    .params.every((p) => p === null || typeof p === 'number' || typeof p === 'boolean' || (typeof p === 'string' && /^[0-9A-Za-z_.:+ -]*$/.test(p)));
+}
+
 /** Runs a claim statement (see above); answers its rows as PostgreSQL sent them. */
 export async function runClaim(db: Db, statement: SQL, options: { inIndexOrder?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
   type Result = { rows: Array<Record<string, unknown>> };
   if (!options.inIndexOrder) return ((await db.execute(statement)) as unknown as Result).rows;
-  if (runsStatementsTogether(db)) {
+  if (runsStatementsTogether(db) && plainParameters(statement)) {
     // One result per statement: the claim's is the last.
     const results = (await db.execute(sql`${CLAIM_PLANNER_SETTINGS}; ${statement}`.inlineParams())) as unknown as Result[];
     return results[results.length - 1]!.rows;
