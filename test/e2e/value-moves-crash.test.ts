@@ -16,6 +16,7 @@ import { TEST_MASTER_KEY } from '../helpers/harness.js';
 import { ownPostgresDatabase } from '../helpers/own-database.js';
 import { kill9, startProcess, type Started } from '../providers/processes/spawn.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
+import { servicePort } from '../helpers/ports.js';
 
 /**
  * Value moves cut by a crash, with real processes: the service (src/main.ts, built when fresh) on one DATA_DIR
@@ -34,7 +35,7 @@ interface Service {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bastion-crash-'));
 const chainDir = mkdtempSync(join(tmpdir(), 'bastion-crash-chain-'));
-const port = 20000 + Math.floor(Math.random() * 20000);
+const port = servicePort();
 const base = `http://127.0.0.1:${port}`;
 let chainProcess: Started | undefined;
 let current: Service | undefined;

@@ -11,6 +11,7 @@ import { createHarness, TEST_MASTER_KEY, usingPostgres, type Harness } from '../
 import { decisionBody, eventBody, idvSecret, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
 import { ownPostgresDatabase, type OwnDatabase } from '../helpers/own-database.js';
 import { readKyc, readUser } from '../helpers/read.js';
+import { servicePort } from '../helpers/ports.js';
 
 /**
  * A provider's delivery is recorded as applied exactly when its effect commits: the service
@@ -31,7 +32,7 @@ describe.skipIf(!usingPostgres)('a webhook cut by a crash after its claim', () =
   });
 
   async function startService(dbUrl: string, env: Record<string, string> = {}) {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = servicePort();
     const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
       env: {
         PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'bastion-webhook-crash-')), PORT: String(port), HOST: '127.0.0.1',

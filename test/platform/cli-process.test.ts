@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { runCliIn } from '../helpers/cli.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
+import { servicePort } from '../helpers/ports.js';
 
 /** The real binary (`node dist/bundle/cli.mjs`, or src/cli.ts through tsx when the build is stale): this file is the suite's smoke test of it (other CLI tests run it in process). */
 function binary(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -42,7 +43,7 @@ describe.skipIf(ONE_PASS_ONLY)('the CLI while the service runs on the embedded d
   // refuses, naming the service: data-dir-lock.test.ts.
   it('runs through the service (socket 0600); a second service is refused; after a stop the CLI works alone; mail reads decoded', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-cli-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = servicePort();
     const env = { DATA_DIR: dataDir, PORT: String(port) };
     const first = service(env);
     await waitFor(() => first.output().includes('Server listening'));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
+import { servicePort } from '../helpers/ports.js';
 
 function alive(pid: number): boolean {
   try {
@@ -26,7 +27,7 @@ describe.skipIf(ONE_PASS_ONLY)('npm start', () => {
   // What `npm start &` then `kill %1` does, and what process managers send.
   it('SIGTERM to the npm process reaches the service, which stops and frees the port', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-npm-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = servicePort();
     const npm = spawn('npm', ['start'], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
+import { servicePort } from '../helpers/ports.js';
 
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
@@ -36,7 +37,7 @@ describe.skipIf(ONE_PASS_ONLY)('the service process', () => {
 
   it('on SIGTERM finishes an in-flight request, then exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-proc-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = servicePort();
     const proc = start({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' });
     await waitFor(() => proc.output().includes('Prometheus metrics are served'));
     // Prometheus on its own listener: the process's and the HTTP metrics.

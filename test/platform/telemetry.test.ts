@@ -12,6 +12,7 @@ import { TEST_MASTER_KEY, usingPostgres } from '../helpers/harness.js';
 import { POSTGRES_PASS_ONLY } from '../helpers/passes.js';
 import { ownPostgresDatabase, type OwnDatabase } from '../helpers/own-database.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
+import { servicePort } from '../helpers/ports.js';
 
 interface Received {
   path: string;
@@ -83,7 +84,7 @@ describe.skipIf(POSTGRES_PASS_ONLY)('OpenTelemetry traces of the service process
     // Its own database: its workers serve every tenant of theirs (helpers/own-database.ts).
     database = usingPostgres ? await ownPostgresDatabase(process.env.DATABASE_URL!, 'otel') : undefined;
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-otel-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = servicePort();
     base = `http://127.0.0.1:${port}`;
     const env = {
       PATH: process.env.PATH ?? '',

@@ -8,6 +8,7 @@ import { accountIndex, type AccountRoot } from '../../src/sandboxes/xrpl-ledger/
 import { startStandIn, type StandInServer } from '../../src/sandboxes/xrpl-ledger/server.js';
 import { JournalBusy } from '../../src/providers/write-ahead-journal.js';
 import { kill9, startProcess } from './processes/spawn.js';
+import { servicePort } from '../helpers/ports.js';
 
 /** A crash image: the state file and journal as they are on disk now, copied elsewhere while the stand-in runs on. */
 function crashImage(dir: string): string {
@@ -106,7 +107,7 @@ describe.skipIf(ONE_PASS_ONLY)('xrpl-ledger stand-in: one process per state file
 describe.skipIf(ONE_PASS_ONLY)('xrpl-ledger stand-in: a real process killed with SIGKILL', () => {
   it('keeps a Payment it answered tesSUCCESS to the xrpl Client; after the restart the transaction validates and the balances hold', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'xrpl-kill-'));
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const port = String(servicePort());
     // Ledgers close every 10 s: the Payment is still in the open ledger when the process dies.
     const env = { DATA_DIR: dataDir, PORT: port, CLOSE_INTERVAL_MS: '10000' };
     const entry = 'test/providers/processes/xrpl-standin.ts';

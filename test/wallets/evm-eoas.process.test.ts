@@ -8,11 +8,12 @@ import { ONE_PASS_ONLY } from '../helpers/passes.js';
 import type { ChallengeDto } from '../../src/modules/wallets/schemas.js';
 import { messageFor } from './siwe.js';
 import { nodeArgsFor } from '../../scripts/built.mjs';
+import { servicePort } from '../helpers/ports.js';
 
 describe.skipIf(ONE_PASS_ONLY)('the service with no configuration', () => {
   it('starts its local chain, serves its JSON-RPC and the XRPL stand-in on the URLs /ready and the start log name, and registers an EOA over HTTP; the dev keys stay in their 0600 file', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bastion-evm-proc-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = servicePort();
     const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EVM_LOCAL_RPC_PORT: '0', XRPL_LOCAL_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
