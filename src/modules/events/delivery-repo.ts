@@ -226,58 +226,56 @@ export function createDeliveryRepo(db: Db) {
       // changed and checks the newest version again (delivered_at is set: skipped), so no event
       // is dispatched twice; and the positions it takes, after the other's commit, are larger.
       // As a transaction (BEGIN, the lock, the statement, COMMIT) a dispatch took four round trips.
-      {
-        const result = await db.execute(sql`
-          with lock as materialized (select ${options.wait ?? true ? DISPATCH_LOCK : DISPATCH_TRY_LOCK} as held),
-          picked as (
-            select seq from outbox_events
-            where (select held from lock) and delivered_at is null and ${from} and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
-            order by seq
-            limit ${limit}
-            for update skip locked
-          ),
-          due as (
-            select o.tenant_id, e.id as endpoint_id, o.id as event_id, o.seq as event_seq, row_number() over (order by o.seq, e.id) as n
-            from picked p
-            join outbox_events o on o.seq = p.seq
-            join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
-              and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
-          ),
-          fanned as (
-            insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, lease_token, last_attempt_at)
-            select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, 'pending',
-              case when ${leased} then 1 else 0 end,
-              case when ${leased} then ${leaseUntil} else ${at(now)} end,
-              ${at(now)},
-              case when ${leased} then ${token} end,
-              case when ${leased} then ${at(now)} end
-            from due d
-            on conflict do nothing
-            returning tenant_id, endpoint_id, event_id, event_seq, attempts, queued_at, lease_token
-          ),
-          numbered as (
-            select s.seq, nextval('outbox_events_position_seq') as pos
-            from (select seq from picked order by seq) s
-          ),
-          marked as (
-            update outbox_events o set delivered_at = ${at(now)}, position = n.pos
-            from numbered n
-            where o.seq = n.seq
-            returning o.seq
-          ),
-          counted as (select count(*)::int as dispatched, max(seq)::bigint as last_seq from marked)
-          select c.dispatched, c.last_seq, ${DELIVERY_COLUMNS}
-          from counted c
-          left join (fanned d
-            join outbox_events o on o.seq = d.event_seq and o.tenant_id = d.tenant_id
-            join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
-          ) on d.lease_token is not null`);
-        const rows = (result as unknown as { rows: Array<Record<string, unknown> & { dispatched: number | string; last_seq: number | string | null }> }).rows;
-        const [first] = rows;
-        const lastSeq = first?.last_seq === null || first?.last_seq === undefined ? null : Number(first.last_seq);
-        const leasedRows = options.lease ? toClaimed(rows.filter((r) => r.event_id !== null && r.event_id !== undefined), options.lease.token) : [];
-        return { dispatched: Number(first?.dispatched ?? 0), lastSeq, leased: leasedRows };
-      }
+      const result = await db.execute(sql`
+        with lock as materialized (select ${options.wait ?? true ? DISPATCH_LOCK : DISPATCH_TRY_LOCK} as held),
+        picked as (
+          select seq from outbox_events
+          where (select held from lock) and delivered_at is null and ${from} and ${tenantFilter(outboxEvents.tenantId, onlyTenants) ?? sql`true`}
+          order by seq
+          limit ${limit}
+          for update skip locked
+        ),
+        due as (
+          select o.tenant_id, e.id as endpoint_id, o.id as event_id, o.seq as event_seq, row_number() over (order by o.seq, e.id) as n
+          from picked p
+          join outbox_events o on o.seq = p.seq
+          join event_endpoints e on e.tenant_id = o.tenant_id and e.enabled
+            and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+        ),
+        fanned as (
+          insert into event_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, lease_token, last_attempt_at)
+          select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, 'pending',
+            case when ${leased} then 1 else 0 end,
+            case when ${leased} then ${leaseUntil} else ${at(now)} end,
+            ${at(now)},
+            case when ${leased} then ${token} end,
+            case when ${leased} then ${at(now)} end
+          from due d
+          on conflict do nothing
+          returning tenant_id, endpoint_id, event_id, event_seq, attempts, queued_at, lease_token
+        ),
+        numbered as (
+          select s.seq, nextval('outbox_events_position_seq') as pos
+          from (select seq from picked order by seq) s
+        ),
+        marked as (
+          update outbox_events o set delivered_at = ${at(now)}, position = n.pos
+          from numbered n
+          where o.seq = n.seq
+          returning o.seq
+        ),
+        counted as (select count(*)::int as dispatched, max(seq)::bigint as last_seq from marked)
+        select c.dispatched, c.last_seq, ${DELIVERY_COLUMNS}
+        from counted c
+        left join (fanned d
+          join outbox_events o on o.seq = d.event_seq and o.tenant_id = d.tenant_id
+          join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+        ) on d.lease_token is not null`);
+      const rows = (result as unknown as { rows: Array<Record<string, unknown> & { dispatched: number | string; last_seq: number | string | null }> }).rows;
+      const [first] = rows;
+      const lastSeq = first?.last_seq === null || first?.last_seq === undefined ? null : Number(first.last_seq);
+      const leasedRows = options.lease ? toClaimed(rows.filter((r) => r.event_id !== null && r.event_id !== undefined), options.lease.token) : [];
+      return { dispatched: Number(first?.dispatched ?? 0), lastSeq, leased: leasedRows };
     },
 
     /**
