@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/modules/audit/table.js';
 import { credentials, oneTimeSecrets } from '../../src/modules/auth/table.js';
@@ -9,6 +8,7 @@ import { users } from '../../src/modules/users/table.js';
 import { mailOutbox } from '../../src/platform/mail/table.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
+import { statementsDuring } from '../helpers/statements.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,48 +19,12 @@ afterAll(async () => h.close());
 const signUp = (email: string, password = 'a sign-up passphrase') =>
   h.inject({ method: 'POST', url: '/auth/email', headers: { 'x-tenant-id': h.tenant.tenantId }, payload: { email, password, fullName: ' Writes Test ' } });
 
-/**
- * The statements the database driver is handed while `fn` runs (BEGIN and COMMIT count, and a
- * transaction of the embedded database counts as one more).
- */
-async function statementsDuring(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const text = (q: unknown) => (typeof q === 'string' ? q : String((q as { text?: string })?.text ?? '?'));
-  if (h.database.pglite) {
-    const lite = h.database.pglite as unknown as Record<'query' | 'exec' | 'transaction', (...a: unknown[]) => unknown>;
-    const originals = { query: lite.query, exec: lite.exec, transaction: lite.transaction };
-    for (const name of ['query', 'exec', 'transaction'] as const) {
-      lite[name] = function (this: unknown, ...args: unknown[]) {
-        seen.push(name === 'transaction' ? 'transaction' : text(args[0]));
-        return originals[name].apply(this, args);
-      };
-    }
-    try {
-      await fn();
-    } finally {
-      Object.assign(lite, originals);
-    }
-    return seen;
-  }
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    seen.push(text(args[0]));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    await fn();
-  } finally {
-    pg.Client.prototype.query = original;
-  }
-  return seen;
-}
-
 describe('sign-up writes', () => {
   it('writes the user, its event, credential, audit row, verification code, token and mail in one statement, and answers the row as stored', async () => {
     const email = `writes-${randomUUID()}@example.com`;
     const before = await outbox(h, undefined, 'user.created');
     let res!: Awaited<ReturnType<typeof signUp>>;
-    const statements = await statementsDuring(async () => {
+    const statements = await statementsDuring(h.database, async () => {
       res = await signUp(email);
     });
     expect(res.statusCode).toBe(201);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, usingPostgres, type Harness, type TestTenant } from '../helpers/harness.js';
 import { addEndpoint, makeUsers, pullAll, scopedWorker } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { serverCalls } from '../helpers/server-calls.js';
+import { statementsDuring } from '../helpers/statements.js';
 import { RETRY_CAP_MS, RETRY_WINDOW_MS } from '../../src/modules/events/schedule.js';
 import { sql } from 'drizzle-orm';
 import { claimStatement, createDeliveryRepo, PARKED_UNTIL } from '../../src/modules/events/delivery-repo.js';
@@ -479,9 +479,12 @@ describe.skipIf(!usingPostgres)('dispatch under the advisory lock (two connectio
     expect(await waiting).toMatchObject({ dispatched: 1, lastSeq: Number(second!.seq) });
     // A dispatch is one statement: one round trip (the lock, the pick, the fan-out and the positions).
     await makeUsers(h, 1, tenant);
-    const { calls, result } = await serverCalls(h.database.pool!, () => repo.dispatch(new Date(), 500, [tenant.tenantId], { fromSeq: 0, probe: false, wait: false }));
-    expect(result.dispatched).toBe(1);
-    expect(calls).toHaveLength(1);
+    let dispatched = 0;
+    const statements = await statementsDuring(h.database, async () => {
+      dispatched = (await repo.dispatch(new Date(), 500, [tenant.tenantId], { fromSeq: 0, probe: false, wait: false })).dispatched;
+    });
+    expect(dispatched).toBe(1);
+    expect(statements).toHaveLength(1);
     const after = await events();
     expect(after.every((e) => e.dispatched)).toBe(true);
     expect(Number(after[1]!.position)).toBeGreaterThan(Number(after[0]!.position));
