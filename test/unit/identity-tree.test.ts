@@ -1,7 +1,8 @@
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { commitment, identityEntries, identityProof, identityTree, LEAF_ENCODING, sameEntries } from '../../src/modules/identity/tree.js';
+import { commitment, identityEntries, identityProof, identityTree, leafHash, LEAF_ENCODING, sameEntries } from '../../src/modules/identity/tree.js';
+import type { IdentityEntry } from '../../src/modules/identity/table.js';
 import { ozCommitment, ozLeaf, ozVerify } from '../helpers/merkle.js';
 
 const salt = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -92,5 +93,73 @@ describe('identity tree and proofs (OpenZeppelin MerkleProof, checked independen
 
   it('the root is the same for the same entries (deterministic)', () => {
     expect(identityTree(identityEntries(FIELDS, SALTS)!).root).toBe(root);
+  });
+});
+
+describe('identity tree, built as StandardMerkleTree.of builds it', () => {
+  // Deterministic pseudo-random entries (no Math.random: a failure must be repeatable).
+  const entriesOf = (n: number, seed: number): IdentityEntry[] => {
+    const fields: Record<string, string> = {};
+    for (let i = 0; i < n; i++) fields[`field.${seed}.${i}`] = `value ${seed * 31 + i} ${'é'.repeat(i % 3)}`;
+    return identityEntries(fields, new Map(Object.keys(fields).map((p, i) => [p, salt(seed * 1000 + i + 1)])))!;
+  };
+  const ofLibrary = (entries: IdentityEntry[]) =>
+    StandardMerkleTree.of(
+      entries.map((e) => [e.path, e.commitment]),
+      [...LEAF_ENCODING],
+    ).dump();
+
+  it('the leaf hash is the library\'s', () => {
+    for (const e of entriesOf(6, 3)) expect(leafHash(e.path, e.commitment)).toBe(ozLeaf(e.path, e.commitment));
+  });
+
+  it.each([1, 2, 3, 5, 8, 13])('a tree of %i leaves has the dump StandardMerkleTree.of gives', (n) => {
+    const entries = entriesOf(n, n);
+    const { root, dump } = identityTree(entries);
+    expect(dump).toEqual(ofLibrary(entries));
+    expect(root).toBe(StandardMerkleTree.of(entries.map((e) => [e.path, e.commitment]), [...LEAF_ENCODING]).root);
+  });
+
+  it('with the previous version\'s dump, a changed, an added and a removed field give the dump of their own tree', () => {
+    const before = entriesOf(7, 7);
+    const previous = JSON.parse(JSON.stringify(identityTree(before).dump)) as unknown;
+    const changed = before.filter((e) => e.path !== before[2]!.path).map((e, i) => (i === 0 ? { ...e, value: 'changed', commitment: commitment(e.salt, 'changed') } : e));
+    changed.push({ path: 'field.new', value: 'new', salt: salt(77), commitment: commitment(salt(77), 'new') });
+    changed.sort((a, b) => (a.path < b.path ? -1 : 1));
+    expect(identityTree(changed, previous).dump).toEqual(ofLibrary(changed));
+  });
+
+  it('takes the unchanged leaves from the previous dump, and only from one of its own encoding', () => {
+    const entries = entriesOf(4, 4);
+    const dump = JSON.parse(JSON.stringify(identityTree(entries).dump)) as { tree: string[]; values: Array<{ treeIndex: number }>; leafEncoding: string[] };
+    // A stored leaf hash is used as stored (the proofs of that version are served from it):
+    // marked, it shows in the tree built from it.
+    const marked = `0x${'ab'.repeat(32)}`;
+    const tampered = { ...dump, tree: dump.tree.map((h, i) => (i === dump.values[0]!.treeIndex ? marked : h)) };
+    expect(identityTree(entries, tampered).dump).toMatchObject({ tree: expect.arrayContaining([marked]) as unknown });
+    // Another encoding, another format, or no dump: every leaf is hashed.
+    for (const other of [{ ...tampered, leafEncoding: ['bytes32', 'string'] }, { ...tampered, format: 'simple-v1' }, null, 'x']) {
+      expect(identityTree(entries, other).dump).toEqual(ofLibrary(entries));
+    }
+  });
+});
+
+describe('identityEntries with the previous version', () => {
+  const previous = identityEntries(FIELDS, SALTS)!;
+
+  it('keeps the stored commitment of a field whose salt and value are unchanged, and computes the others', () => {
+    // A marked commitment shows which were kept.
+    const marked = previous.map((e) => ({ ...e, commitment: `0x${'cd'.repeat(32)}` }));
+    const next = identityEntries({ ...FIELDS, 'kyc.status': 'declined' }, SALTS, marked)!;
+    for (const e of next) {
+      if (e.path === 'kyc.status') expect(e.commitment).toBe(ozCommitment(e.salt, 'declined'));
+      else expect(e.commitment).toBe(`0x${'cd'.repeat(32)}`);
+    }
+  });
+
+  it('computes the commitment again when the salt differs', () => {
+    const otherSalts = new Map([...SALTS].map(([p, s]) => [p, p === 'kyc.country' ? salt(99) : s]));
+    const next = identityEntries(FIELDS, otherSalts, previous)!;
+    expect(next.find((e) => e.path === 'kyc.country')!.commitment).toBe(ozCommitment(salt(99), 'DE'));
   });
 });

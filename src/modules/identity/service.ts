@@ -69,13 +69,17 @@ export function createIdentityService(deps: {
       .map((path) => ({ path, salt: `0x${randomBytes(32).toString('hex')}` }));
     const now = clock.now();
     for (const f of fresh) salts.set(f.path, f.salt);
-    const entries = identityEntries(fields, salts)!;
+    // A version known to match the sources (stored by a recompute, or compared with them) lends
+    // its commitments and leaf hashes to the fields it holds unchanged; only a changed field is
+    // hashed. Versions not yet compared (sourcesVerified false) lend nothing.
+    const previous = latest?.sourcesVerified ? latest : undefined;
+    const entries = identityEntries(fields, salts, previous?.entries)!;
     if (latest && sameEntries(latest.entries, entries)) {
       // Equal entries use no new salt: a new field would have made them differ.
       if (!latest.sourcesVerified) await repo.markVerified(tenantId, userId, latest.version, db);
       return { ...latest, sourcesVerified: true };
     }
-    const tree = identityTree(entries);
+    const tree = identityTree(entries, previous?.tree);
     counts.trees++;
     const root = { userId, version: (latest?.version ?? 0) + 1, root: tree.root, entries, tree: tree.dump, createdAt: now, sourcesVerified: true };
     // The new salts and the new version commit in one statement (under the user's lock, so no
