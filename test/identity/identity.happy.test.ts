@@ -198,6 +198,25 @@ describe('stored trees and proofs', () => {
     expect(second).toMatchObject({ version: first.version + 1, computedAt: linkedAt, paths: ['user.id', 'wallet.xrplAddress'] });
   });
 
+  it('a new version reuses nothing of one not known current: its commitments and leaves are computed again', async () => {
+    const db = h.container.database.db;
+    const userId = await h.createUser();
+    const headers = h.bearerHeaders(await h.tokenFor(userId));
+    const first = await getProof('user.id', headers);
+    // Version 1, unverified, with a commitment that is not its salt's and value's: had the
+    // next version taken it, the proof of user.id would not check against its own fields.
+    const wrong = `0x${'ee'.repeat(32)}`;
+    await db.execute(
+      sql`update identity_roots set sources_verified = false, entries = jsonb_set(entries, '{0,commitment}', to_jsonb(${wrong}::text)) where tenant_id = ${h.tenant.tenantId}::uuid and user_id = ${userId}::uuid`,
+    );
+    await h.container.platform.tx((db) => h.container.users.writeForUser(h.tenant.tenantId, userId, db, [], { field: 'xrplAddress', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' }));
+    const second = await getProof('user.id', headers);
+    expect(second.version).toBe(first.version + 1);
+    expect(second.commitment).toBe(ozCommitment(second.salt, userId));
+    expect(second.commitment).toBe(first.commitment);
+    expect(verifiesBothWays(second.root, second)).toBe(true);
+  });
+
   it('a version stored before the sources announced their changes is compared with them once, at its next read', async () => {
     const db = h.container.database.db;
     const stale = await h.createUser();
