@@ -91,6 +91,20 @@ describe('identity tree and proofs (OpenZeppelin MerkleProof, checked independen
     expect(() => identityProof(stored, { path: 'kyc.level', commitment: commitment(salt(9), '2') })).toThrow();
   });
 
+  it('a proof rests on its own leaf and the root: a changed leaf of its own, or a dump of another kind, gives none', () => {
+    const entry = entries.find((e) => e.path === 'kyc.status')!;
+    const d = stored as { tree: string[]; values: Array<{ value: [string, string]; treeIndex: number }> };
+    const at = d.values.find((v) => v.value[0] === entry.path)!.treeIndex;
+    // The tree's node of this leaf altered: hashed again, the leaf is not where the dump says.
+    const altered = { ...d, tree: d.tree.map((h, i) => (i === at ? `0x${'12'.repeat(32)}` : h)) };
+    expect(() => identityProof(altered, entry)).toThrow();
+    // The root altered: no proof reaches it.
+    expect(() => identityProof({ ...d, tree: [`0x${'34'.repeat(32)}`, ...d.tree.slice(1)] }, entry)).toThrow();
+    for (const other of [{ ...d, format: 'simple-v1' }, { ...d, leafEncoding: ['bytes32', 'string'] }, null, {}]) {
+      expect(() => identityProof(other, entry)).toThrow();
+    }
+  });
+
   it('the root is the same for the same entries (deterministic)', () => {
     expect(identityTree(identityEntries(FIELDS, SALTS)!).root).toBe(root);
   });

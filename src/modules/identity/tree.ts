@@ -49,18 +49,26 @@ export function sameEntries(a: IdentityEntry[], b: IdentityEntry[]): boolean {
 /** Where a leaf hash can be read from: `path` and `commitment` joined by a character neither holds. */
 const leafKey = (path: string, commitment: string) => `${path}\u0000${commitment}`;
 
+type TreeDump = Parameters<typeof StandardMerkleTree.load<[string, string]>>[0];
+
+/** The dump when it is a StandardMerkleTree's of LEAF_ENCODING (format and encoding), else undefined. */
+function identityDump(dump: unknown): TreeDump | undefined {
+  const d = dump as Partial<TreeDump> | null;
+  if (!d || d.format !== 'standard-v1' || !Array.isArray(d.tree) || !Array.isArray(d.values)) return undefined;
+  if (!Array.isArray(d.leafEncoding) || d.leafEncoding.length !== LEAF_ENCODING.length || d.leafEncoding.some((t, i) => t !== LEAF_ENCODING[i])) return undefined;
+  return d as TreeDump;
+}
+
 /**
  * The leaf hashes a stored dump holds (each value's node of the tree), by path and commitment;
  * empty for a dump of another format or encoding.
  */
 function storedLeafHashes(dump: unknown): Map<string, string> {
   const hashes = new Map<string, string>();
-  const d = dump as { format?: unknown; leafEncoding?: unknown; tree?: unknown; values?: unknown } | null;
-  if (!d || d.format !== 'standard-v1' || !Array.isArray(d.tree) || !Array.isArray(d.values)) return hashes;
-  if (!Array.isArray(d.leafEncoding) || d.leafEncoding.length !== LEAF_ENCODING.length || d.leafEncoding.some((t, i) => t !== LEAF_ENCODING[i])) return hashes;
-  const tree = d.tree as unknown[];
+  const d = identityDump(dump);
+  if (!d) return hashes;
   for (const v of d.values as Array<{ value?: unknown; treeIndex?: unknown }>) {
-    const hash = typeof v?.treeIndex === 'number' ? tree[v.treeIndex] : undefined;
+    const hash = typeof v?.treeIndex === 'number' ? d.tree[v.treeIndex] : undefined;
     if (!Array.isArray(v?.value) || typeof v.value[0] !== 'string' || typeof v.value[1] !== 'string' || typeof hash !== 'string') continue;
     hashes.set(leafKey(v.value[0], v.value[1]), hash);
   }
@@ -92,11 +100,25 @@ class IdentityMerkleTree extends StandardMerkleTree<[string, string]> {
     const [tree, indexed] = StandardMerkleTree.prepare(values, {}, hash);
     return new IdentityMerkleTree(tree, indexed, [...LEAF_ENCODING]);
   }
+
+  /** A stored dump as a tree, without `load`'s validation of every leaf (see identityProof). */
+  static stored(dump: TreeDump): IdentityMerkleTree {
+    return new IdentityMerkleTree(dump.tree, dump.values, [...LEAF_ENCODING]);
+  }
 }
 
-/** The leaf hash and the MerkleProof of one entry in a stored tree dump. */
+/**
+ * The leaf hash and the MerkleProof of one entry in a stored tree dump. The library checks what
+ * the answer rests on: that the tree holds this entry's leaf where the dump says (the leaf hashed
+ * again) and that the proof reaches the tree's root. The other leaves are not hashed again:
+ * `StandardMerkleTree.load` validated the whole dump, every leaf through abi-utils, for each first
+ * proof of a version and path.
+ */
 export function identityProof(dump: unknown, entry: Pick<IdentityEntry, 'path' | 'commitment'>): { leaf: string; proof: string[] } {
-  const tree = StandardMerkleTree.load(dump as Parameters<typeof StandardMerkleTree.load<[string, string]>>[0]);
-  const leafValue: [string, string] = [entry.path, entry.commitment];
-  return { leaf: tree.leafHash(leafValue), proof: tree.getProof(leafValue) };
+  const d = identityDump(dump);
+  if (!d) throw new Error('not a stored identity tree');
+  const index = d.values.findIndex((v) => Array.isArray(v?.value) && v.value[0] === entry.path && v.value[1] === entry.commitment);
+  if (index < 0) throw new Error('Leaf is not in tree');
+  const proof = IdentityMerkleTree.stored(d).getProof(index);
+  return { leaf: d.tree[d.values[index]!.treeIndex]!, proof };
 }
