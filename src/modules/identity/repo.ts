@@ -1,6 +1,7 @@
 import { and, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery, preparedSql } from '../../platform/db/prepared.js';
+import { rowInsertTemplate } from '../../platform/db/write-together.js';
 import { identityRoots, identitySalts, type IdentityRootRow } from './table.js';
 
 /**
@@ -8,6 +9,9 @@ import { identityRoots, identitySalts, type IdentityRootRow } from './table.js';
  * statement that joins every source's read is built once).
  */
 export type SourceRead = (tenantId: SQLWrapper, userId: SQLWrapper) => SQL;
+
+/** A new version's row: its text built once (a version's insert carries its tree, written on every identity change). */
+const insertRoot = rowInsertTemplate(identityRoots);
 
 export function createIdentityRepo(db: DbOrTx, sources: readonly SourceRead[] = []) {
   const ofUser = and(eq(identityRoots.tenantId, sql.placeholder('tenantId')), eq(identityRoots.userId, sql.placeholder('userId')));
@@ -62,7 +66,7 @@ export function createIdentityRepo(db: DbOrTx, sources: readonly SourceRead[] = 
       if (salts.length > 0) {
         writes.push(tx.insert(identitySalts).values(salts.map((s) => ({ tenantId, userId: root.userId, path: s.path, salt: s.salt, createdAt: root.createdAt }))).onConflictDoNothing());
       }
-      writes.push(tx.insert(identityRoots).values({ ...root, tenantId }));
+      writes.push(insertRoot(tx, { ...root, tenantId }));
       return writes;
     },
 
