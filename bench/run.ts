@@ -357,7 +357,7 @@ async function main(): Promise<void> {
   }
   // Event delivery to a local receiver beside a bare POST loop to it (BENCH_EVENTS events).
   const events = run('events')
-    ? await eventsPhase(baseEnv(s, db), s.ceilingPort + 1, Number(process.env.BENCH_EVENTS || 10_000), s.durationSec, log, db.name)
+    ? await eventsPhase(baseEnv(s, db), s.ceilingPort + 1, Number(process.env.BENCH_EVENTS || 40_000), s.durationSec, log, db.name)
     : undefined;
   const ceilingRuns = [ceilingsBefore, ceilingsAfter].filter((c) => c !== undefined);
   const pkRps = ceilingRuns.length ? ceilingRuns.reduce((sum, c) => sum + c.pk.rps, 0) / ceilingRuns.length : undefined;
