@@ -269,6 +269,51 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     expect(receiver.attempts.filter((a) => a.webhookId === laterId)).toHaveLength(1);
   });
 
+  it('a claim reads the due index from its floor; a delivery due before that floor goes out at the next look at the whole index, a second later, once', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 2, t);
+    expect(await worker.drainAll()).toMatchObject({ dispatched: 2, delivered: 2 });
+    const [first] = await pullAll(h, t);
+    // Due again a minute before the worker's clock (a retry set by an instance whose clock is
+    // behind): before the floor the last claims left (they leased every due row, at this time).
+    await h.database.db.execute(sql`
+      update event_deliveries set status = 'pending', delivered_at = null, next_attempt_at = ${new Date(h.clock.now().getTime() - 60_000).toISOString()}::timestamptz
+      where tenant_id = ${t.tenantId}::uuid and endpoint_id = ${ep.id}::uuid and event_id = ${first!.id}::uuid`);
+    h.clock.advance(DISPATCH_FULL_SCAN_MS - 1);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+    expect(receiver.attempts.filter((a) => a.webhookId === first!.id)).toHaveLength(1);
+    h.clock.advance(1);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(receiver.attempts.filter((a) => a.webhookId === first!.id)).toHaveLength(2);
+    expect(await deliveryRow(ep.id, first!.id)).toMatchObject({ status: 'delivered', attempts: 2 });
+    h.clock.advance(DISPATCH_FULL_SCAN_MS);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+  });
+
+  it('a claim from a due time leases only rows due from then on, and answers the latest due time it leased', async () => {
+    const ep = await addEndpoint(h, receiver, {}, t);
+    const repo = createDeliveryRepo(h.database.db);
+    const now = h.clock.now();
+    await makeUsers(h, 3, t);
+    expect(await repo.dispatch(now, 500, [t.tenantId])).toMatchObject({ dispatched: 3 });
+    const stream = await pullAll(h, t);
+    const dueAt = (i: number) => new Date(now.getTime() - (3 - i) * 1_000);
+    for (const [i, event] of stream.entries()) {
+      await h.database.db.execute(sql`
+        update event_deliveries set next_attempt_at = ${dueAt(i).toISOString()}::timestamptz
+        where tenant_id = ${t.tenantId}::uuid and endpoint_id = ${ep.id}::uuid and event_id = ${event.id}::uuid`);
+    }
+    const until = new Date(now.getTime() + 60_000);
+    const fromSecond = await repo.claimDue(now, 128, until, randomUUID(), [t.tenantId], dueAt(1));
+    expect(fromSecond.rows.map((r) => r.eventId)).toEqual([stream[1]!.id, stream[2]!.id]);
+    expect(fromSecond.lastDueAt).toEqual(dueAt(2));
+    // Without it, from the index's start: the one left, which the claim before stepped over.
+    const rest = await repo.claimDue(now, 1, until, randomUUID(), [t.tenantId]);
+    expect(rest.rows.map((r) => r.eventId)).toEqual([stream[0]!.id]);
+    expect(rest.lastDueAt).toEqual(dueAt(0));
+  });
+
   it('a claim reaches the rows it picked by their whole key, even before the statistics have seen the backlog', async () => {
     // A backlog PostgreSQL has no statistics of (the embedded pass: each file's database is new
     // and this case runs before any analyze in it). With the endpoints joined again in the
@@ -351,10 +396,12 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     // A claim now takes only the row dispatch left due; once the lease has passed (the worker
     // that dispatched them died before recording), the leased two come back to a claim.
     const claimed = await repo.claimDue(now, 128, new Date(now.getTime() + 120_000), randomUUID(), [t.tenantId]);
-    expect(claimed.map((r) => r.eventId)).toEqual([stream[2]!.id]);
-    expect(await repo.claimDue(new Date(until.getTime() - 1), 128, new Date(until.getTime() + 60_000), randomUUID(), [t.tenantId])).toEqual([]);
+    expect(claimed.rows.map((r) => r.eventId)).toEqual([stream[2]!.id]);
+    expect(claimed.lastDueAt).toEqual(now);
+    expect(await repo.claimDue(new Date(until.getTime() - 1), 128, new Date(until.getTime() + 60_000), randomUUID(), [t.tenantId])).toEqual({ rows: [], lastDueAt: null });
     const back = await repo.claimDue(until, 128, new Date(until.getTime() + 60_000), randomUUID(), [t.tenantId]);
-    expect(back.map((r) => [r.eventId, r.attempts])).toEqual([[stream[0]!.id, 2], [stream[1]!.id, 2]]);
+    expect(back.rows.map((r) => [r.eventId, r.attempts])).toEqual([[stream[0]!.id, 2], [stream[1]!.id, 2]]);
+    expect(back.lastDueAt).toEqual(until);
 
     // Without a lease, dispatch leases nothing.
     await makeUsers(h, 1, t);

@@ -43,6 +43,12 @@ export interface ClaimedDelivery {
 
 export type ClaimedEndpoint = Pick<EventEndpointRow, 'tenantId' | 'id' | 'url' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>;
 
+/** A claim's leased rows, and the latest due time among them (what they were due at before the lease): null when it leased none. */
+export interface Claim {
+  rows: ClaimedDelivery[];
+  lastDueAt: Date | null;
+}
+
 /** A delivery row with its event's type (null when the outbox row is gone). */
 export type DeliveryLogRow = EventDeliveryRow & { eventType: string | null };
 
@@ -108,9 +114,12 @@ const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliver
  * One statement: pick and lock up to `limit` due deliveries of enabled endpoints (FOR UPDATE
  * SKIP LOCKED), lease them, and read their events and endpoints with them. Run by runClaim
  * (platform/db/claim.ts): the due index is in the pick's order (due time, then stream order).
+ * `dueFrom` starts the pick at that due time (the worker's claim floor) rather than at the
+ * index's start.
  */
-export function claimStatement(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): SQL {
+export function claimStatement(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[], dueFrom?: Date): SQL {
   const only = onlyTenants ? sql`and d.tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+  const from = dueFrom ? sql`and d.next_attempt_at >= ${at(dueFrom)}` : sql``;
   // The endpoint's columns are read with the pick, so the update reaches each row by its whole
   // key from one relation. Joined to the endpoints again in the update, the planner (statistics
   // behind a backlog) reached the rows by the endpoint's half of the key and filtered the event
@@ -118,11 +127,11 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
   // for 32 picked out of 20,000; 0.3–1 s a claim).
   return sql`
     with due as materialized (
-      select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq,
+      select d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.next_attempt_at as due_at,
         e.url as endpoint_url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
       from event_deliveries d
       join event_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
-      where d.status = 'pending' and d.next_attempt_at <= ${at(now)} and e.enabled ${only}
+      where d.status = 'pending' and d.next_attempt_at <= ${at(now)} ${from} and e.enabled ${only}
       order by d.next_attempt_at, d.event_seq
       limit ${limit}
       for update of d skip locked
@@ -134,7 +143,7 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
     where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
     returning d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
       o.type as event_type, o.payload as event_payload, o.created_at as event_created_at,
-      due.endpoint_url, due.secret_sealed, due.previous_secret_sealed, due.previous_secret_expires_at`;
+      due.endpoint_url, due.secret_sealed, due.previous_secret_sealed, due.previous_secret_expires_at, due.due_at`;
 }
 
 /**
@@ -284,9 +293,15 @@ export function createDeliveryRepo(db: Db) {
      * and leases them until `leaseUntil` under `token`. A worker that dies mid-delivery leaves
      * its rows to come back when the lease ends.
      */
-    async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[]): Promise<ClaimedDelivery[]> {
-      if (onlyTenants && onlyTenants.length === 0) return [];
-      return toClaimed(await runClaim(db, claimStatement(now, limit, leaseUntil, token, onlyTenants), { inIndexOrder: true }), token);
+    async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[], dueFrom?: Date): Promise<Claim> {
+      if (onlyTenants && onlyTenants.length === 0) return { rows: [], lastDueAt: null };
+      const raw = await runClaim(db, claimStatement(now, limit, leaseUntil, token, onlyTenants, dueFrom), { inIndexOrder: true });
+      let lastDueAt: Date | null = null;
+      for (const r of raw) {
+        const dueAt = new Date(r.due_at as string | Date);
+        if (!lastDueAt || dueAt > lastDueAt) lastDueAt = dueAt;
+      }
+      return { rows: toClaimed(raw, token), lastDueAt };
     },
 
     /**

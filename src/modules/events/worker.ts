@@ -11,7 +11,10 @@ import { secretContext, signEvent, signingKey, type SigningKey } from './signing
 
 export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
 
-/** How often dispatch looks at the whole outbox, not only past its floor (events that committed late). */
+/**
+ * How often dispatch looks at the whole outbox, not only past its floor (events that committed
+ * late), and the claim at every due delivery, not only those due from its floor.
+ */
 export const DISPATCH_FULL_SCAN_MS = 1_000;
 
 export interface DeliveryWorkerOptions {
@@ -112,6 +115,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   // clock) the look starts from the beginning again and finds it.
   let dispatchFloor = 0;
   let floorScannedAt = -Infinity;
+  // The claim floor, for the same reason: the due index keeps an entry for every version of a
+  // row it ever held until vacuum removes it (a claim's lease and a delivery's record each leave
+  // one behind), and a claim reads it in order from its start, stepping over every dead entry
+  // due before now: 2,220 pages and 3–5 ms a claim behind 600,000 of them, growing until vacuum
+  // runs. A claim that leased fewer rows than it asked for leased every due row it could lock:
+  // the next may start at its `now`. A full one leased the first due rows in the index's order:
+  // the next may start at the latest of their due times. Rows due earlier still (another claim's
+  // that it gave back, a retry set by a clock behind this one) are found by the claim's look at
+  // the whole index, once a second (the worker's clock).
+  let claimFloor: Date | undefined;
+  let claimScannedAt = -Infinity;
 
   /** The endpoint's live signing keys, opened once per batch. */
   async function signingKeys(endpoint: ClaimedEndpoint, now: Date): Promise<SigningKey[]> {
@@ -260,7 +274,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // The claim first (due rows: retries and what earlier dispatches left), then dispatch with
     // the batch's room. A full claim (a backlog) leaves no room: dispatch then runs while the
     // batch is sent. A batch never exceeds batchSize, so its sends fit in its lease.
-    const claimed = await repo.claimDue(now, batchSize, leaseUntil, token, only);
+    const whole = now.getTime() - claimScannedAt >= DISPATCH_FULL_SCAN_MS;
+    if (whole) claimScannedAt = now.getTime();
+    const claim = await repo.claimDue(now, batchSize, leaseUntil, token, only, whole ? undefined : claimFloor);
+    const claimed = claim.rows;
+    const from = claimed.length >= batchSize ? claim.lastDueAt : now;
+    if (from && (!claimFloor || from > claimFloor)) claimFloor = from;
     const room = batchSize - claimed.length;
     const dispatching = dispatchAll(room);
     dispatching.catch(() => undefined); // awaited below; not unhandled while the batch is sent
