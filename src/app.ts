@@ -16,6 +16,7 @@ import { registerCors } from './platform/http/cors.js';
 import { registerConsole } from './platform/http/console.js';
 import { activeTelemetry } from './platform/telemetry/settings.js';
 import { AccessLogController } from './platform/log/access-log.js';
+import { lazyRequestLogger } from './platform/log/request-logger.js';
 import { installRouteRateLimits } from './platform/ratelimit/route.js';
 import { registerGlobalRateLimit } from './platform/ratelimit/global.js';
 import { genRequestId } from './platform/http/request-id.js';
@@ -49,6 +50,7 @@ export async function buildApp(container: Container, logger: Logger, options: Bu
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     logController: new AccessLogController(logger),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     ...serverTimeoutOptions({ ...SERVER_TIMEOUTS, ...options.serverTimeouts }),
     genReqId: genRequestId,
