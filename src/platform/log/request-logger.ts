@@ -14,6 +14,14 @@ type Line = Parameters<LogFn>;
  */
 export class LazyRequestLogger implements FastifyBaseLogger {
   #made: FastifyBaseLogger | undefined;
+  // One method for each level on the prototype (below): the made child's.
+  declare fatal: LogFn;
+  declare error: LogFn;
+  declare warn: LogFn;
+  declare info: LogFn;
+  declare debug: LogFn;
+  declare trace: LogFn;
+  declare silent: LogFn;
 
   constructor(
     private readonly parent: FastifyBaseLogger,
@@ -34,37 +42,19 @@ export class LazyRequestLogger implements FastifyBaseLogger {
     this.made.level = level;
   }
 
-  fatal(...line: Line): void {
-    this.made.fatal(...line);
-  }
-
-  error(...line: Line): void {
-    this.made.error(...line);
-  }
-
-  warn(...line: Line): void {
-    this.made.warn(...line);
-  }
-
-  info(...line: Line): void {
-    this.made.info(...line);
-  }
-
-  debug(...line: Line): void {
-    this.made.debug(...line);
-  }
-
-  trace(...line: Line): void {
-    this.made.trace(...line);
-  }
-
-  silent(...line: Line): void {
-    this.made.silent(...line);
-  }
-
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.made.child(bindings, options);
   }
+}
+
+for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+  Object.defineProperty(LazyRequestLogger.prototype, level, {
+    value(this: LazyRequestLogger, ...line: Line): void {
+      this.made[level](...line);
+    },
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** Fastify's `childLoggerFactory`: each request's logger, made on first use. */
