@@ -65,7 +65,9 @@ describe('the local in-process chain (EDR)', () => {
     const address = local.devAccounts[2]!.address;
     const balances = await Promise.all(Array.from({ length: 300 }, () => local.publicClient.getBalance({ address })));
     expect(new Set(balances)).toEqual(new Set([await local.publicClient.getBalance({ address })]));
-    expect(threads() - before).toBeLessThan(30);
+    // Unbounded, ~300. Bounded, a handful when the machine is idle; 68 were seen once under CI's
+    // parallel suite (the runtime's pool grows while its threads are slow to come back idle).
+    expect(threads() - before).toBeLessThan(150);
   });
 
   it('takes its chain id from EVM_CHAIN_ID', async () => {
