@@ -168,10 +168,13 @@ export async function eventsPhase(
     const config = loadConfig({ ...env, LOG_LEVEL: 'warn', EVENTS_ALLOW_PRIVATE_URLS: 'on' });
     const container = await createContainer({ config });
     try {
-      // The worker runs across tenants: a queue a run that died left behind (pending deliveries,
-      // undispatched events) would be delivered in this one's and counted with it. Gone first.
-      await container.database.db.execute(sql`delete from event_deliveries where status = 'pending'`);
-      await container.database.db.execute(sql`update outbox_events set delivered_at = now() where delivered_at is null`);
+      // The worker runs across tenants: a queue an earlier run of this row left behind (pending
+      // deliveries, undispatched events of its tenants) would be delivered in this one's and
+      // counted with it. Gone first; only the row's own tenants are touched (a DATABASE_URL is
+      // used as it is given).
+      const benchTenants = sql`(select id from tenants where name like 'bench-events-%')`;
+      await container.database.db.execute(sql`delete from event_deliveries where status = 'pending' and tenant_id in ${benchTenants}`);
+      await container.database.db.execute(sql`update outbox_events set delivered_at = now() where delivered_at is null and tenant_id in ${benchTenants}`);
       const tenant = await container.tenants.createTenant(`bench-events-${newId()}`);
       const events = container.modules.find((m) => m.name === 'events')!.services as EventsServices;
       await events.events.create(tenant.tenantId, { url }, { type: 'system', id: null });

@@ -289,6 +289,17 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     expect(await deliveryRow(ep.id, first!.id)).toMatchObject({ status: 'delivered', attempts: 2 });
     h.clock.advance(DISPATCH_FULL_SCAN_MS);
     expect(await worker.drainAll()).toMatchObject({ attempted: 0 });
+
+    // Due a moment before the last claim's time (a dispatch of another pipeline that took its
+    // `now` before that claim and committed after it): the next claim takes it, without waiting
+    // for a whole look.
+    const [, second] = await pullAll(h, t);
+    await h.database.db.execute(sql`
+      update event_deliveries set status = 'pending', delivered_at = null, next_attempt_at = ${new Date(h.clock.now().getTime() - 500).toISOString()}::timestamptz
+      where tenant_id = ${t.tenantId}::uuid and endpoint_id = ${ep.id}::uuid and event_id = ${second!.id}::uuid`);
+    h.clock.advance(10);
+    expect(await worker.drainAll()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(receiver.attempts.filter((a) => a.webhookId === second!.id)).toHaveLength(2);
   });
 
   it('a claim from a due time leases only rows due from then on, and answers the latest due time it leased', async () => {

@@ -17,6 +17,13 @@ export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
  */
 export const DISPATCH_FULL_SCAN_MS = 1_000;
 
+/**
+ * How far before what the last claims leased the next claim starts reading: a dispatch or a retry
+ * that took its time before a claim and committed after it (another pipeline's, another
+ * instance's) makes rows due a moment before that claim's time.
+ */
+export const CLAIM_FLOOR_MARGIN_MS = 1_000;
+
 export interface DeliveryWorkerOptions {
   db: Db;
   clock: Clock;
@@ -121,9 +128,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   // due before now: 2,220 pages and 3–5 ms a claim behind 600,000 of them, growing until vacuum
   // runs. A claim that leased fewer rows than it asked for leased every due row it could lock:
   // the next may start at its `now`. A full one leased the first due rows in the index's order:
-  // the next may start at the latest of their due times. Rows due earlier still (another claim's
-  // that it gave back, a retry set by a clock behind this one) are found by the claim's look at
-  // the whole index, once a second (the worker's clock).
+  // the next may start at the latest of their due times. Either, less CLAIM_FLOOR_MARGIN_MS: a
+  // dispatch that took its `now` before the claim and committed after it (another pipeline's)
+  // makes rows due just before it. Rows due earlier still (another claim's that it gave back, a
+  // retry set by a clock far behind this one) are found by the claim's look at the whole index,
+  // once a second (the worker's clock).
   let claimFloor: Date | undefined;
   let claimScannedAt = -Infinity;
 
@@ -278,7 +287,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (whole) claimScannedAt = now.getTime();
     const claim = await repo.claimDue(now, batchSize, leaseUntil, token, only, whole ? undefined : claimFloor);
     const claimed = claim.rows;
-    const from = claimed.length >= batchSize ? claim.lastDueAt : now;
+    const leasedUpTo = claimed.length >= batchSize ? claim.lastDueAt : now;
+    const from = leasedUpTo && new Date(leasedUpTo.getTime() - CLAIM_FLOOR_MARGIN_MS);
     if (from && (!claimFloor || from > claimFloor)) claimFloor = from;
     const room = batchSize - claimed.length;
     const dispatching = dispatchAll(room);
