@@ -7,6 +7,31 @@ export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
 
 const HEIF_BRANDS = new Set(['image/heic', 'image/heif', 'image/heic-sequence', 'image/heif-sequence']);
 const TAIL_BYTES = 2048;
+const ENCRYPT = Buffer.from('/Encrypt', 'latin1');
+/** The needle's rarest byte in PDFs (names are full of '/' and 'y' of /Type; 'E' is uncommon). */
+const ENCRYPT_ANCHOR = ENCRYPT.indexOf('E');
+/** Anchor bytes checked one by one before the search hands over to Buffer#includes. */
+const ANCHOR_CHECKS = 4096;
+
+/**
+ * `bytes.includes(needle)`, answered the same, faster on the bytes a PDF holds: Buffer#includes
+ * runs a general search over every byte (about 0.6 ms a MiB here, on the main thread), while
+ * one byte of the needle is found by memchr (`indexOf` of a number) at several GB/s and
+ * compressed streams hold it once in 256 bytes. Each hit is compared in place. Content made of
+ * that byte (hostile or not) hands over to Buffer#includes after ANCHOR_CHECKS hits, so the
+ * worst case costs at most those checks more than the general search.
+ */
+export function includesAt(bytes: Buffer, needle: Buffer, anchor: number): boolean {
+  const first = needle[anchor]!;
+  const end = bytes.length - (needle.length - anchor);
+  let at = bytes.indexOf(first, anchor);
+  for (let checks = 0; at !== -1 && at <= end; checks++) {
+    if (checks === ANCHOR_CHECKS) return bytes.includes(needle, at - anchor);
+    if (bytes.compare(needle, 0, needle.length, at - anchor, at - anchor + needle.length) === 0) return true;
+    at = bytes.indexOf(first, at + 1);
+  }
+  return false;
+}
 
 /**
  * The media type of the content, from its magic bytes (file-type), never from what the client
@@ -38,5 +63,5 @@ export function checkPdf(bytes: Buffer): void {
   if (!Number.isSafeInteger(offset) || offset <= 0 || offset >= bytes.length) throw DocumentErrors.pdfMalformed('startxref points outside the file');
   const atXref = bytes.subarray(offset, offset + 32).toString('latin1');
   if (!/^(xref\b|\d+\s+\d+\s+obj\b)/.test(atXref)) throw DocumentErrors.pdfMalformed('startxref does not point at a cross-reference section');
-  if (bytes.includes('/Encrypt')) throw DocumentErrors.pdfEncrypted();
+  if (includesAt(bytes, ENCRYPT, ENCRYPT_ANCHOR)) throw DocumentErrors.pdfEncrypted();
 }
