@@ -5,7 +5,7 @@ import { preparedQuery, preparedSql } from '../../src/platform/db/prepared.js';
 import { tenants } from '../../src/platform/tenancy/table.js';
 import { sessions } from '../../src/modules/auth/table.js';
 import { users, type UserRow } from '../../src/modules/users/table.js';
-import { rowInsertTemplate, runTemplateWrite, writeTemplate, writeTogether, writeTogetherReturning } from '../../src/platform/db/write-together.js';
+import { rowInsertTemplate, runTemplateWrite, updateTemplate, writeTemplate, writeTogether, writeTogetherReturning, type TemplateCondition } from '../../src/platform/db/write-together.js';
 import { newId } from '../../src/platform/clock.js';
 import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 
@@ -240,5 +240,53 @@ describe('writeTemplate', () => {
     await expect(writeTogether(db, [insertSession(db, twice), insertSession(db, twice)])).rejects.toThrow();
     await expect(writeTogetherReturning(db, [insertSession(db, twice), insertSession(db, twice)], renameTemplate(db, { tenantId: tenantId(), id: c, fullName: 'Never', now }))).rejects.toThrow();
     expect([await nameOf(c), await sessionsOf(c)]).toEqual(['$9', 1]);
+  });
+});
+
+describe('updateTemplate', () => {
+  const updateUser = updateTemplate(users, ['tenantId', 'id']);
+  type NoPhoneKey = 'tenantId' | 'id';
+  // A condition of its own values, as the KYC module gives the user's shown status one.
+  const noPhone = (value: (name: NoPhoneKey) => SQL.Aliased | ReturnType<typeof sql.placeholder>) =>
+    sql`not exists (select 1 from ${users} u2 where u2.tenant_id = ${value('tenantId')} and u2.id = ${value('id')} and u2.phone is not null)`;
+  const whenNoPhone = (tenantId: string, id: string): TemplateCondition<NoPhoneKey> => ({ build: noPhone, values: { tenantId, id } });
+  const query = (s: SQL) => {
+    const { dialect } = h.database.db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } };
+    const { sql: text, params } = dialect.sqlToQuery(s);
+    return { text, params };
+  };
+
+  it("gives drizzle's own text and parameters for each set of columns, leaving out undefined and setting null", () => {
+    const db = h.database.db;
+    const tenantId = h.tenant.tenantId;
+    const id = '01a22345-5f31-742a-a890-fcdb80895b40';
+    const now = new Date('2026-11-29T10:00:00.123Z');
+    const key = and(eq(users.tenantId, tenantId), eq(users.id, id));
+    for (const changes of [{ fullName: 'A', updatedAt: now }, { kycStatus: 'approved' as const, updatedAt: now }, { fullName: null, phone: undefined, updatedAt: now }]) {
+      const built = db.update(users).set(changes).where(key).getSQL();
+      expect(query(updateUser(db, { tenantId, id }, changes).getSQL())).toEqual(query(built));
+    }
+    // With a condition: the same as drizzle's update with that condition written out.
+    const changes = { kycStatus: 'declined' as const, updatedAt: now };
+    const written = noPhone((name) => (name === 'tenantId' ? sql`${tenantId}` : sql`${id}`) as never);
+    expect(query(updateUser(db, { tenantId, id }, changes, whenNoPhone(tenantId, id)).getSQL())).toEqual(query(db.update(users).set(changes).where(and(eq(users.tenantId, tenantId), eq(users.id, id), written)).getSQL()));
+    expect(() => updateUser(db, { tenantId, id }, { phone: undefined })).toThrow(/no column to set/);
+  });
+
+  it('changes only the row of its key, only where the condition holds, with each call its own values', async () => {
+    const db = h.database.db;
+    const tenantId = h.tenant.tenantId;
+    const [a, b] = [await h.createUser(), await h.createUser()];
+    const read = async (id: string) => (await db.select({ fullName: users.fullName, phone: users.phone }).from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, id))))[0];
+    await writeTogether(db, [updateUser(db, { tenantId, id: a }, { fullName: 'First A' }), updateUser(db, { tenantId, id: b }, { fullName: 'First B' })]);
+    expect([await read(a), await read(b)]).toEqual([{ fullName: 'First A', phone: null }, { fullName: 'First B', phone: null }]);
+    await runTemplateWrite(db, updateUser(db, { tenantId, id: b }, { phone: '+15550100' + String(Date.now() % 1000).padStart(3, '0') }));
+    // The same shape with a condition: a has no phone (set), b has one (left as it was).
+    for (const id of [a, b]) await runTemplateWrite(db, updateUser(db, { tenantId, id }, { fullName: 'Second' }, whenNoPhone(tenantId, id)));
+    expect((await read(a))?.fullName).toBe('Second');
+    expect((await read(b))?.fullName).toBe('First B');
+    // Another tenant's key changes nothing here.
+    await runTemplateWrite(db, updateUser(db, { tenantId: newId(), id: a }, { fullName: 'Elsewhere' }));
+    expect((await read(a))?.fullName).toBe('Second');
   });
 });

@@ -1,9 +1,12 @@
 import { and, count, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
+import { updateTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { custodyTransactions, custodyTransfers, custodyVaults, type CustodyTransactionRow, type CustodyTransferRow, type CustodyVaultRow } from './table.js';
 
+/** A change of a transaction's columns, from a template per set of columns (writeTogether). */
+const updateTransactionRow = updateTemplate(custodyTransactions, ['tenantId', 'id']);
 export function createCustodyRepo(db: Db) {
   const first = <T>(rows: T[]) => rows[0];
   // Every custody-a webhook reads its transaction by the provider's id (locked), as a prepared statement.
@@ -43,8 +46,8 @@ export function createCustodyRepo(db: Db) {
     findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db, forUpdate = false) =>
       first(await (forUpdate ? byProviderIdLocked : byProviderId)({ tenantId, providerId }, tx)),
     /** updateTransaction's statement, built but not run (writeTogether). */
-    updateTransactionStatement(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): SQL {
-      return tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).getSQL();
+    updateTransactionStatement(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): TemplateWrite {
+      return updateTransactionRow(tx, { tenantId, id }, patch);
     },
     async updateTransaction(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
       const [row] = await tx.update(custodyTransactions).set(patch).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).returning();

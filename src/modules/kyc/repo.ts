@@ -3,6 +3,7 @@ import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowJson } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
+import { updateTemplate, type TemplateCondition, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
 import { kycRecords, type KycRow, type NewKycRow } from './table.js';
@@ -23,6 +24,12 @@ function conditions(tenantId: string, filters: KycFilters): SQL[] {
   return where;
 }
 
+
+type LatestKey = 'tenantId' | 'userId' | 'id';
+/** isLatestOfUser's text, built once per shape of the update it is the condition of. */
+const latestOfUser = (value: (name: LatestKey) => SQLWrapper): SQL =>
+  sql`not exists (select 1 from ${kycRecords} where ${kycRecords.tenantId} = ${value('tenantId')} and ${kycRecords.userId} = ${value('userId')} and ${kycRecords.id} > ${value('id')})`;
+const updateRecord = updateTemplate(kycRecords, ['tenantId', 'id']);
 export function createKycRepo(db: DbOrTx) {
   // The reads of every webhook and transition, as prepared statements (preparedQuery).
   const ofTenant = eq(kycRecords.tenantId, sql.placeholder('tenantId'));
@@ -79,18 +86,14 @@ export function createKycRepo(db: DbOrTx) {
       return row;
     },
 
-    /** An update of the record as a write not yet run (writeTogether). */
-    updateStatement(tenantId: string, id: string, changes: KycChanges, tx: DbOrTx = db): SQL {
-      return tx
-        .update(kycRecords)
-        .set(changes)
-        .where(and(eq(kycRecords.tenantId, tenantId), eq(kycRecords.id, id)))
-        .getSQL();
+    /** An update of the record as a write not yet run (writeTogether), from a template per set of columns. */
+    updateStatement(tenantId: string, id: string, changes: KycChanges, tx: DbOrTx = db): TemplateWrite {
+      return updateRecord(tx, { tenantId, id }, changes);
     },
 
     /** A condition that holds while record `id` is its user's latest attempt (no greater UUIDv7 id). */
-    isLatestOfUser(tenantId: string, userId: string, id: string): SQL {
-      return sql`not exists (select 1 from ${kycRecords} where ${kycRecords.tenantId} = ${tenantId} and ${kycRecords.userId} = ${userId} and ${kycRecords.id} > ${id})`;
+    isLatestOfUser(tenantId: string, userId: string, id: string): TemplateCondition<LatestKey> {
+      return { build: latestOfUser, values: { tenantId, userId, id } };
     },
 
     async update(tenantId: string, id: string, changes: KycChanges, tx: DbOrTx = db): Promise<KycRow | undefined> {

@@ -3,7 +3,7 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import { rowCountQuery } from '../../platform/db/counters-table.js';
 import { rowJson } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { rowInsertTemplate, writeTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
+import { rowInsertTemplate, updateTemplate, writeTemplate, type TemplateCondition, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { users, type NewUserRow, type UserRow } from './table.js';
 
@@ -57,6 +57,8 @@ const setAddressIfEmpty = Object.fromEntries(
   ]),
 ) as Record<AddressField, (db: DbOrTx, values: { tenantId: string; id: string; address: string; now: Date }) => TemplateWrite>;
 
+/** A change of some of a user's columns, from a template per set of columns (writeTogether). */
+const updateUser = updateTemplate(users, ['tenantId', 'id']);
 export function createUsersRepo(db: DbOrTx) {
   // The hot reads (every bearer request, login, unfiltered lists) as prepared statements.
   const byId = preparedQuery<UserRow[], { tenantId: string; id: string }>(db, 'users_by_id', (q) =>
@@ -112,12 +114,8 @@ export function createUsersRepo(db: DbOrTx) {
     },
 
     /** An update of the user's row as a write not yet run (writeTogether), made only where `when` also holds. */
-    updateStatement(tenantId: string, id: string, changes: Partial<Omit<NewUserRow, 'tenantId' | 'id' | 'createdAt'>>, when: SQL | undefined, tx: DbOrTx = db): SQL {
-      return tx
-        .update(users)
-        .set(changes)
-        .where(and(eq(users.tenantId, tenantId), eq(users.id, id), when))
-        .getSQL();
+    updateStatement(tenantId: string, id: string, changes: Partial<Omit<NewUserRow, 'tenantId' | 'id' | 'createdAt'>>, when: TemplateCondition | undefined, tx: DbOrTx = db): TemplateWrite {
+      return updateUser(tx, { tenantId, id }, changes, when);
     },
 
     async update(

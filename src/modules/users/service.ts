@@ -5,7 +5,7 @@ import { newId } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { mapConstraintErrors } from '../../platform/db/pg-errors.js';
 import { isTransaction, type RunInTx } from '../../platform/db/tx.js';
-import { writeTogether, writeTogetherReturning } from '../../platform/db/write-together.js';
+import { writeTogether, writeTogetherReturning, type TemplateCondition, type TemplateWrite } from '../../platform/db/write-together.js';
 import { appendEvent, appendEventStatement } from '../../platform/events/outbox.js';
 import { paginate, type Page, type PageParams } from '../../platform/http/pagination.js';
 import type { Viewer } from '../../platform/http/context.js';
@@ -259,7 +259,7 @@ export function createUsersService(deps: {
      * KYC module's writeTogether, made only where `when` holds (the attempt is the user's latest).
      * The KYC status is no identity field: nothing to announce.
      */
-    kycStatusStatement(tenantId: string, userId: string, kycStatus: UserRow['kycStatus'], when: SQL, db: DbOrTx): SQL {
+    kycStatusStatement(tenantId: string, userId: string, kycStatus: UserRow['kycStatus'], when: TemplateCondition, db: DbOrTx): TemplateWrite {
       return repo.updateStatement(tenantId, userId, { kycStatus, updatedAt: clock.now() }, when, db);
     },
 
