@@ -1,7 +1,10 @@
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowReadTemplate } from '../../src/platform/db/write-together.js';
+import { users, type UserRow } from '../../src/modules/users/table.js';
 import { defineProvider, type AdapterConfig } from '../../src/platform/providers/define.js';
 import { ProviderError, providerErrorAnswer } from '../../src/platform/providers/errors.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { createHarness, usingPostgres, type Harness } from '../helpers/harness.js';
 
 // A kind of this test's own, typed as every kind is: by its port.
 interface EchoPort {
@@ -103,5 +106,37 @@ describe('platform.providers', () => {
     expect(await providers.once(tenantId, 'test-echo', { id: 'evt-1' }, request('yes'), apply)).toBe('duplicate');
     expect(await providers.once(tenantId, 'test-echo', { id: 'evt-2' }, request('yes'), apply)).toBe('applied');
     expect(applied).toBe(2);
+  });
+
+  it('webhooks with a first read: the row is read, locked, in the claim\'s statement and handed to apply; a duplicate reads nothing into apply', async () => {
+    const { providers } = h.container.platform;
+    const tenantId = h.tenant.tenantId;
+    const userId = await h.createUser();
+    const request = { tenantId, rawBody: '{"id":"evt-first"}', headers: { 'x-ok': 'yes' } };
+    const userRead = rowReadTemplate<typeof users, 'tenantId' | 'id'>(users, (q, value) =>
+      q.select().from(users).where(and(eq(users.tenantId, value('tenantId')), eq(users.id, value('id')))).for('update'),
+    );
+    const seen: Array<UserRow | undefined> = [];
+    const apply = async (db: Parameters<Parameters<typeof providers.once>[4]>[0], row: UserRow | undefined) => {
+      seen.push(row);
+      if (row && usingPostgres) {
+        // Locked by the claim's statement: another connection cannot take the row meanwhile.
+        await expect(h.database.db.execute(sql`select 1 from users where tenant_id = ${tenantId} and id = ${userId} for update nowait`)).rejects.toMatchObject({ cause: { code: '55P03' } });
+      }
+      void db;
+    };
+    const read = (id: string) => userRead(h.database.db, { tenantId, id });
+    await expect(providers.once(tenantId, 'test-echo', { id: 'evt-first' }, request, async () => Promise.reject(new Error('not yet')), undefined, read(userId))).rejects.toThrow('not yet');
+    expect(await providers.once(tenantId, 'test-echo', { id: 'evt-first' }, request, apply, undefined, read(userId))).toBe('applied');
+    expect(await providers.once(tenantId, 'test-echo', { id: 'evt-first' }, request, apply, undefined, read(userId))).toBe('duplicate');
+    // A read that finds no row hands apply undefined; the delivery is still claimed once.
+    expect(await providers.once(tenantId, 'test-echo', { id: 'evt-none' }, request, apply, undefined, read('01a22345-5f31-742a-a890-fcdb80895b99'))).toBe('applied');
+    expect(await providers.once(tenantId, 'test-echo', { id: 'evt-none' }, request, apply, undefined, read(userId))).toBe('duplicate');
+    expect(seen.length).toBe(2);
+    // The row as drizzle's own select maps it: the same keys, dates as dates, nulls as nulls.
+    const [direct] = await h.database.db.select().from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, userId)));
+    expect(seen[0]).toEqual(direct);
+    expect(seen[0]?.createdAt).toBeInstanceOf(Date);
+    expect(seen[1]).toBeUndefined();
   });
 });

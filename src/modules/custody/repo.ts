@@ -1,15 +1,23 @@
 import { and, count, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { updateTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
+import { rowReadTemplate, updateTemplate, type RowRead, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { custodyTransactions, custodyTransfers, custodyVaults, type CustodyTransactionRow, type CustodyTransferRow, type CustodyVaultRow } from './table.js';
 
 /** A change of a transaction's columns, from a template per set of columns (writeTogether). */
 const updateTransactionRow = updateTemplate(custodyTransactions, ['tenantId', 'id']);
+/** A transaction by the provider's id (unique in the tenant), locked: a webhook's read in its claim's statement. */
+const lockedByProviderId = rowReadTemplate<typeof custodyTransactions, 'tenantId' | 'providerId'>(custodyTransactions, (q, value) =>
+  q
+    .select()
+    .from(custodyTransactions)
+    .where(and(eq(custodyTransactions.tenantId, value('tenantId')), eq(custodyTransactions.providerTransactionId, value('providerId'))))
+    .for('update'),
+);
 export function createCustodyRepo(db: Db) {
   const first = <T>(rows: T[]) => rows[0];
-  // Every custody-a webhook reads its transaction by the provider's id (locked), as a prepared statement.
+  // A transaction by the provider's id, as a prepared statement (a webhook reads it locked: lockedByProviderId).
   const byProviderIdQuery = (q: DbOrTx) =>
     q
       .select()
@@ -18,7 +26,6 @@ export function createCustodyRepo(db: Db) {
       .limit(1);
   type ByProviderId = { tenantId: string; providerId: string };
   const byProviderId = preparedQuery<CustodyTransactionRow[], ByProviderId>(db, 'custody_transaction_by_provider_id', byProviderIdQuery);
-  const byProviderIdLocked = preparedQuery<CustodyTransactionRow[], ByProviderId>(db, 'custody_transaction_by_provider_id_for_update', (q) => byProviderIdQuery(q).for('update'));
   const vaultById = preparedQuery<CustodyVaultRow[], { tenantId: string; id: string }>(db, 'custody_vault_by_id', (q) =>
     q
       .select()
@@ -42,9 +49,9 @@ export function createCustodyRepo(db: Db) {
     /** The row again, locked until the transaction `tx` ends: concurrent status updates of one row take turns. */
     lockTransaction: async (tenantId: string, id: string, tx: DbOrTx) =>
       first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1).for('update')),
-    /** `forUpdate`: locked until the transaction `tx` ends, as lockTransaction. */
-    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db, forUpdate = false) =>
-      first(await (forUpdate ? byProviderIdLocked : byProviderId)({ tenantId, providerId }, tx)),
+    findTransactionByProviderId: async (tenantId: string, providerId: string, tx: DbOrTx = db) => first(await byProviderId({ tenantId, providerId }, tx)),
+    /** findTransactionByProviderId locked (until the transaction ends), as a read for a statement that also writes (a webhook's claim). */
+    lockedTransactionRead: (tenantId: string, providerId: string, tx: DbOrTx = db): RowRead<CustodyTransactionRow> => lockedByProviderId(tx, { tenantId, providerId }),
     /** updateTransaction's statement, built but not run (writeTogether). */
     updateTransactionStatement(tenantId: string, id: string, patch: Partial<CustodyTransactionRow>, tx: DbOrTx = db): TemplateWrite {
       return updateTransactionRow(tx, { tenantId, id }, patch);

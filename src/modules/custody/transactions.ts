@@ -201,13 +201,18 @@ export function createTransactionsService(deps: {
       await tx((db) => apply(db, row.tenantId, row, seen, SYSTEM_ACTOR));
     },
 
-    /** A provider webhook's transaction (already verified), applied in the delivery's transaction `db`; false when no such transaction is recorded (yet). */
-    async fromWebhook(tenantId: string, seen: CustodyTransaction, db: DbOrTx): Promise<boolean> {
-      // Read under the lock at once: a webhook nearly always moves the row.
-      const row = await repo.findTransactionByProviderId(tenantId, seen.id, db, true);
+    /**
+     * A provider webhook's transaction (already verified), applied in the delivery's transaction
+     * `db`; false when no such transaction is recorded (yet). `row` is the transaction read under
+     * its lock in the webhook's claim (webhookRead): a webhook nearly always moves it.
+     */
+    async fromWebhook(tenantId: string, seen: CustodyTransaction, db: DbOrTx, row: CustodyTransactionRow | undefined): Promise<boolean> {
       if (row) await apply(db, tenantId, row, seen, { type: 'provider', id: CUSTODY_A }, true);
       return row !== undefined;
     },
+
+    /** The read a transaction's webhook starts with, made in its claim's statement (Providers.once's `first`). */
+    webhookRead: (tenantId: string, providerId: string) => repo.lockedTransactionRead(tenantId, providerId),
   };
 }
 

@@ -30,20 +30,24 @@ export function createCustodyWebhooks(deps: {
      * request that started it has stored the provider's answer (the id the webhook names).
      */
     async handle(tenantId: string, body: { type: string; data: unknown }, rawBody: string, headers: Record<string, string | string[] | undefined>): Promise<void> {
+      const data = body.data as Record<string, unknown> | null;
+      const applies = !!data && typeof data === 'object' && typeof data.status === 'string';
+      const transaction = applies && body.type === 'transaction.status_changed' && typeof data.id === 'string' ? (data as unknown as CustodyTransaction) : undefined;
       await deps.providers.once(
         tenantId,
         CUSTODY_KIND,
         body,
         { tenantId, rawBody, headers },
-        async (db) => {
-          const data = body.data as Record<string, unknown> | null;
-          if (!data || typeof data !== 'object' || typeof data.status !== 'string') return;
+        async (db, row) => {
+          if (!data || !applies) return;
           let known = true;
-          if (body.type === 'transaction.status_changed' && typeof data.id === 'string') known = await deps.transactions.fromWebhook(tenantId, data as unknown as CustodyTransaction, db);
+          if (transaction) known = await deps.transactions.fromWebhook(tenantId, transaction, db, row);
           if (body.type === 'transfer.status_changed' && typeof data.transferId === 'string') known = await deps.transfers.fromWebhook(tenantId, data as unknown as CustodyTransfer, db);
           if (!known) throw CustodyErrors.webhookObjectUnknown();
         },
         CUSTODY_A,
+        // A transaction's webhook reads its row (locked) in the claim's statement.
+        transaction ? deps.transactions.webhookRead(tenantId, transaction.id) : undefined,
       );
     },
   };

@@ -3,7 +3,7 @@ import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { rowJson } from '../../platform/db/json-row.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
-import { updateTemplate, type TemplateCondition, type TemplateWrite } from '../../platform/db/write-together.js';
+import { rowReadTemplate, updateTemplate, type RowRead, type TemplateCondition, type TemplateWrite } from '../../platform/db/write-together.js';
 import type { PageParams } from '../../platform/http/pagination.js';
 import { EXPIRING_STATUSES, type KycStatus } from './state.js';
 import { kycRecords, type KycRow, type NewKycRow } from './table.js';
@@ -30,6 +30,9 @@ type LatestKey = 'tenantId' | 'userId' | 'id';
 const latestOfUser = (value: (name: LatestKey) => SQLWrapper): SQL =>
   sql`not exists (select 1 from ${kycRecords} where ${kycRecords.tenantId} = ${value('tenantId')} and ${kycRecords.userId} = ${value('userId')} and ${kycRecords.id} > ${value('id')})`;
 const updateRecord = updateTemplate(kycRecords, ['tenantId', 'id']);
+const lockedRecord = rowReadTemplate<typeof kycRecords, 'tenantId' | 'id'>(kycRecords, (q, value) =>
+  q.select().from(kycRecords).where(and(eq(kycRecords.tenantId, value('tenantId')), eq(kycRecords.id, value('id')))).for('update'),
+);
 export function createKycRepo(db: DbOrTx) {
   // The reads of every webhook and transition, as prepared statements (preparedQuery).
   const ofTenant = eq(kycRecords.tenantId, sql.placeholder('tenantId'));
@@ -69,6 +72,11 @@ export function createKycRepo(db: DbOrTx) {
     async findById(tenantId: string, id: string, tx: DbOrTx = db, lock = false): Promise<KycRow | undefined> {
       const [row] = await (lock ? byIdLocked : byId)({ tenantId, id }, tx);
       return row;
+    },
+
+    /** findById with `lock`, as a read for a statement that also writes (a webhook's claim). */
+    lockedRead(tenantId: string, id: string, tx: DbOrTx = db): RowRead<KycRow> {
+      return lockedRecord(tx, { tenantId, id });
     },
 
     async findBySession(tenantId: string, provider: string, sessionId: string, tx: DbOrTx = db): Promise<KycRow | undefined> {

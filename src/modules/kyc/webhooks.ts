@@ -53,10 +53,10 @@ export function createKycWebhooks(deps: {
   }
 
   /** Applies a webhook in the common shape to the record it names, in the delivery's transaction. */
-  async function apply(tenantId: string, provider: string, read: IdvWebhook, db: Tx): Promise<WebhookAckDto> {
-    // Read under the lock at once (one read, not a read and a locked read again): a record
-    // that turns out not to be this session's is only held until the answer.
-    const found = await repo.findById(tenantId, read.kycId, db, true);
+  async function apply(tenantId: string, provider: string, read: IdvWebhook, db: Tx, found: KycRow | undefined): Promise<WebhookAckDto> {
+    // `found` was read under the lock at once, in the claim's statement (one read, not a read and
+    // a locked read again): a record that turns out not to be this session's is only held until
+    // the answer.
     if (!found || found.provider !== provider || found.providerSessionId !== read.sessionId) {
       return { received: true, applied: false, outcome: 'ignored: unknown session' };
     }
@@ -94,9 +94,17 @@ export function createKycWebhooks(deps: {
       const read = (port ?? (await providers.port(tenantId, 'idv', provider))).readWebhook(route, body);
       if ('malformed' in read) throw KycErrors.webhookMalformed(read.malformed);
       let ack: WebhookAckDto | undefined;
-      const once = await providers.once(tenantId, 'idv', body, request, async (db) => {
-        ack = await apply(tenantId, provider, read, db);
-      }, provider);
+      const once = await providers.once(
+        tenantId,
+        'idv',
+        body,
+        request,
+        async (db, found) => {
+          ack = await apply(tenantId, provider, read, db, found);
+        },
+        provider,
+        repo.lockedRead(tenantId, read.kycId),
+      );
       return once === 'duplicate' ? { received: true, applied: false, outcome: 'replay' } : ack!;
     },
   };

@@ -204,3 +204,50 @@ export function updateTemplate<T extends PgTable, K extends keyof T['$inferSelec
     return template(db, values);
   };
 }
+
+/** A read of at most one row, as a template's text and values, with the mapping of its raw row (rowReadTemplate). */
+export interface RowRead<R> {
+  readonly read: TemplateWrite;
+  /** The row as drizzle's select maps it; undefined when the read found none (its NOT NULL columns are null). */
+  map(raw: Readonly<Record<string, unknown>>): R | undefined;
+}
+
+/**
+ * A read of at most one row of `table` (every column, as `db.select().from(table)`; locked or
+ * not), built once with a placeholder for each value, for a statement that reads the row
+ * together with writes: writeTogetherReturning's main, or the provider framework's claim of a
+ * webhook, in one round trip. The mapping is drizzle's: each column's value through its
+ * decoder, null as null.
+ */
+export function rowReadTemplate<T extends PgTable, K extends string>(
+  table: T,
+  build: (db: DbOrTx, value: (name: K) => Placeholder<K>) => SQLWrapper,
+): (db: DbOrTx, values: Readonly<Record<K, unknown>>) => RowRead<T['$inferSelect']> {
+  const template = writeTemplate<K>(build);
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
+  const required = columns.filter(([, column]) => column.notNull).map(([, column]) => column.name);
+  const map = (raw: Readonly<Record<string, unknown>>): T['$inferSelect'] | undefined => {
+    if (required.some((name) => raw[name] === null || raw[name] === undefined)) return undefined;
+    const row: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = raw[column.name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T['$inferSelect'];
+  };
+  return (db, values) => ({ read: template(db, values), map });
+}
+
+/**
+ * `read` after `writes`, in one statement: `WITH w0 AS (...) SELECT <columns>, r.* FROM (SELECT
+ * 1) LEFT JOIN LATERAL (read) r ON true`, always one row, whether the read finds one or not.
+ * `columns` is SQL of the select list over the writes (`(SELECT count(*) FROM w0)::int AS
+ * claimed`); the answer's row holds them and the read's columns.
+ */
+export async function readAfterWrites(db: DbOrTx, writes: TemplateWrite[], columns: string, read: TemplateWrite): Promise<Record<string, unknown>> {
+  const pieces = [...read.pieces];
+  pieces[0] = `SELECT ${columns}, r.* FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pieces[0]!}`;
+  pieces[pieces.length - 1] = `${pieces.at(-1)!}) AS r ON true`;
+  const [row] = await executeHotQuery(db, together(writes, new TemplateWrite(pieces, read.values)));
+  return row!;
+}

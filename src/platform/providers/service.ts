@@ -2,8 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Tx } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { crashPoint } from '../module/in-flight.js';
-import { preparedQuery } from '../db/prepared.js';
-import { sql } from 'drizzle-orm';
+import { readAfterWrites, runTemplateWrite, writeTemplate, type RowRead } from '../db/write-together.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 import type { AdapterConfig, InboundWebhook, ProviderDefinition, ProviderKind, ProviderPorts } from './define.js';
 import { ProviderError } from './errors.js';
@@ -48,8 +47,21 @@ export interface Providers {
    * applied is 'duplicate' and `apply` is not called; when `apply` throws, or the process dies
    * before the commit, nothing of it stays and the provider's retry is applied. A delivery of
    * the same id arriving meanwhile waits for the first to commit, then is a duplicate.
+   *
+   * `first`, the row `apply` reads first (locked, mostly): read in the claim's statement and
+   * handed to `apply` (undefined when there is none), one round trip fewer per delivery. The
+   * statement claims and locks together; a delivery of an id already claimed still comes out a
+   * duplicate, and `apply` is not called.
    */
-  once(tenantId: string, kind: ProviderKind, payload: unknown, request: InboundWebhook, apply: (db: Tx) => Promise<void>, name?: string): Promise<'applied' | 'duplicate'>;
+  once<R = undefined>(
+    tenantId: string,
+    kind: ProviderKind,
+    payload: unknown,
+    request: InboundWebhook,
+    apply: (db: Tx, first: R | undefined) => Promise<void>,
+    name?: string,
+    first?: RowRead<R>,
+  ): Promise<'applied' | 'duplicate'>;
 }
 
 /** Tags a provider error leaving a port with the kind, provider and the definition's code. */
@@ -80,14 +92,14 @@ function tagged<T extends object>(port: T, definition: ProviderDefinition<Provid
 
 export function createProviders(deps: { db: Db; clock: Clock; settings: ProviderSettings; sandboxes: () => boolean; publicBaseUrl: () => string }): Providers {
   const { db, clock, settings } = deps;
-  // Every webhook's claim, as a prepared statement (built once; planned once per connection).
-  type Claim = { tenantId: string; kind: string; provider: string; eventId: string; rawBody: string; receivedAt: Date };
-  const claimWebhook = preparedQuery<Array<{ eventId: string }>, Claim>(db, 'inbound_webhooks_claim', (q) =>
+  // Every webhook's claim, as a template (built once; run prepared once hot): alone, or with the
+  // read of the row the webhook is about, in one statement.
+  const claimWebhook = writeTemplate<'tenantId' | 'kind' | 'provider' | 'eventId' | 'rawBody' | 'receivedAt'>((q, value) =>
     q
       .insert(inboundWebhooks)
       .values({
-        tenantId: sql.placeholder('tenantId'), kind: sql.placeholder('kind'), provider: sql.placeholder('provider'),
-        eventId: sql.placeholder('eventId'), rawBody: sql.placeholder('rawBody'), receivedAt: sql.placeholder('receivedAt'),
+        tenantId: value('tenantId'), kind: value('kind'), provider: value('provider'),
+        eventId: value('eventId'), rawBody: value('rawBody'), receivedAt: value('receivedAt') as unknown as Date,
       })
       .onConflictDoNothing()
       .returning({ eventId: inboundWebhooks.eventId }),
@@ -159,7 +171,7 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       if (!(await definition.webhooks.verify(request, { port: port as ProviderPorts[typeof kind], config }))) throw WebhookErrors.signatureInvalid();
       return port as ProviderPorts[typeof kind];
     },
-    async once(tenantId, kind, payload, request, apply, name) {
+    async once(tenantId, kind, payload, request, apply, name, first) {
       const definition = definitionOf(kind, name);
       if (!definition.webhooks) throw new Error(`${kind} ${definition.name} declares no webhooks`);
       const eventId = definition.webhooks.id(payload, request);
@@ -167,10 +179,15 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       // The exact bytes are kept (base64) for audit: what is applied may be cleaned text.
       const rawBody = Buffer.from(request.rawBody, 'utf8').toString('base64');
       return db.transaction(async (tx) => {
-        const claimed = await claimWebhook({ ...row, rawBody, receivedAt: clock.now() }, tx);
-        if (claimed.length === 0) return 'duplicate' as const;
+        const claim = claimWebhook(tx, { ...row, rawBody, receivedAt: clock.now() });
+        let found: ReturnType<NonNullable<typeof first>['map']>;
+        if (first) {
+          const answer = await readAfterWrites(tx, [claim], '(SELECT count(*) FROM w0)::int AS claimed__', first.read);
+          if (Number(answer.claimed__) === 0) return 'duplicate' as const;
+          found = first.map(answer);
+        } else if ((await runTemplateWrite(tx, claim)).length === 0) return 'duplicate' as const;
         await crashPoint(`webhook.${kind}.after-claim`);
-        await apply(tx);
+        await apply(tx, found);
         return 'applied' as const;
       });
     },
