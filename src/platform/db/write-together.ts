@@ -225,9 +225,12 @@ export function rowReadTemplate<T extends PgTable, K extends string>(
 ): (db: DbOrTx, values: Readonly<Record<K, unknown>>) => RowRead<T['$inferSelect']> {
   const template = writeTemplate<K>(build);
   const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
-  const required = columns.filter(([, column]) => column.notNull).map(([, column]) => column.name);
+  // A row always has its NOT NULL columns; a table without any is absent when every column is null.
+  const notNull = columns.filter(([, column]) => column.notNull).map(([, column]) => column.name);
+  const required = notNull.length > 0 ? notNull : columns.map(([, column]) => column.name);
   const map = (raw: Readonly<Record<string, unknown>>): T['$inferSelect'] | undefined => {
-    if (required.some((name) => raw[name] === null || raw[name] === undefined)) return undefined;
+    const absent = (name: string) => raw[name] === null || raw[name] === undefined;
+    if (notNull.length > 0 ? required.some(absent) : required.every(absent)) return undefined;
     const row: Record<string, unknown> = {};
     for (const [key, column] of columns) {
       const value = raw[column.name];
