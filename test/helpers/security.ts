@@ -121,3 +121,13 @@ export function routeCases(h: () => Harness, route: string, spec: RouteCaseSpec)
     });
   });
 }
+
+/**
+ * Asserts that `secret` does not appear in `text`. A short numeric code (an email or 2FA code)
+ * counts only as a number of its own: six digits turn up inside the hex of request ids and UUIDs
+ * (`...4dd091003087` holds 910030) without any code having been logged.
+ */
+export function expectSecretAbsent(text: string, secret: string): void {
+  if (/^\d{4,8}$/.test(secret)) expect(text).not.toMatch(new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`));
+  else expect(text).not.toContain(secret);
+}

@@ -12,6 +12,7 @@ import { renderMail } from '../../src/platform/mail/render.js';
 import { createSmtpTransport } from '../../src/platform/mail/smtp-transport.js';
 import { createMailWorker } from '../../src/platform/mail/worker.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { expectSecretAbsent } from '../helpers/security.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 
 const MAX_ATTEMPTS = 3;
@@ -204,7 +205,7 @@ describe('mail outbox and SMTP delivery', () => {
     expect(lines.some((l) => l.includes('will retry') && l.includes('"attempts":1'))).toBe(true);
     expect(lines.some((l) => l.includes('mail sent') && l.includes('"attempts":2'))).toBe(true);
     const text = h.logs.text();
-    for (const secret of [code, token, message.subject, message.text, message.to]) expect(text).not.toContain(secret);
+    for (const secret of [code, token, message.subject, message.text, message.to]) expectSecretAbsent(text, secret);
     const row = await queue().findById(h.tenant.tenantId, id);
     expect(row!.lastError).toBeNull();
   });
@@ -215,7 +216,7 @@ describe('mail outbox and SMTP delivery', () => {
     await withServerDown(async () => {
       await h.container.mail.worker.drainOnce();
       const row = await queue().findById(h.tenant.tenantId, id);
-      for (const secret of [code, token, message.subject]) expect(row!.lastError).not.toContain(secret);
+      for (const secret of [code, token, message.subject]) expectSecretAbsent(row!.lastError ?? '', secret);
     });
     h.clock.advance(5_000);
     await h.container.mail.worker.drainOnce();
