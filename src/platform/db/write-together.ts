@@ -180,8 +180,9 @@ export function updateTemplate<T extends PgTable, K extends keyof T['$inferSelec
   const columns = getTableColumns(table) as Record<string, Column>;
   const shapes = new Map<string, (db: DbOrTx, values: Readonly<Record<string, unknown>>) => TemplateWrite>();
   const conditions = new Map<TemplateCondition['build'], number>();
-  return (db: DbOrTx, keyValues: Readonly<Record<K, unknown>>, changes: Readonly<Partial<Record<C, unknown>>>, when?: TemplateCondition): TemplateWrite => {
-    const set = (Object.keys(changes) as C[]).filter((name) => changes[name] !== undefined);
+  return (db: DbOrTx, keyValues: Readonly<Record<K, unknown>>, changes: Readonly<Partial<T['$inferInsert']>>, when?: TemplateCondition): TemplateWrite => {
+    const given = changes as Readonly<Partial<Record<C, unknown>>>;
+    const set = (Object.keys(given) as C[]).filter((name) => given[name] !== undefined);
     if (set.length === 0) throw new Error('updateTemplate: no column to set');
     let condition = conditions.get(when?.build as TemplateCondition['build']);
     if (when && condition === undefined) conditions.set(when.build, (condition = conditions.size));
@@ -198,7 +199,7 @@ export function updateTemplate<T extends PgTable, K extends keyof T['$inferSelec
       shapes.set(shape, template);
     }
     const values: Record<string, unknown> = {};
-    for (const name of set) values[`set.${name}`] = changes[name];
+    for (const name of set) values[`set.${name}`] = given[name];
     for (const name of key) values[`key.${name}`] = keyValues[name];
     if (when) for (const [name, value] of Object.entries(when.values)) values[`when.${name}`] = value;
     return template(db, values);
