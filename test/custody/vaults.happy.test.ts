@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { createVault, drain, evmChain, fundEvm } from './helpers.js';
 import { outbox } from '../helpers/outbox.js';
+import { expectError } from '../helpers/security.js';
 
 let h: Harness;
 let userId: string;
@@ -84,6 +85,49 @@ describe('custodial EVM vaults at custody-a (sandbox)', () => {
     expect(new Set(answers.filter((a) => a.response.status === 201).map((a) => a.data!.transactionId)).size).toBe(1);
     await drain(h);
     expect(await (await evmChain(h)).publicClient.getBalance({ address: to })).toBe(parseEther('0.01'));
+  });
+
+  it("a transaction's webhook (read with its claim): parallel repeats record nothing twice; an unknown or another tenant's transaction is 503 and claims nothing", async () => {
+    const vault = await createVault(h, userId);
+    await fundEvm(h, vault.address, '1');
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const api = h.api(h.keyHeaders());
+    const path = { vaultId: vault.id, walletId: vault.wallets[0]!.walletId };
+    const made = await api.POST('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/transfer', {
+      params: { path, header: { 'idempotency-key': 'wh-tx-1' } },
+      body: { destinationAddress: to, symbol: 'ETH', qty: '0.01' },
+    });
+    expect(made.response.status).toBe(201);
+    await drain(h);
+    const txId = made.data!.transactionId;
+    const stored = (await h.container.db.execute(`select provider_transaction_id as p from custody_transactions where tenant_id = '${h.tenant.tenantId}' and id = '${txId}'`)) as unknown as { rows: { p: string }[] };
+    const providerId = stored.rows[0]!.p;
+    const deliver = async (tenantId: string, eventId: string, data: Record<string, unknown>) => {
+      const body = JSON.stringify({ id: eventId, type: 'transaction.status_changed', data });
+      const headers = { 'content-type': 'application/json', ...(await h.container.sandboxes.custodyA.webhookHeaders(body)) };
+      return h.inject({ method: 'POST', url: `/custody-a/webhooks/${tenantId}`, headers, payload: body });
+    };
+    const completedOf = async () => (await outbox(h, undefined, 'transfer.completed')).filter((e) => (e.payload as { transactionId?: string }).transactionId === txId).length;
+    const before = (await api.GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', { params: { path: { ...path, transactionId: txId } } })).data!;
+    expect(before.status).toBe('CONFIRMED');
+    expect(await completedOf()).toBe(1);
+
+    // Ten deliveries of one event at once, naming the final status again: all acknowledged, nothing recorded twice.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => deliver(h.tenant.tenantId, 'wh-tx-again', { id: providerId, status: 'CONFIRMED', hash: before.hash })));
+    for (const a of answers) expect(a.statusCode).toBe(200);
+    const after = (await api.GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', { params: { path: { ...path, transactionId: txId } } })).data!;
+    expect(after).toEqual(before);
+    expect(await completedOf()).toBe(1);
+
+    // A transaction not recorded here, and this tenant's transaction delivered to another tenant: 503, and the id stays unclaimed.
+    const unknown = await deliver(h.tenant.tenantId, 'wh-tx-unknown', { id: 'not-recorded-yet', status: 'CONFIRMED' });
+    expectError(unknown, 503, 'CUSTODY_WEBHOOK_OBJECT_UNKNOWN');
+    const other = await h.newTenant();
+    const elsewhere = await deliver(other.tenantId, 'wh-tx-elsewhere', { id: providerId, status: 'FAILED', failureReason: 'forged' });
+    expectError(elsewhere, 503, 'CUSTODY_WEBHOOK_OBJECT_UNKNOWN');
+    const claimed = (await h.container.db.execute(`select count(*)::int as n from inbound_webhooks where event_id in ('wh-tx-unknown', 'wh-tx-elsewhere')`)) as unknown as { rows: { n: number }[] };
+    expect(claimed.rows[0]!.n).toBe(0);
+    expect((await api.GET('/custody-a/vaults/{vaultId}/wallets/{walletId}/transactions/{transactionId}', { params: { path: { ...path, transactionId: txId } } })).data).toEqual(before);
   });
 
   it('keeps a rename: the answer and GET /evm-vaults show the new name and description from Bastion\'s record', async () => {
