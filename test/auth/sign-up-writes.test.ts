@@ -69,4 +69,20 @@ describe('sign-up writes', () => {
     expect(before).toMatchObject({ users: 1, mail: 1 });
     expect(await count()).toEqual(before);
   });
+
+  it('login reads the user with its credential in one statement, then writes the session, its token and audit row in one more', async () => {
+    const email = `login-reads-${randomUUID()}@example.com`;
+    expect((await signUp(email, 'a login passphrase')).statusCode).toBe(201);
+    let res!: Awaited<ReturnType<typeof h.inject>>;
+    const statements = await statementsDuring(h.database, async () => {
+      res = await h.inject({ method: 'POST', url: '/auth/email/login', headers: { 'x-tenant-id': h.tenant.tenantId }, payload: { email: email.toUpperCase(), password: 'a login passphrase' } });
+    });
+    expect(res.statusCode).toBe(201);
+    // The tenant's own read (resolved per request, possibly cached) aside.
+    const own = statements.filter((s) => !/\bfrom "tenants"/.test(s));
+    expect(own).toHaveLength(2);
+    expect(own[0]).toMatch(/^select .* from "users" left join "credentials" on/);
+    expect(own[1]).toMatch(/^WITH w0 AS \(insert into "sessions"/);
+  });
 });
+

@@ -2,6 +2,7 @@ import { and, count, desc, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery, preparedSql } from '../../platform/db/prepared.js';
 import { rowInsertTemplate, writeTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
+import type { UserKeyColumns } from '../users/service.js';
 import { credentials, recoveryCodes, refreshTokens, sessions, type RefreshTokenRow, type SessionRow, type TwoFactorMethod } from './table.js';
 
 const tenant = sql.placeholder('tenantId');
@@ -72,6 +73,12 @@ export function createAuthRepo(db: DbOrTx) {
   );
 
   return {
+    /** The credentials table and its join to a user's row (login's one read, by the users module's byEmailWith). */
+    credentialJoin: {
+      table: credentials,
+      on: (user: UserKeyColumns) => and(eq(credentials.tenantId, user.tenantId), eq(credentials.userId, user.id))!,
+    },
+
     async findCredential(tenantId: string, userId: string, tx: DbOrTx = db) {
       const [row] = await credentialOf({ tenantId, userId }, tx);
       return row;

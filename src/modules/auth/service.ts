@@ -54,15 +54,17 @@ export function createAuthService(deps: {
   startSecondFactor?: SecondFactorStarter;
 }) {
   const { db, repo, tx, users, sessions, passwords, limiter, record } = deps;
+  const userWithCredential = users.byEmailWith('users_by_email_with_credential', repo.credentialJoin.table, repo.credentialJoin.on);
 
   const roleOf = async (tenantId: string, userId: string, db?: DbOrTx): Promise<Role | undefined> =>
     (await users.findRow(tenantId, userId, db))?.role;
 
   /** The user and its credential row when email and password match; otherwise the 401, after the same work. */
   async function verifyCredentials(tenantId: string, email: string, password: string) {
-    // Two prepared reads: the users module owns the user row, this module the credential.
-    const user = await users.findRowByEmail(tenantId, email);
-    const credential = user ? await repo.findCredential(tenantId, user.id) : undefined;
+    // One prepared read: the users module's row with this module's credential joined to it.
+    const found = await userWithCredential(tenantId, email);
+    const user = found?.user;
+    const credential = found?.joined ?? undefined;
     const ok = credential?.passwordHash
       ? await passwords.verify(credential.passwordHash, password)
       : await passwords.verifyDummy(password);

@@ -12,7 +12,8 @@ import type { Viewer } from '../../platform/http/context.js';
 import type { AppError } from '../../platform/http/errors.js';
 import { subjectFor } from './acting-for.js';
 import { UserErrors } from './errors.js';
-import type { UserFilters, UsersRepo } from './repo.js';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { UserFilters, UserKeyColumns, UsersRepo, UserWith } from './repo.js';
 import type { CreateUserInput, UpdateUserInput, UserDto, UserProfileDto, WalletAddressesDto } from './schemas.js';
 import type { UserRole, UserRow } from './table.js';
 import { parseEvmAddress } from '../../platform/crypto/evm-address.js';
@@ -204,6 +205,15 @@ export function createUsersService(deps: {
       return repo.findByEmail(tenantId, normalizeEmail(email), db);
     },
 
+    /**
+     * A read of a user by email with another module's row beside it, as one prepared statement
+     * (see the repo's byEmailWith); built once, by the module that owns the joined table.
+     */
+    byEmailWith<T extends PgTable>(name: string, table: T, on: (user: UserKeyColumns) => SQL) {
+      const read = repo.byEmailWith(name, table, on);
+      return (tenantId: string, email: string): Promise<UserWith<T> | undefined> => read(tenantId, normalizeEmail(email));
+    },
+
     async updateUser(tenantId: string, id: string, input: UpdateUserInput): Promise<UserDto> {
       const changes: { fullName?: string | null; phone?: string | null; updatedAt: Date } = { updatedAt: clock.now() };
       if (input.fullName !== undefined) changes.fullName = input.fullName === null ? null : input.fullName.trim();
@@ -308,3 +318,4 @@ export function createUsersService(deps: {
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;
+export type { UserKeyColumns, UserWith } from './repo.js';
