@@ -14,6 +14,7 @@ import { createMailWorker } from '../../src/platform/mail/worker.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { expectSecretAbsent } from '../helpers/security.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
+import { statementsDuring } from '../helpers/statements.js';
 
 const MAX_ATTEMPTS = 3;
 let catcher: SmtpCatcher;
@@ -177,6 +178,32 @@ describe('mail outbox and SMTP delivery', () => {
       expect(delivered(m.subject)).toHaveLength(1);
     }
     await transport.close();
+  });
+
+  it("records a batch's sent mail in one statement, and leaves a row whose lease passed to another worker", async () => {
+    const messages = Array.from({ length: 4 }, () => secretMessage().message);
+    const ids: string[] = [];
+    for (const m of messages) ids.push(await enqueueCommitted(m));
+    const statements = await statementsDuring(h.database, () => h.container.mail.worker.drainOnce());
+    const marks = statements.filter((s) => /update mail_outbox m set status = 'sent'/.test(s));
+    expect(marks).toHaveLength(1);
+    expect(statements.filter((s) => /\bmail_outbox\b/.test(s))).toHaveLength(2); // the claim and the mark
+    for (const id of ids) expect(await queue().findById(h.tenant.tenantId, id)).toMatchObject({ status: 'sent', attempts: 1, text: '', html: '' });
+    for (const m of messages) expect(delivered(m.subject)).toHaveLength(1);
+
+    // Claimed at attempt 1 and, its lease over, again at attempt 2 by another worker: the first
+    // worker's record of attempt 1 changes nothing; the second's is recorded.
+    const { message } = secretMessage();
+    const id = await enqueueCommitted(message);
+    const now = h.clock.now();
+    const [first] = await queue().claimDue(now, 10, new Date(now.getTime() + 1_000), [h.tenant.tenantId]);
+    const later = new Date(now.getTime() + 2_000);
+    const [second] = await queue().claimDue(later, 10, new Date(later.getTime() + 1_000), [h.tenant.tenantId]);
+    expect([first?.id, first?.attempts, second?.id, second?.attempts]).toEqual([id, 1, id, 2]);
+    expect(await queue().markSentMany([first!], later)).toEqual(new Set());
+    expect(await queue().findById(h.tenant.tenantId, id)).toMatchObject({ status: 'pending', attempts: 2, text: message.text });
+    expect(await queue().markSentMany([second!], later)).toEqual(new Set([id]));
+    expect(await queue().findById(h.tenant.tenantId, id)).toMatchObject({ status: 'sent', attempts: 2, sentAt: later, text: '', html: '' });
   });
 
   it('start() polls on its own and stop() waits for the batch in flight', async () => {

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
+import { arrayLiteral } from '../../platform/db/array-literal.js';
 import { runClaim } from '../../platform/db/claim.js';
 import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { outboxEvents } from '../../platform/events/table.js';
@@ -144,18 +145,6 @@ export function claimStatement(now: Date, limit: number, leaseUntil: Date, token
     returning d.tenant_id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.queued_at,
       o.type as event_type, o.payload as event_payload, o.created_at as event_created_at,
       due.endpoint_url, due.secret_sealed, due.previous_secret_sealed, due.previous_secret_expires_at, due.due_at`;
-}
-
-/**
- * A PostgreSQL array literal of values that need no quoting (uuids, integers, plain words). A
- * value that would need it (a comma, a brace, a quote, a space) is refused: it would change the
- * array's elements, not be one of them.
- */
-export function arrayLiteral(values: ReadonlyArray<string | number>): string {
-  for (const value of values) {
-    if (typeof value === 'string' && !/^[A-Za-z0-9_-]+$/.test(value)) throw new Error(`not an array element without quoting: ${JSON.stringify(value.slice(0, 40))}`);
-  }
-  return `{${values.join(',')}}`;
 }
 
 /**

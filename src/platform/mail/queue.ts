@@ -1,6 +1,8 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client.js';
+import { arrayLiteral } from '../db/array-literal.js';
 import { runClaim, tableRows } from '../db/claim.js';
+import { preparedSql } from '../db/prepared.js';
 import { mailOutbox, type MailRow } from './table.js';
 
 /** The mail worker's claim (run by runClaim): the pick in the queue's index order (mail_outbox_due_idx), once. */
@@ -19,6 +21,22 @@ export function mailClaimStatement(now: Date, limit: number, leaseUntil: Date, o
     where m.tenant_id = due.tenant_id and m.id = due.id and m.status = 'pending'
     returning m.*`;
 }
+
+/**
+ * A batch's sent rows recorded in one prepared statement, each fenced by its attempt count (see
+ * claimedBy), its bodies erased. Each row names the status it must still have
+ * ('pending') in the list, not as a constant: compared with a constant the partial due index
+ * could serve, and PostgreSQL may scan every pending row of it instead of finding each row by
+ * its primary key (as the delivery worker's mark found, delivery-repo.ts).
+ */
+const markSentStatement = preparedSql<{ tenantIds: string; ids: string; attempts: string; fromStatus: string; sentAt: string }>('mail_outbox_mark_sent', () => {
+  const p = (name: string) => sql.placeholder(name);
+  return sql`
+    update mail_outbox m set status = 'sent', sent_at = ${p('sentAt')}::timestamptz, next_attempt_at = null, last_error = null, text = '', html = ''
+    from unnest(${p('tenantIds')}::uuid[], ${p('ids')}::uuid[], ${p('attempts')}::int[], ${p('fromStatus')}::text[]) as k (tenant_id, id, attempts, from_status)
+    where m.tenant_id = k.tenant_id and m.id = k.id and m.status = k.from_status and m.attempts = k.attempts
+    returning m.id`;
+});
 
 /**
  * The worker's queries on the mail outbox. Claiming is across tenants by nature (one queue
@@ -40,17 +58,23 @@ export function createMailQueue(db: Db) {
     },
 
     /**
-     * Records the outcome of the attempt numbered `attempts`. The attempt count fences the
-     * update: if the lease ran out and another worker claimed the row again, this is a no-op.
-     * Returns whether the row was updated.
+     * Records the sent attempts of a batch of rows in one statement (one round trip for the mail
+     * a batch sent). The attempt count fences each row: if its lease ran out and another worker
+     * claimed it again, it is left as it is. Returns the ids it updated.
      */
-    async markSent(tenantId: string, id: string, attempts: number, sentAt: Date, tx: DbOrTx = db): Promise<boolean> {
-      const rows = await tx
-        .update(mailOutbox)
-        .set({ status: 'sent', sentAt, nextAttemptAt: null, lastError: null, ...CLEARED_BODY })
-        .where(claimedBy(tenantId, id, attempts))
-        .returning({ id: mailOutbox.id });
-      return rows.length > 0;
+    async markSentMany(rows: ReadonlyArray<Pick<MailRow, 'tenantId' | 'id' | 'attempts'>>, sentAt: Date, tx: DbOrTx = db): Promise<Set<string>> {
+      if (rows.length === 0) return new Set();
+      const result = await markSentStatement(
+        {
+          tenantIds: arrayLiteral(rows.map((r) => r.tenantId)),
+          ids: arrayLiteral(rows.map((r) => r.id)),
+          attempts: arrayLiteral(rows.map((r) => r.attempts)),
+          fromStatus: arrayLiteral(rows.map(() => 'pending')),
+          sentAt: sentAt.toISOString(),
+        },
+        tx,
+      );
+      return new Set(result.rows.map((r) => String(r.id)));
     },
 
     async markRetry(tenantId: string, id: string, attempts: number, nextAttemptAt: Date, lastError: string, tx: DbOrTx = db): Promise<boolean> {

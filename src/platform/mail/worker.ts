@@ -79,28 +79,23 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const leaseMs = options.leaseMs ?? 5 * 60_000;
 
-  async function deliver(row: MailRow): Promise<void> {
+  /** Sends one message; a failure is recorded at once (retry or give up). Answers whether it was sent. */
+  async function deliver(row: MailRow): Promise<boolean> {
     const ids = { mailId: row.id, tenantId: row.tenantId, attempts: row.attempts };
     let error: unknown;
     try {
       await transport.send({ id: row.id, from, to: row.to, subject: row.subject, text: row.text, html: row.html });
+      return true;
     } catch (caught) {
       error = caught ?? new Error('unknown error');
     }
     try {
-      if (error === undefined) {
-        const recorded = await queue.markSent(row.tenantId, row.id, row.attempts, clock.now());
-        if (recorded) options.onOutcome?.('sent');
-        if (recorded) logger.info(ids, 'mail sent');
-        else logger.warn(ids, 'mail sent, but its lease had passed to another worker');
-        return;
-      }
       const reason = describeMailError(error);
       if (row.attempts >= maxAttempts || isPermanent(error)) {
         await queue.markFailed(row.tenantId, row.id, row.attempts, reason);
         options.onOutcome?.('failed');
         logger.error({ ...ids, error: reason }, 'mail delivery failed; giving up');
-        return;
+        return false;
       }
       const nextAttemptAt = new Date(clock.now().getTime() + retryDelayMs(row.attempts));
       await queue.markRetry(row.tenantId, row.id, row.attempts, nextAttemptAt, reason);
@@ -110,12 +105,39 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
       // The lease brings the row back; nothing is lost.
       logger.error({ ...ids, error: describeMailError(dbError) }, 'could not record the mail delivery outcome');
     }
+    return false;
+  }
+
+  /**
+   * Records the batch's sent messages in one statement. A crash before it leaves them leased:
+   * they are sent again when the lease ends (mail is delivered at least once, each message
+   * under its one Message-ID), at most a batch of them.
+   */
+  async function recordSent(sent: MailRow[]): Promise<void> {
+    if (sent.length === 0) return;
+    let recorded: Set<string>;
+    try {
+      recorded = await queue.markSentMany(sent, clock.now());
+    } catch (dbError) {
+      const error = describeMailError(dbError);
+      for (const row of sent) logger.error({ mailId: row.id, tenantId: row.tenantId, attempts: row.attempts, error }, 'could not record the mail delivery outcome');
+      return;
+    }
+    for (const row of sent) {
+      const ids = { mailId: row.id, tenantId: row.tenantId, attempts: row.attempts };
+      if (recorded.has(row.id)) {
+        options.onOutcome?.('sent');
+        logger.info(ids, 'mail sent');
+      } else logger.warn(ids, 'mail sent, but its lease had passed to another worker');
+    }
   }
 
   async function batch(): Promise<number> {
     const now = clock.now();
     const rows = await queue.claimDue(now, batchSize, new Date(now.getTime() + leaseMs), options.tenantIds?.());
-    for (const row of rows) await deliver(row);
+    const sent: MailRow[] = [];
+    for (const row of rows) if (await deliver(row)) sent.push(row);
+    await recordSent(sent);
     return rows.length;
   }
 
