@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import type { DbOrTx } from '../../platform/db/client.js';
+import type { TemplateWrite } from '../../platform/db/write-together.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import { enqueueMail, enqueueMailStatement } from '../../platform/mail/outbox.js';
 import { renderMail, type MailContent } from '../../platform/mail/render.js';
@@ -92,8 +92,8 @@ export function createAuthMailer(deps: { limiter: RateLimiter; clock: Clock; pub
 
     send,
 
-    /** The mail as send() writes it, built but not run (writeTogether). */
-    statement(db: DbOrTx, tenantId: string, to: string, content: MailContent): SQL {
+    /** The mail as send() writes it, not yet run (writeTogether). */
+    statement(db: DbOrTx, tenantId: string, to: string, content: MailContent): TemplateWrite {
       return enqueueMailStatement(db, tenantId, { to, ...renderMail(content) }, { now: clock.now() });
     },
 

@@ -1,6 +1,10 @@
-import { and, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
+import { rowInsertTemplate, type TemplateWrite } from '../../platform/db/write-together.js';
 import { attemptCounters, oneTimeSecrets, type OneTimePurpose, type OneTimeSecretRow } from './table.js';
+
+const insertSecret = rowInsertTemplate(oneTimeSecrets);
+type NewSecret = Omit<typeof oneTimeSecrets.$inferInsert, 'consumedAt' | 'voided'>;
 
 export function createOneTimeRepo(db: DbOrTx) {
   return {
@@ -8,9 +12,9 @@ export function createOneTimeRepo(db: DbOrTx) {
       await tx.insert(oneTimeSecrets).values(row);
     },
 
-    /** The same insert, built but not run (writeTogether). */
-    insertStatement(row: typeof oneTimeSecrets.$inferInsert, tx: DbOrTx = db): SQL {
-      return tx.insert(oneTimeSecrets).values(row).getSQL();
+    /** A new live secret's insert, not yet run (writeTogether): from a template, its consumption and voiding unset. */
+    insertStatement(row: NewSecret, tx: DbOrTx = db): TemplateWrite {
+      return insertSecret(tx, { ...row, consumedAt: null, voided: false, data: row.data ?? null });
     },
 
     /** Voids the live secrets of a user and purpose(s) (a new code replaces the old one; a reset ends every reset secret). */

@@ -1,8 +1,8 @@
-import type { SQL } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/clock.js';
 import { randomDigits, randomToken, sha256Hex } from '../../platform/crypto/hash.js';
 import type { DbOrTx } from '../../platform/db/client.js';
+import type { TemplateWrite } from '../../platform/db/write-together.js';
 import type { OneTimeRepo } from './one-time-repo.js';
 import type { OneTimePurpose, OneTimeSecretRow } from './table.js';
 
@@ -55,13 +55,13 @@ export function createOneTimeService(deps: { repo: OneTimeRepo; clock: Clock }) 
      * A code of a user who has no secrets yet (created in the same statement), its insert built
      * but not run (writeTogether): with nothing live to void, issueCode's first write is skipped.
      */
-    newUserCode(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose): { code: string; statement: SQL } {
+    newUserCode(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose): { code: string; statement: TemplateWrite } {
       const code = randomDigits(6);
       return { code, statement: repo.insertStatement(codeRow(tenantId, userId, purpose, code), db) };
     },
 
     /** A token as issueToken makes it, its insert built but not run (writeTogether). */
-    tokenStatement(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, ttlMs: number): { token: string; statement: SQL } {
+    tokenStatement(db: DbOrTx, tenantId: string, userId: string, purpose: OneTimePurpose, ttlMs: number): { token: string; statement: TemplateWrite } {
       const token = randomToken(32);
       return { token, statement: repo.insertStatement(tokenRow(tenantId, userId, purpose, token, ttlMs), db) };
     },

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { Role, TenantContext } from '../../platform/http/guards.js';
@@ -28,7 +28,7 @@ export interface RegisterInput {
  * What a registration writes beside the user (the verification mail: its code, token and
  * message), built but not run, to commit in the same statement; `sent` runs once it committed.
  */
-export type RegistrationWrites = (db: DbOrTx, tenant: TenantContext, user: UserRow) => Promise<{ writes: SQL[]; sent(): Promise<void> } | undefined>;
+export type RegistrationWrites = (db: DbOrTx, tenant: TenantContext, user: UserRow) => Promise<{ writes: SQLWrapper[]; sent(): Promise<void> } | undefined>;
 
 /** What login answers: a pair, or a second-factor challenge. */
 export type LoginResult = TokenPair | { twoFactorRequired: true; challengeToken: string };

@@ -1,5 +1,5 @@
-import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db/client.js';
+import type { TemplateWrite } from '../../platform/db/write-together.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
 import type { UsersService } from '../users/service.js';
@@ -43,7 +43,7 @@ export function createVerificationService(deps: { tx: RunInTx; users: UsersServi
      * address is unique): sent even while the cap cannot be counted. None when the address's
      * cap is reached (a mail of an earlier, failed or deleted registration).
      */
-    async initialMail(db: DbOrTx, tenant: TenantContext, user: UserRow): Promise<{ writes: SQL[]; sent(): Promise<void> } | undefined> {
+    async initialMail(db: DbOrTx, tenant: TenantContext, user: UserRow): Promise<{ writes: TemplateWrite[]; sent(): Promise<void> } | undefined> {
       const cap = await mailer.may(tenant.id, user.email, 'verify', true);
       if (!cap) return undefined;
       const code = oneTime.newUserCode(db, tenant.id, user.id, 'email_verify_code');

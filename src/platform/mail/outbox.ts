@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import { newId } from '../clock.js';
 import type { DbOrTx } from '../db/client.js';
+import { runTemplateWrite, writeTemplate, type TemplateWrite } from '../db/write-together.js';
 import { mailOutbox } from './table.js';
 
 /** A message as the services write it. */
@@ -27,6 +27,21 @@ function checkMessage(message: MailMessage): MailMessage {
   return { to, subject, text: message.text, html: message.html };
 }
 
+/** A new outbox row: its status, attempts and times the table's defaults, created_at given (`stamped`) or the database's. */
+const mailInsert = {
+  stamped: writeTemplate<'tenantId' | 'id' | 'to' | 'subject' | 'text' | 'html' | 'createdAt'>((db, value) =>
+    db.insert(mailOutbox).values({ tenantId: value('tenantId'), id: value('id'), to: value('to'), subject: value('subject'), text: value('text'), html: value('html'), createdAt: value('createdAt') }),
+  ),
+  unstamped: writeTemplate<'tenantId' | 'id' | 'to' | 'subject' | 'text' | 'html'>((db, value) =>
+    db.insert(mailOutbox).values({ tenantId: value('tenantId'), id: value('id'), to: value('to'), subject: value('subject'), text: value('text'), html: value('html') }),
+  ),
+};
+
+function mailWrite(db: DbOrTx, id: string, tenantId: string, message: MailMessage, now: Date | undefined): TemplateWrite {
+  const row = { tenantId, id, ...checkMessage(message) };
+  return now ? mailInsert.stamped(db, { ...row, createdAt: now }) : mailInsert.unstamped(db, row);
+}
+
 /**
  * Writes a mail to the outbox inside the caller's transaction, so the mail exists if and only
  * if the state change that sends it commits; the mail worker delivers it. Returns its id.
@@ -39,14 +54,14 @@ export async function enqueueMail(
   options: { now?: Date } = {},
 ): Promise<string> {
   const id = newId();
-  await tx.insert(mailOutbox).values({ tenantId, id, ...checkMessage(message), createdAt: options.now });
+  await runTemplateWrite(tx, mailWrite(tx, id, tenantId, message, options.now));
   return id;
 }
 
 /**
- * The same write, checked the same way, built but not run: for writeTogether with the state
- * change that sends it (platform/db/write-together.ts), so both commit in one statement.
+ * The same write, checked the same way, not yet run: for writeTogether with the state change
+ * that sends it (platform/db/write-together.ts), so both commit in one statement.
  */
-export function enqueueMailStatement(db: DbOrTx, tenantId: string, message: MailMessage, options: { now?: Date } = {}): SQL {
-  return db.insert(mailOutbox).values({ tenantId, id: newId(), ...checkMessage(message), createdAt: options.now }).getSQL();
+export function enqueueMailStatement(db: DbOrTx, tenantId: string, message: MailMessage, options: { now?: Date } = {}): TemplateWrite {
+  return mailWrite(db, newId(), tenantId, message, options.now);
 }
