@@ -28,7 +28,15 @@
 //                  included) and reads the address's code, then in one transaction consumes the
 //                  nonce and writes the wallet, its audit entry and its event in one statement
 //                  (bench_bound_* tables). No session, no user row, no identity root.
-import { createHash, randomBytes } from 'node:crypto';
+//   POST /login-bound  (BENCH_LOGIN_BOUND set) what bounds the login row: the user and its
+//                  credential by email (the service's own prepared statement, users.byEmailWith),
+//                  the password verified through a password pool of this server's own (the
+//                  service's: argon2id at its parameters, its workers at their niceness), then a
+//                  session with its refresh token's hash and its audit entry in one statement
+//                  (bench_bound_* tables) and an Ed25519 access token signed; 201 with the pair,
+//                  401 for a wrong password. No account limiter, no second-factor check, no
+//                  tenant, no role.
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +50,8 @@ import { openDatabase } from '../src/platform/db/client.js';
 import { AccessLogController } from '../src/platform/log/access-log.js';
 import { createLogger } from '../src/platform/log/logger.js';
 import { createUsersRepo } from '../src/modules/users/repo.js';
+import { createAuthRepo } from '../src/modules/auth/repo.js';
+import { createPasswordHasher } from '../src/modules/auth/passwords.js';
 import { createKycRepo } from '../src/modules/kyc/repo.js';
 import { KycList } from '../src/modules/kyc/schemas.js';
 import { toKycDto } from '../src/modules/kyc/service.js';
@@ -195,11 +205,50 @@ async function siweBound(): Promise<() => Promise<void>> {
   };
 }
 
+const closeLogin = process.env.BENCH_LOGIN_BOUND ? await loginBound() : undefined;
+
+/** The login bound's route (its password pool closed at stop). */
+async function loginBound(): Promise<() => Promise<void>> {
+  const { db } = database;
+  for (const statement of [
+    'create table if not exists bench_bound_sessions (id uuid primary key, user_id uuid not null, refresh_hash text not null, created_at timestamptz not null, expires_at timestamptz not null)',
+    BOUND_LOG_TABLE,
+    'truncate bench_bound_sessions',
+  ]) {
+    await db.execute(sql.raw(statement));
+  }
+  const { credentialJoin } = createAuthRepo(db);
+  const userWithCredential = repo.byEmailWith('bench_login_bound_user', credentialJoin.table, credentialJoin.on);
+  const passwords = createPasswordHasher();
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  app.post<{ Body: { email: string; password: string } }>('/login-bound', async (request, reply) => {
+    const found = await userWithCredential(tenantId!, request.body.email.trim().toLowerCase());
+    const stored = found?.joined?.passwordHash;
+    if (!found || !stored || !(await passwords.verify(stored, request.body.password))) return reply.status(401).send({ error: 'credentials' });
+    const now = new Date();
+    const sessionId = randomUUID();
+    const refreshToken = randomBytes(32).toString('base64url');
+    const refreshHash = createHash('sha256').update(refreshToken).digest('hex');
+    const facts = JSON.stringify({ userId: found.user.id, sessionId });
+    await db.execute(sql`with w0 as (insert into bench_bound_sessions (id, user_id, refresh_hash, created_at, expires_at)
+        values (${sessionId}, ${found.user.id}, ${refreshHash}, ${now}, ${new Date(now.getTime() + 7 * 24 * 3600_000)})),
+      w1 as (insert into bench_bound_log (kind, record_id, body, created_at) values ('audit', ${found.user.id}, ${facts}::jsonb, ${now}))
+      select 1`);
+    const iat = Math.floor(now.getTime() / 1000);
+    const signing = `${b64({ alg: 'EdDSA', typ: 'at+jwt' })}.${b64({ sub: found.user.id, sid: sessionId, tid: tenantId, iat, exp: iat + 900 })}`;
+    const accessToken = `${signing}.${sign(null, Buffer.from(signing), privateKey).toString('base64url')}`;
+    return reply.status(201).send({ accessToken, refreshToken, tokenType: 'Bearer', expiresIn: 900 });
+  });
+  return () => passwords.close();
+}
+
 await app.listen({ port: config.port, host: config.host });
 const stop = () => {
   void app
     .close()
     .then(() => closeSiwe?.())
+    .then(() => closeLogin?.())
     .then(() => database.close())
     .then(() => process.exit(0));
 };

@@ -158,6 +158,9 @@ export const SCENARIO_TARGETS: Record<string, { share: number; what: string; aga
 };
 
 const NOT_MEASURED = 'not measured in this run';
+const LOGIN_TARGET = "login ≥ 85% of raw argon2id verifies/s through the service's pool";
+const LOGIN_BOUND_TARGET =
+  'login ≥ 90% of its bound, a bare route doing the least a login needs with a password pool of its own (goal 2 above is out of that bound\'s reach: docs/decisions.md, "Login against a bound measured beside it")';
 const pct = (v: number) => `${(v * 100).toFixed(0)}%`;
 
 /**
@@ -196,7 +199,7 @@ export function evaluateTargets(input: {
     targets.push({ what: 'sign-up ≥ 1.3× better-auth (bench/peer, same load and database)', value: 'not measured: run `npm run bench:peer`', met: undefined });
   }
   share('GET /users/me ≥ 70% of the bare route doing the same SELECT', ratio('me'), 0.7);
-  share('login ≥ 85% of raw argon2id verifies/s through the service\'s pool', ratio('login'), 0.85);
+  share(LOGIN_TARGET, ratio('login'), 0.85);
   share('GET /kyc/identity/proof ≥ 30% of the bare route doing the PK SELECT', ratio('proof'), 0.3);
   if (b) {
     const factor = b.duringBurst.p99Ms / b.alone.p99Ms;
@@ -267,6 +270,17 @@ export function evaluateTargets(input: {
   if (webhook && webhook.met !== undefined && webhookBoundRps && hmacRps) {
     webhook.value += `; the bound (the same check and the least a decision makes durable) reaches ${pct(webhookBoundRps / hmacRps)} (${n0(webhookBoundRps)}/s), the row ${pct(results.get('webhook')!.result.rps / webhookBoundRps)} of it`;
   }
+  // Login's figure names its bound (bare routes doing the least a login needs), measured beside it.
+  const login = targets.find((t) => t.what === LOGIN_TARGET);
+  const loginRow = results.get('login');
+  const loginBound = boundRps('login');
+  if (login && login.met !== undefined && loginRow?.ceiling && loginRow.pairedBound && loginBound) {
+    login.value +=
+      `; its bound (the credential read, the verify through a pool of its own, the session and audit rows in one statement, an Ed25519 token) reaches ${pct(loginBound / loginRow.ceiling.rps)}` +
+      ` (${n0(loginBound)}/s, the mean of ${n0(loginRow.pairedBound.before)} and ${n0(loginRow.pairedBound.after)}/s right before and after the row), the row ${pct(loginRow.result.rps / loginBound)} of it`;
+  }
+  // What the bound proves (docs/decisions.md, "Login against a bound measured beside it"): the row is held to 90% of it.
+  share(`${LOGIN_BOUND_TARGET}`, loginRow && loginBound ? loginRow.result.rps / loginBound : undefined, 0.9);
   // A read whose work is more than a PK SELECT names its own bound, measured beside it, and
   // what the bound and the row reach of the PK-SELECT ceiling.
   for (const [key, target] of Object.entries(SCENARIO_TARGETS)) {

@@ -233,7 +233,7 @@ async function servicePhase(
 const PAIR_SEC = 5;
 
 /** The ceiling server: one process for the whole run, idle while the service's rows run. */
-async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData, siweBound: boolean): Promise<ServerProcess> {
+async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData, siweBound: boolean, loginBound: boolean): Promise<ServerProcess> {
   log(`ceiling server (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool), kept up for the whole run`);
   return startServer({
     name: 'ceiling server',
@@ -242,6 +242,8 @@ async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: Sce
       ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId, BENCH_HMAC_SECRET: data.webhook.secret,
       // The SIWE row's bound: its routes and a local chain of their own (only when that row runs).
       ...(siweBound ? { BENCH_SIWE_BOUND: '1' } : {}),
+      // The login row's bound: a password pool of its own (only when that row runs).
+      ...(loginBound ? { BENCH_LOGIN_BOUND: '1' } : {}),
     },
     port: s.ceilingPort,
     nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
@@ -265,7 +267,7 @@ async function pairedPk(pair: PairedCeiling, when: string): Promise<number> {
 
 /** A row's own bound (Scenario.bound) for PAIR_SEC on the ceiling server, right before or after the row. */
 async function pairedBound(pair: PairedCeiling, bound: NonNullable<Scenario['bound']>, when: string): Promise<number> {
-  const result = await pair.backend.run(pair.server.baseUrl, { connections: pair.spec.connections, requests: bound.requests, durationSec: PAIR_SEC });
+  const result = await pair.backend.run(pair.server.baseUrl, { connections: bound.connections ?? pair.spec.connections, requests: bound.requests, durationSec: PAIR_SEC });
   if (result.failures) throw new Error(`the bound (${bound.what}) failed ${result.failures} requests`);
   log(`    paired bound ${when}: ${bound.what} ${result.rps.toFixed(0)}/s`);
   return result.rps;
@@ -342,14 +344,14 @@ async function main(): Promise<void> {
   // HMAC ceiling too.
   const ceilings = run('ceilings') || READ_KEYS.some(run) || run('webhook');
   const pkRows = buildScenarios(data).some((scenario) => scenario.ceiling === 'pk' && run(scenario.key)) || READ_KEYS.some(run);
-  const ceilingServer = ceilings || pkRows || run('siwe') ? await startCeilingServer(s, db, data, run('siwe')) : undefined;
+  const ceilingServer = ceilings || pkRows || run('siwe') || run('login') ? await startCeilingServer(s, db, data, run('siwe'), run('login')) : undefined;
   let ceilingsBefore: Awaited<ReturnType<typeof ceilingPhase>> | undefined;
   let ceilingsAfter: typeof ceilingsBefore;
   let service: ServicePhase;
   try {
     if (ceilingServer && ceilings) ceilingsBefore = await ceilingPhase(s, db, data, backend, ceilingServer, 'before', run('webhook'));
     else if (ceilingServer && s.warmupSec > 0) await backend.run(ceilingServer.baseUrl, { ...pkSpec(s, data), durationSec: s.warmupSec });
-    const pair = ceilingServer && pkRows ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
+    const pair = ceilingServer && (pkRows || run('login')) ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
     service = await servicePhase(s, db, data, backend, run, pair, run('siwe') ? ceilingServer : undefined);
     if (ceilingServer && ceilings) ceilingsAfter = await ceilingPhase(s, db, data, backend, ceilingServer, 'after', run('webhook'));
   } finally {

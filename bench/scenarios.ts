@@ -18,7 +18,7 @@ export interface Scenario {
    * doing the row's own statement and answer and nothing else, measured right before and right
    * after the row as its PK ceiling is.
    */
-  bound?: { what: string; requests: RequestSpec[] };
+  bound?: { what: string; requests: RequestSpec[]; connections?: number };
 }
 
 export interface ScenarioData {
@@ -88,7 +88,17 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
     { key: 'me', route: 'GET /users/me', ceiling: 'pk', ...same({ connections: c, requests: bearer(d.big, d.accessTokens, '/users/me') }) },
     { key: 'refresh', route: 'POST /auth/refresh', ceiling: 'pk', warmup: refresh(d.refreshTokens.slice(0, warmupShare)), measure: refresh(d.refreshTokens.slice(warmupShare)) },
     // 16 connections keep the password pool (2 running, 64 queued) busy without 503s.
-    { key: 'login', route: 'POST /auth/email/login', ceiling: 'argon2', ...same({ connections: 16, requests: loginRequests(d) }) },
+    {
+      key: 'login',
+      route: 'POST /auth/email/login',
+      ceiling: 'argon2',
+      ...same({ connections: 16, requests: loginRequests(d) }),
+      bound: {
+        what: 'bare + the credential read, the verify through a pool of its own, the session and audit rows in one statement, an Ed25519 token',
+        connections: 16,
+        requests: loginRequests(d).map((r) => ({ ...r, path: '/login-bound', headers: json })),
+      },
+    },
     {
       key: 'offset',
       route: `GET /users?limit=20&offset=<last 10k of ${fmtCount(d.big.userCount)}>`,
