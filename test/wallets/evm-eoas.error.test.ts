@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { outbox } from '../helpers/outbox.js';
 import { expectError } from '../helpers/security.js';
+import { statementsDuring } from '../helpers/statements.js';
 import { getChallenge, messageFor, postEoa, signIn, walletsOf } from './siwe.js';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -240,6 +241,28 @@ describe('GET /evm-eoas and the challenge: errors', () => {
       404,
       'USER_NOT_FOUND',
     );
+  });
+
+  it('an empty list and an unknown user are each answered from one statement, the page with the user\'s existence', async () => {
+    const { userId, token } = await userWithToken();
+    await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.bearerHeaders(token) }); // the session and tenant reads, cached
+    const walletReads = (statements: string[]) => statements.filter((s) => /\b(wallets|users)\b/.test(s) && !/\bsessions\b/.test(s));
+    let res!: Awaited<ReturnType<typeof h.inject>>;
+    let seen = await statementsDuring(h.database, async () => {
+      res = await h.inject({ method: 'GET', url: '/evm-eoas', headers: h.bearerHeaders(token) });
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ total: 0, data: [] });
+    expect(walletReads(seen)).toHaveLength(1);
+    seen = await statementsDuring(h.database, async () => {
+      res = await h.inject({ method: 'GET', url: `/evm-eoas?userId=${userId}`, headers: h.keyHeaders() });
+    });
+    expect(res.json()).toEqual({ total: 0, data: [] });
+    seen = await statementsDuring(h.database, async () => {
+      res = await h.inject({ method: 'GET', url: '/evm-eoas?userId=0190a7a0-0000-7000-8000-00000000abcd', headers: h.keyHeaders() });
+    });
+    expectError(res, 404, 'USER_NOT_FOUND');
+    expect(walletReads(seen)).toHaveLength(1);
   });
 
   it("404 when a plain user asks for another user's EOAs", async () => {

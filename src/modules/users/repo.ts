@@ -134,6 +134,11 @@ export function createUsersRepo(db: DbOrTx) {
       return async (tenantId: string, email: string): Promise<UserWith<T> | undefined> => (await read({ tenantId, email }))[0];
     },
 
+    /** Whether the user exists, as a boolean SQL expression (another module's list reads it in its own statement: pageActingFor). */
+    existsSql(tenantId: SQLWrapper, id: SQLWrapper): SQL<boolean> {
+      return sql<boolean>`exists (select 1 from ${users} where ${users.tenantId} = ${tenantId} and ${users.id} = ${id})`;
+    },
+
     /** The user's id and registered wallet addresses as one JSON value (null: no such user), a scalar subquery for the identity read. */
     identityJson(tenantId: SQLWrapper, id: SQLWrapper): SQL {
       const fields = { id: users.id, evmEoa: users.evmEoa, evmCompatibleAddress: users.evmCompatibleAddress, xrplAddress: users.xrplAddress, xrplSecureAccountAddress: users.xrplSecureAccountAddress };

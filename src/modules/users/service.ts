@@ -139,13 +139,20 @@ export function createUsersService(deps: {
       ctx: Viewer & { tenantId: string },
       requested: string | undefined,
       userIdRequired: () => AppError,
-      read: (userId: string) => Promise<Page<T>>,
+      read: (userId: string) => Promise<Page<T> & { userFound?: boolean }>,
     ): Promise<Page<T>> {
       const userId = subjectFor(ctx, requested, userIdRequired);
-      const page = await read(userId);
-      if (page.total === 0 && page.data.length === 0) await requireUser(ctx.tenantId, userId);
+      const { userFound, ...page } = await read(userId);
+      if (page.total === 0 && page.data.length === 0) {
+        // A read that asked in its own statement (userExistsSql) says so; otherwise the user is read.
+        if (userFound === false) throw UserErrors.notFound();
+        if (userFound === undefined) await requireUser(ctx.tenantId, userId);
+      }
       return page;
     },
+
+    /** Whether a user exists, as SQL for another module's read to ask in its own statement (its answer goes to pageActingFor as `userFound`). */
+    userExistsSql: (tenantId: SQLWrapper, id: SQLWrapper): SQL<boolean> => repo.existsSql(tenantId, id),
 
     /**
      * Creates a user (no password). Runs inside `outerTx` when given, so the auth module can

@@ -153,7 +153,7 @@ export function createEvmEoaService(deps: {
 
     /** A user's EOAs: the caller's own; an API key or admin names the user (an admin defaults to itself). */
     async list(ctx: CallContext, requestedUserId: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
-      return users.pageActingFor(ctx, requestedUserId, WalletErrors.userIdRequired, (userId) => wallets.listByUser(ctx.tenantId, userId, { kind: 'evm-eoa' }, page));
+      return users.pageActingFor(ctx, requestedUserId, WalletErrors.userIdRequired, (userId) => wallets.pageForUser(ctx.tenantId, userId, { kind: 'evm-eoa' }, page));
     },
   };
 }

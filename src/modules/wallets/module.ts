@@ -22,7 +22,7 @@ export function createWalletsModule(
   deps: { users: UsersService; audit: AuditService },
 ): BastionModule<WalletsServices> {
   const { config, db, tx, clock, secrets } = platform;
-  const repo = createWalletsRepo(db);
+  const repo = createWalletsRepo(db, deps.users.userExistsSql);
   const wallets = createWalletsService({ repo, tx, clock, secrets, users: deps.users, audit: deps.audit, primaryEvmChainId: config.evm.chainId });
   const eoas = createEvmEoaService({
     repo,

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, getTableColumns, gt, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gt, isNull, lt, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { columnsWithTotal } from '../../platform/db/counted-page.js';
 import type { DbOrTx } from '../../platform/db/client.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
@@ -34,25 +34,41 @@ const deleteExpiredNonces = writeTemplate<'tenantId' | 'userId' | 'expiredBefore
     .where(and(eq(evmSiweNonces.tenantId, value('tenantId')), eq(evmSiweNonces.userId, value('userId')), lt(evmSiweNonces.expiresAt, sql.param(value('expiredBefore'), evmSiweNonces.expiresAt)))),
 );
 
-export function createWalletsRepo(db: DbOrTx) {
+/** Whether a user exists, as SQL (the users module's userExistsSql). */
+export type UserExistsSql = (tenantId: SQLWrapper, id: SQLWrapper) => SQL<boolean>;
+
+export function createWalletsRepo(db: DbOrTx, userExists: UserExistsSql) {
   // A user's wallets, an offset page with its total (GET /evm-eoas, GET /non-custodian-xrpl/wallets):
   // one prepared statement per shape of filters (kind, chain, both or neither).
   // Only the columns a wallet's DTO shows: a list never needs the sealed key or the provider's reference.
   type UserPageParams = { tenantId: string; userId: string; kind?: WalletKind; chain?: WalletChain; limit: number; offset: number };
-  const userPages = new Map<string, (params: UserPageParams, tx?: DbOrTx) => Promise<Array<ListedWallet & { total: number }>>>();
+  // The page is left-joined to one row saying whether the user exists, so an empty page still
+  // answers that (pageActingFor's 404) in the same statement: `(select exists(...)) f LEFT JOIN
+  // (page) p ON true`, ordered again by id outside (a join keeps no order of its own).
+  type UserPageRow = { userFound: boolean } & { [K in keyof ListedWallet]: ListedWallet[K] | null } & { total: number | null };
+  const userPages = new Map<string, (params: UserPageParams, tx?: DbOrTx) => Promise<UserPageRow[]>>();
   const userPage = (shape: string, filters: WalletFilters) =>
-    preparedQuery<Array<ListedWallet & { total: number }>, UserPageParams>(db, `wallets_user_page_${shape || 'all'}`, (q) => {
-      const conditions = [eq(wallets.tenantId, sql.placeholder('tenantId')), eq(wallets.userId, sql.placeholder('userId'))];
+    preparedQuery<UserPageRow[], UserPageParams>(db, `wallets_user_page_with_user_${shape || 'all'}`, (q) => {
+      const tenant = sql.placeholder('tenantId');
+      const user = sql.placeholder('userId');
+      const conditions = [eq(wallets.tenantId, tenant), eq(wallets.userId, user)];
       if (filters.kind) conditions.push(eq(wallets.kind, sql.placeholder('kind')));
       if (filters.chain) conditions.push(eq(wallets.chain, sql.placeholder('chain')));
       const { total } = columnsWithTotal(wallets);
-      return q
+      const page = q
         .select({ ...LISTED_COLUMNS, total })
         .from(wallets)
         .where(and(...conditions))
         .orderBy(asc(wallets.id))
         .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'));
+        .offset(sql.placeholder('offset'))
+        .as('p');
+      const fields = Object.fromEntries(Object.keys(LISTED_COLUMNS).map((key) => [key, page[key as keyof typeof LISTED_COLUMNS]]));
+      return q
+        .select({ userFound: sql<boolean>`f.found`.as('user_found'), ...fields, total: page.total })
+        .from(sql`(select ${userExists(tenant, user)} as found) f`)
+        .leftJoin(page, sql`true`)
+        .orderBy(page.id) as never;
     });
   // Read by every SIWE registration, as a prepared statement.
   const byIdQuery = (q: DbOrTx) =>
@@ -149,11 +165,15 @@ export function createWalletsRepo(db: DbOrTx) {
     },
 
     /** An offset page of listByUser, each row with the total of the user's matching wallets (counted-page.ts). */
-    async pageByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams, tx: DbOrTx = db) {
+    /** A user's offset page of wallets with their total, and whether the user exists, in one prepared statement. */
+    async pageByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams, tx: DbOrTx = db): Promise<{ rows: Array<ListedWallet & { total: number }>; userFound: boolean }> {
       const shape = `${filters.kind ? 'k' : ''}${filters.chain ? 'c' : ''}`;
       let query = userPages.get(shape);
       if (!query) userPages.set(shape, (query = userPage(shape, filters)));
-      return query({ tenantId, userId, kind: filters.kind, chain: filters.chain, limit: page.limit, offset: page.offset }, tx);
+      const read = await query({ tenantId, userId, kind: filters.kind, chain: filters.chain, limit: page.limit, offset: page.offset }, tx);
+      // An empty page is the one row of the left join with no wallet in it.
+      const rows = read[0]?.id === null ? [] : (read as Array<ListedWallet & { total: number }>);
+      return { rows, userFound: read[0]?.userFound === true };
     },
 
     /**

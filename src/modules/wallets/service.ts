@@ -105,6 +105,18 @@ export function createWalletsService(deps: {
 }) {
   const { repo, tx, clock, secrets, users, audit, primaryEvmChainId } = deps;
 
+  async function pageForUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams): Promise<Page<WalletDto> & { userFound?: boolean }> {
+    if (!page.afterId && !page.beforeId) {
+      const { rows, userFound } = await repo.pageByUser(tenantId, userId, filters, page);
+      return { ...(await countedPage(rows, page, () => repo.countByUser(tenantId, userId, filters), toWalletDto)), userFound };
+    }
+    return paginate(
+      () => repo.countByUser(tenantId, userId, filters),
+      () => repo.listByUser(tenantId, userId, filters, page),
+      toWalletDto,
+    );
+  }
+
   function profileFieldOf(row: WalletRow): WalletAddressField | undefined {
     if (row.chain === 'evm') {
       if (row.network !== String(primaryEvmChainId)) return 'evmCompatibleAddress';
@@ -217,13 +229,12 @@ export function createWalletsService(deps: {
 
     /** A user's wallets, oldest first, optionally of one kind or chain. */
     async listByUser(tenantId: string, userId: string, filters: WalletFilters, page: PageParams): Promise<Page<WalletDto>> {
-      if (!page.afterId && !page.beforeId) return countedPage(await repo.pageByUser(tenantId, userId, filters, page), page, () => repo.countByUser(tenantId, userId, filters), toWalletDto);
-      return paginate(
-        () => repo.countByUser(tenantId, userId, filters),
-        () => repo.listByUser(tenantId, userId, filters, page),
-        toWalletDto,
-      );
+      const { total, data } = await pageForUser(tenantId, userId, filters, page);
+      return { total, data };
     },
+
+    /** listByUser for users.pageActingFor: an offset page also says whether the user exists, read in the page's own statement. */
+    pageForUser,
 
     /**
      * Runs `use` with the wallet's private key (for signing inside the service). The key is

@@ -353,7 +353,7 @@ export function createXrplNonCustodial(deps: {
     },
 
     async listWallets(ctx: CallContext, requested: string | undefined): Promise<WalletsByKind> {
-      const all = await users.pageActingFor(ctx, requested, WalletErrors.userIdRequired, (userId) => wallets.listByUser(ctx.tenantId, userId, { chain: 'xrpl' }, { limit: 100, offset: 0 }));
+      const all = await users.pageActingFor(ctx, requested, WalletErrors.userIdRequired, (userId) => wallets.pageForUser(ctx.tenantId, userId, { chain: 'xrpl' }, { limit: 100, offset: 0 }));
       return {
         investor: all.data.find((w) => w.kind === 'xrpl-investor') ?? null,
         signer: all.data.find((w) => w.kind === 'xrpl-signer') ?? null,

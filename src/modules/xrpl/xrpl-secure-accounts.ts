@@ -101,9 +101,7 @@ export function createXrplSecureAccounts(deps: {
     },
 
     async list(ctx: CallContext, requested: string | undefined, page: PageParams): Promise<Page<WalletDto>> {
-      const { tenantId } = ctx;
-      const userId = await users.actingFor(ctx, requested, WalletErrors.userIdRequired);
-      return wallets.listByUser(tenantId, userId, { kind: 'xrpl-secure' }, page);
+      return users.pageActingFor(ctx, requested, WalletErrors.userIdRequired, (userId) => wallets.pageForUser(ctx.tenantId, userId, { kind: 'xrpl-secure' }, page));
     },
 
     /** One secure account of the user; another user's, another tenant's or another kind: 404. */
