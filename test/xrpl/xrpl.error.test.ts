@@ -63,6 +63,23 @@ describe('malformed addresses, challenges and signatures', () => {
   });
 });
 
+describe("a user's XRPL lists by API key: an unknown user and a user with none", () => {
+  it('404 USER_NOT_FOUND for a user the tenant does not have (or another tenant\'s); an empty page for a user with no wallet', async () => {
+    const empty = await h.createUser();
+    const other = await h.newTenant();
+    const foreignUser = await h.createUser(other);
+    for (const list of ['/xrpl-secure-accounts', '/non-custodian-xrpl/wallets']) {
+      for (const unknown of ['0190a7a0-0000-7000-8000-00000000fe11', foreignUser]) {
+        expectError(await h.inject({ method: 'GET', url: `${list}?userId=${unknown}`, headers: h.keyHeaders() }), 404, 'USER_NOT_FOUND');
+      }
+      const res = await h.inject({ method: 'GET', url: `${list}?userId=${empty}`, headers: h.keyHeaders() });
+      expect([list, res.statusCode]).toEqual([list, 200]);
+      // The secure accounts are a page; the non-custodial wallets are the user's wallet of each role.
+      expect(res.json()).toMatchObject(list === '/xrpl-secure-accounts' ? { total: 0, data: [] } : { investor: null, signer: null });
+    }
+  });
+});
+
 describe('transactions and blobs: 400 before anything reaches the ledger', () => {
   const prepare = async (transaction: Record<string, unknown>) => h.inject({ method: 'POST', url: '/non-custodian-xrpl/sign-transaction', headers, payload: { transaction } });
 
