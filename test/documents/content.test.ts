@@ -48,6 +48,28 @@ describe('includesAt (the PDF check\'s search for /Encrypt)', () => {
     expect(includesAt(early, NEEDLE, ANCHOR)).toBe(true);
   });
 
+  it('answers as Buffer#includes on a MiB of random bytes (an anchor byte in 256), with the needle anywhere or nowhere', () => {
+    const bytes = randomBytes(1 << 20);
+    bytes.fill(0x41, 0, 8); // no accidental needle at the start
+    same(bytes);
+    for (const at of [0, 1000, bytes.length >> 1, bytes.length - NEEDLE.length]) {
+      const copy = Buffer.from(bytes);
+      NEEDLE.copy(copy, at);
+      same(copy);
+    }
+  });
+
+  it('hands over after many compares of near misses (first, anchor and last bytes matching), and still finds what lies beyond', () => {
+    // '/E' and 't' at the needle's places, 200 bytes apart: sparse anchors, each one compared.
+    const unit = Buffer.alloc(200, 0x20);
+    Buffer.from('/Exxxxxt', 'latin1').copy(unit, 0);
+    const bytes = Buffer.concat(Array.from({ length: 6000 }, () => unit));
+    expect(includesAt(bytes, NEEDLE, ANCHOR)).toBe(false);
+    NEEDLE.copy(bytes, bytes.length - 50);
+    expect(includesAt(bytes, NEEDLE, ANCHOR)).toBe(true);
+    same(bytes);
+  });
+
   it('leaves the PDF check as it was: an encrypted PDF refused, a plain one accepted', () => {
     expect(() => checkPdf(makePdf({ encrypted: true }))).toThrow(expect.objectContaining({ code: 'DOCUMENT_PDF_ENCRYPTED' }));
     expect(() => checkPdf(makePdf())).not.toThrow();
