@@ -21,7 +21,8 @@ import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { createLogger } from '../src/platform/log/logger.js';
 import { measureArgon2 } from './argon2-ceiling.js';
-import { autocannonBackend, chooseBackend, type LoadSpec, type RequestSpec } from './load/index.js';
+import { measureBurst } from './burst.js';
+import { chooseBackend, type LoadSpec, type RequestSpec } from './load/index.js';
 import { postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { addLoginPasswords, bulkInsertUsers, createBenchTenant, LOGIN_PASSWORD, mintAccessTokens, sampleUserIds } from './seed.js';
@@ -196,21 +197,16 @@ async function main(): Promise<void> {
     }
     if (phases.includes('burst')) {
       const rate = Number(process.env.AUTH_LOAD_ME_RATE || 800);
-      const me: LoadSpec = {
+      const me = {
         connections: 16,
         rate,
         durationSec: s.durationSec,
-        requests: d.accessTokens.map((token) => ({ method: 'GET', path: '/users/me', headers: { 'x-tenant-id': d.tenantId, authorization: `Bearer ${token}` } })),
+        requests: d.accessTokens.map((token): RequestSpec => ({ method: 'GET', path: '/users/me', headers: { 'x-tenant-id': d.tenantId, authorization: `Bearer ${token}` } })),
       };
-      await autocannonBackend.run(service.baseUrl, { ...me, durationSec: s.warmupSec || 1 });
-      const alone = await autocannonBackend.run(service.baseUrl, me);
-      const loginLoad = backend.run(service.baseUrl, { connections: 32, requests: loginRequests(d), durationSec: s.durationSec + 2 });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const during = await autocannonBackend.run(service.baseUrl, me);
-      const login = await loginLoad;
+      const { alone, duringBurst: during, login, rounds } = await measureBurst(service.baseUrl, backend, me, { connections: 32, requests: loginRequests(d) }, { warmupSec: s.warmupSec, log });
       log(
         `burst: /users/me at ${rate}/s p99 alone ${alone.p99Ms.toFixed(1)} ms, during ${login.rps.toFixed(0)} logins/s ${during.p99Ms.toFixed(1)} ms ` +
-          `(${(during.p99Ms / Math.max(alone.p99Ms, 0.001)).toFixed(2)}x; p50 ${alone.p50Ms.toFixed(1)} / ${during.p50Ms.toFixed(1)} ms)`,
+          `(${(during.p99Ms / Math.max(alone.p99Ms, 0.001)).toFixed(2)}x; p50 ${alone.p50Ms.toFixed(1)} / ${during.p50Ms.toFixed(1)} ms; ${rounds} rounds)`,
       );
     }
   } finally {

@@ -19,6 +19,8 @@ export interface Row {
 
 export interface BurstResult {
   rate: number;
+  /** Alternating segments alone and during the burst (bench/burst.ts). */
+  rounds: number;
   alone: LoadResult;
   duringBurst: LoadResult;
   login: LoadResult;
@@ -60,7 +62,7 @@ export function table(rows: Row[]): string {
 
 export function burstTable(b: BurstResult): string {
   return [
-    `| GET /users/me at ${n0(b.rate)} requests/s (paced, autocannon) | requests/s | p50 ms | p99 ms |`,
+    `| GET /users/me at a steady ${n0(b.rate)} requests/s (open loop, latency from each request's due time; ${b.rounds} alternating segments each) | requests/s | p50 ms | p99 ms |`,
     '|---|---:|---:|---:|',
     `| alone${flag(b.alone)} | ${n0(b.alone.rps)} | ${ms(b.alone.p50Ms)} | ${ms(b.alone.p99Ms)} |`,
     `| during a login burst (${n0(b.login.rps)} logins/s)${flag(b.duringBurst)} | ${n0(b.duringBurst.rps)} | ${ms(b.duringBurst.p50Ms)} | ${ms(b.duringBurst.p99Ms)} |`,

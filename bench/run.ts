@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
+import { measureBurst } from './burst.js';
 import { measureArgon2, type Argon2Ceiling } from './argon2-ceiling.js';
 import { prepareDatabase, type BenchDatabase } from './database.js';
-import { autocannonBackend, chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from './load/index.js';
+import { chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from './load/index.js';
 import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type BurstResult, type Row } from './report.js';
@@ -131,18 +132,13 @@ async function measure(
   return { result, rssMb, cpu };
 }
 
-/** GET /users/me paced at `rate`, alone and then while logins saturate the password pool. */
+/** GET /users/me at a steady `rate`, alone and while logins saturate the password pool (bench/burst.ts). */
 async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSettings, d: ScenarioData, rate: number): Promise<BurstResult> {
   const meScenario = buildScenarios(d).find((scenario) => scenario.key === 'me')!;
-  const me: LoadSpec = { ...meScenario.measure, connections: 16, rate, durationSec: s.durationSec };
-  await autocannonBackend.run(service.baseUrl, { ...me, durationSec: s.warmupSec || 1 });
-  const alone = await autocannonBackend.run(service.baseUrl, me);
-  const loginLoad = backend.run(service.baseUrl, { ...loginBurst(d), durationSec: s.durationSec + 2 });
-  await new Promise((resolve) => setTimeout(resolve, 1_000)); // the pool is full before measuring
-  const duringBurst = await autocannonBackend.run(service.baseUrl, me);
-  const login = await loginLoad;
-  log(`  /users/me p99 alone ${alone.p99Ms.toFixed(2)} ms, during login burst ${duringBurst.p99Ms.toFixed(2)} ms`);
-  return { rate, alone, duringBurst, login };
+  const me = { ...meScenario.measure, connections: 16, rate, durationSec: s.durationSec };
+  const measured = await measureBurst(service.baseUrl, backend, me, loginBurst(d), { warmupSec: s.warmupSec, log });
+  log(`  /users/me p99 alone ${measured.alone.p99Ms.toFixed(2)} ms, during login burst ${measured.duringBurst.p99Ms.toFixed(2)} ms (${measured.rounds} rounds)`);
+  return { rate, ...measured };
 }
 
 interface ServicePhase {

@@ -17,7 +17,7 @@ function feeder(spec: LoadSpec): { next(): RequestSpec; wrapped(): boolean } {
   };
 }
 
-/** autocannon, in this process: the fallback when wrk is not available, and the paced (open-loop) runs. */
+/** autocannon, in this process: the fallback when wrk is not available. Steady-rate loads are paced.ts's. */
 export const autocannonBackend: LoadBackend = {
   name: 'autocannon',
   async run(baseUrl: string, spec: LoadSpec): Promise<LoadResult> {
@@ -29,7 +29,6 @@ export const autocannonBackend: LoadBackend = {
       connections: spec.connections,
       duration: spec.durationSec,
       timeout: 10,
-      ...(spec.rate ? { overallRate: spec.rate } : {}),
       requests: [
         single
           ? { method: first.method, path: first.path, headers: first.headers, body: first.body }

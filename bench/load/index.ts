@@ -3,11 +3,11 @@ import type { LoadBackend } from './types.js';
 import { findWrk, wrkBackend } from './wrk.js';
 
 export type { LoadBackend, LoadResult, LoadSpec, RequestSpec } from './types.js';
-export { autocannonBackend } from './autocannon.js';
+export { poolPaced, runPaced, type PacedResult } from './paced.js';
 
 /**
  * The load generator: BENCH_TOOL=wrk|autocannon, or by default wrk when it is installed or
- * installable (apt-get), else autocannon. Paced runs (a fixed rate) always use autocannon.
+ * installable (apt-get), else autocannon. Steady-rate (open-loop) loads are paced.ts's.
  */
 export function chooseBackend(wanted: string | undefined, log: (line: string) => void): LoadBackend {
   if (wanted === 'autocannon') return autocannonBackend;

@@ -16,12 +16,10 @@ export interface LoadSpec {
   once?: boolean;
   connections: number;
   durationSec: number;
-  /** Requests per second over all connections (open loop). Only the autocannon backend paces. */
-  rate?: number;
 }
 
 export interface LoadResult {
-  tool: 'wrk' | 'autocannon';
+  tool: 'wrk' | 'autocannon' | 'paced';
   requests: number;
   durationSec: number;
   rps: number;

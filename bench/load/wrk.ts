@@ -56,7 +56,6 @@ interface WrkSummary {
 export const wrkBackend: LoadBackend = {
   name: 'wrk',
   async run(baseUrl: string, spec: LoadSpec): Promise<LoadResult> {
-    if (spec.rate) throw new Error('wrk cannot pace requests; use autocannon for a fixed rate');
     const dir = mkdtempSync(join(tmpdir(), 'bastion-wrk-'));
     try {
       const file = join(dir, 'requests.tsv');
