@@ -36,7 +36,17 @@
 //                  (bench_bound_* tables) and an Ed25519 access token signed; 201 with the pair,
 //                  401 for a wrong password. No account limiter, no second-factor check, no
 //                  tenant, no role.
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+//   POST /signup-bound  (BENCH_SIGNUP_BOUND set) what bounds a sign-up (bench:peer, goal 1): the
+//                  password checked against the service's policy (length, common passwords),
+//                  hashed through a password pool of this server's own (the service's), then in
+//                  one statement the user (unique by tenant and email), its credential, the
+//                  verification link's and code's hashes, and three log rows: the audit entry,
+//                  the event and the verification mail (rendered by the service's renderMail);
+//                  201 with the user, 409 when the email is taken. After answering, the mail is
+//                  sent as the service's worker sends it with no SMTP_URL (its file transport:
+//                  an RFC 822 file), without the queue's claim and record. No tenant check, no
+//                  settings, no rate limit, no mail cap (bench_bound_* tables).
+import { createHash, generateKeyPairSync, randomBytes, randomInt, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +61,10 @@ import { AccessLogController } from '../src/platform/log/access-log.js';
 import { createLogger } from '../src/platform/log/logger.js';
 import { createUsersRepo } from '../src/modules/users/repo.js';
 import { createAuthRepo } from '../src/modules/auth/repo.js';
-import { createPasswordHasher } from '../src/modules/auth/passwords.js';
+import { checkPasswordPolicy, createPasswordHasher } from '../src/modules/auth/passwords.js';
+import { createFileTransport } from '../src/platform/mail/file-transport.js';
+import { renderMail } from '../src/platform/mail/render.js';
+import { systemClock } from '../src/platform/clock.js';
 import { createKycRepo } from '../src/modules/kyc/repo.js';
 import { KycList } from '../src/modules/kyc/schemas.js';
 import { toKycDto } from '../src/modules/kyc/service.js';
@@ -243,12 +256,70 @@ async function loginBound(): Promise<() => Promise<void>> {
   return () => passwords.close();
 }
 
+const closeSignup = process.env.BENCH_SIGNUP_BOUND ? await signupBound() : undefined;
+
+/** The sign-up bound's route (its password pool closed at stop). */
+async function signupBound(): Promise<() => Promise<void>> {
+  const { db } = database;
+  for (const statement of [
+    'create table if not exists bench_bound_users (tenant_id uuid not null, id uuid not null, email text not null, full_name text not null, created_at timestamptz not null, primary key (tenant_id, id), unique (tenant_id, email))',
+    'create table if not exists bench_bound_credentials (tenant_id uuid not null, user_id uuid not null, password_hash text not null, created_at timestamptz not null, primary key (tenant_id, user_id))',
+    'create table if not exists bench_bound_tokens (id uuid primary key, user_id uuid not null, purpose text not null, hash text not null, expires_at timestamptz not null)',
+    BOUND_LOG_TABLE,
+    'truncate bench_bound_users, bench_bound_credentials, bench_bound_tokens',
+  ]) {
+    await db.execute(sql.raw(statement));
+  }
+  const passwords = createPasswordHasher();
+  const mailDir = mkdtempSync(join(tmpdir(), 'bench-signup-bound-'));
+  const transport = createFileTransport(mailDir, systemClock);
+  const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+  app.post<{ Body: { email: string; password: string; fullName: string } }>('/signup-bound', async (request, reply) => {
+    const { password, fullName } = request.body;
+    const email = request.body.email.trim().toLowerCase();
+    checkPasswordPolicy(password);
+    const passwordHash = await passwords.hash(password);
+    const now = new Date();
+    const expires = new Date(now.getTime() + 24 * 3600_000);
+    const userId = randomUUID();
+    const link = randomBytes(32).toString('base64url');
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const facts = JSON.stringify({ userId, email });
+    const rendered = renderMail({
+      title: 'Confirm your email address',
+      intro: 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.',
+      code,
+      link: { url: `${config.publicBaseUrl}/auth/pages/verify-email?${new URLSearchParams({ tenant: tenantId!, token: link }).toString()}`, label: 'Confirm my email' },
+      outro: 'If you did not create an account, ignore this message.',
+    });
+    const mail = JSON.stringify({ to: email, ...rendered });
+    const written = (await db.execute(sql`with u as (insert into bench_bound_users (tenant_id, id, email, full_name, created_at)
+        values (${tenantId}, ${userId}, ${email}, ${fullName}, ${now}) on conflict do nothing returning id),
+      c as (insert into bench_bound_credentials (tenant_id, user_id, password_hash, created_at) select ${tenantId}::uuid, id, ${passwordHash}, ${now}::timestamptz from u),
+      t as (insert into bench_bound_tokens (id, user_id, purpose, hash, expires_at)
+        select ${randomUUID()}::uuid, id, 'link', ${sha256(link)}, ${expires}::timestamptz from u union all select ${randomUUID()}::uuid, id, 'code', ${sha256(code)}, ${expires}::timestamptz from u),
+      l as (insert into bench_bound_log (kind, record_id, body, created_at)
+        select 'audit', id, ${facts}::jsonb, ${now}::timestamptz from u union all select 'event', id, ${facts}::jsonb, ${now}::timestamptz from u
+        union all select 'mail', id, ${mail}::jsonb, ${now}::timestamptz from u)
+      select id from u`)) as unknown as { rows: unknown[] };
+    if (written.rows.length === 0) return reply.status(409).send({ error: 'email taken' });
+    reply.raw.once('finish', () => void transport.send({ id: userId, from: config.mailFrom, to: email, ...rendered }).catch((error: unknown) => request.log.error({ err: error }, 'bound mail')));
+    return reply.status(201).send({ id: userId, email, fullName, emailVerified: false, createdAt: now.toISOString() });
+  });
+  return async () => {
+    await passwords.close();
+    await transport.close();
+    rmSync(mailDir, { recursive: true, force: true });
+  };
+}
+
 await app.listen({ port: config.port, host: config.host });
 const stop = () => {
   void app
     .close()
     .then(() => closeSiwe?.())
     .then(() => closeLogin?.())
+    .then(() => closeSignup?.())
     .then(() => database.close())
     .then(() => process.exit(0));
 };

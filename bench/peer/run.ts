@@ -127,7 +127,9 @@ async function main(): Promise<void> {
     signUp: (email) => ({ method: 'POST', path: '/auth/email', headers: { ...json, 'x-tenant-id': tenantId }, body: JSON.stringify({ email, password: LOGIN_PASSWORD, fullName: 'Peer Bench' }) }),
   };
   const peerPort = s.ceilingPort;
+  const boundPort = s.ceilingPort + 1;
   let peer: Side | undefined;
+  let bound: Side | undefined;
   try {
     peer = {
       name: `better-auth ${version} POST /api/auth/sign-up/email`,
@@ -136,7 +138,21 @@ async function main(): Promise<void> {
       // Origin: its own base URL (trusted); fetch's sec-fetch-mode would be refused without one.
       signUp: (email) => ({ method: 'POST', path: '/api/auth/sign-up/email', headers: { ...json, origin: `http://127.0.0.1:${peerPort}` }, body: JSON.stringify({ email, password: LOGIN_PASSWORD, name: 'Peer Bench' }) }),
     };
-    const sides = [bastion, peer];
+    // What bounds Bastion's sign-up: the least it must do (bench/ceiling-server.ts,
+    // POST /signup-bound), on Bastion's database, measured in the same rounds.
+    bound = {
+      name: 'bound: POST /signup-bound (the policy check, the hash through the service\'s pool, the rows in one statement, the mail rendered and written as the file transport does)',
+      database: bastionDb,
+      server: await startServer({
+        name: 'sign-up bound',
+        script: join(root, 'dist', 'bench', 'ceiling-server.js'),
+        env: { ...env, PORT: String(boundPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: tenantId, BENCH_SIGNUP_BOUND: '1' },
+        port: boundPort,
+        nodeArgs: s.nodeFlags,
+      }),
+      signUp: (email) => ({ method: 'POST', path: '/signup-bound', headers: json, body: JSON.stringify({ email, password: LOGIN_PASSWORD, fullName: 'Peer Bench' }) }),
+    };
+    const sides = [bastion, peer, bound];
     for (const side of sides) {
       let failed = 0;
       await inParallel(requests(side, 'preload', PRELOAD_USERS), CONNECTIONS, async (request) => {
@@ -159,14 +175,16 @@ async function main(): Promise<void> {
     };
     const a = summary(bastion);
     const b = summary(peer);
+    const c = summary(bound);
     log('');
     log(`Sign-up on ${machineLine()}, PostgreSQL ${new URL(pgServer).host}, load by ${backend.name}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${s.durationSec} s after ${s.warmupSec} s of warm-up, ${PRELOAD_USERS} users each first; CPU busy before the run: ${(busy * 100).toFixed(0)}%.`);
     log('');
     log('| sign-up | requests/s (mean of rounds) | CPU ms/request: server + PostgreSQL | failed |');
     log('|---|---:|---:|---:|');
-    for (const [side, x] of [[bastion, a], [peer, b]] as const) log(`| ${side.name} | ${x.rps.toFixed(0)} | ${x.serverMs.toFixed(2)} + ${x.dbMs.toFixed(2)} | ${x.failures} |`);
+    for (const [side, x] of [[bastion, a], [peer, b], [bound, c]] as const) log(`| ${side.name} | ${x.rps.toFixed(0)} | ${x.serverMs.toFixed(2)} + ${x.dbMs.toFixed(2)} | ${x.failures} |`);
     log('');
     log(`Bastion / better-auth: ${(a.rps / b.rps).toFixed(2)}× (goal: 1.3× or more)`);
+    log(`the bound / better-auth: ${(c.rps / b.rps).toFixed(2)}×; Bastion / the bound: ${((100 * a.rps) / c.rps).toFixed(0)}%`);
     // The bound the hash sets: both servers hash the password once per sign-up with the same
     // parameters, on the same two cores. Bastion's sign-up costs at least that hash plus its
     // database writes (taken here as low as the peer's own): the peer's whole cost over that
@@ -181,12 +199,13 @@ async function main(): Promise<void> {
     if (invalid.length > 0) {
       throw new Error(`not recorded: ${invalid.length} measurement(s) had failures, ran out of emails or completed fewer than 50 sign-ups (a longer BENCH_DURATION, an idle machine)`);
     }
-    const result: PeerResult = { measuredAt: new Date().toISOString(), betterAuthVersion: version, bastionRps: a.rps, peerRps: b.rps, hashCpuMs: hashed.cpuMs, boundRatio };
+    const result: PeerResult = { measuredAt: new Date().toISOString(), betterAuthVersion: version, bastionRps: a.rps, peerRps: b.rps, hashCpuMs: hashed.cpuMs, boundRatio, signupBoundRps: c.rps };
     writeFileSync(join(root, PEER_RESULT_FILE), JSON.stringify(result, null, 2) + '\n');
     log(`written to ${PEER_RESULT_FILE} (the Targets block of npm run bench shows it)`);
   } finally {
     await bastion.server.stop();
     await peer?.server.stop();
+    await bound?.server.stop();
   }
 }
 
