@@ -23,7 +23,8 @@ export async function runPaced(baseUrl: string, spec: LoadSpec & { rate: number 
   const total = Math.max(1, Math.round(spec.rate * spec.durationSec));
   const interval = 1_000 / spec.rate;
   const latencies = new Float64Array(total);
-  const pool = new Pool(baseUrl, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  // A response not started or not finished within 10 s fails (autocannon's and wrk's timeout here).
+  const pool = new Pool(baseUrl, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
   let sent = 0;
   let done = 0;
   let failures = 0;
