@@ -9,7 +9,8 @@
 //   PostgreSQL backends (from /proc);
 // - login: logins for BENCH_DURATION seconds; CPU per login, and the argon2id pool's own CPU
 //   per verification measured in this process just after, so the difference is the non-hash work;
-// - burst: GET /users/me paced alone, then during a login burst (as `npm run bench` does).
+// - burst: GET /users/me at a steady AUTH_LOAD_ME_RATE (default 800/s), in segments alone and
+//   during a login burst that alternate (bench/burst.ts, as `npm run bench` does).
 // BENCH_CPU_PROF=1 writes a CPU profile of the service into bench/.data/profiles/auth-load.
 // The database must be one of your own: the script adds a tenant to it and leaves it there.
 import { mkdirSync } from 'node:fs';
