@@ -46,6 +46,7 @@
 //                  sent as the service's worker sends it with no SMTP_URL (its file transport:
 //                  an RFC 822 file), without the queue's claim and record. No tenant check, no
 //                  settings, no rate limit, no mail cap (bench_bound_* tables).
+//                  POST /signup-bound-unsent: the same with the mail left in its row, unsent.
 import { createHash, generateKeyPairSync, randomBytes, randomInt, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +55,7 @@ import { sql } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import { createSiweMessage, parseSiweMessage, verifySiweMessage } from 'viem/siwe';
 import { createLocalEvmChain } from '../src/providers/evm-chain/local/edr.js';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/client.js';
 import { AccessLogController } from '../src/platform/log/access-log.js';
@@ -274,7 +275,8 @@ async function signupBound(): Promise<() => Promise<void>> {
   const mailDir = mkdtempSync(join(tmpdir(), 'bench-signup-bound-'));
   const transport = createFileTransport(mailDir, systemClock);
   const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-  app.post<{ Body: { email: string; password: string; fullName: string } }>('/signup-bound', async (request, reply) => {
+  // /signup-bound-unsent: the same, the mail written to its row and never sent (what sending costs).
+  const signUp = (send: boolean) => async (request: FastifyRequest<{ Body: { email: string; password: string; fullName: string } }>, reply: FastifyReply) => {
     const { password, fullName } = request.body;
     const email = request.body.email.trim().toLowerCase();
     checkPasswordPolicy(password);
@@ -303,9 +305,11 @@ async function signupBound(): Promise<() => Promise<void>> {
         union all select 'mail', id, ${mail}::jsonb, ${now}::timestamptz from u)
       select id from u`)) as unknown as { rows: unknown[] };
     if (written.rows.length === 0) return reply.status(409).send({ error: 'email taken' });
-    reply.raw.once('finish', () => void transport.send({ id: userId, from: config.mailFrom, to: email, ...rendered }).catch((error: unknown) => request.log.error({ err: error }, 'bound mail')));
+    if (send) reply.raw.once('finish', () => void transport.send({ id: userId, from: config.mailFrom, to: email, ...rendered }).catch((error: unknown) => request.log.error({ err: error }, 'bound mail')));
     return reply.status(201).send({ id: userId, email, fullName, emailVerified: false, createdAt: now.toISOString() });
-  });
+  };
+  app.post('/signup-bound', signUp(true));
+  app.post('/signup-bound-unsent', signUp(false));
   return async () => {
     await passwords.close();
     await transport.close();
