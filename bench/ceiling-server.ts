@@ -41,7 +41,7 @@
 //                  hashed through a password pool of this server's own (the service's), then in
 //                  one statement the user (unique by tenant and email), its credential, the
 //                  verification link's and code's hashes, and three log rows: the audit entry,
-//                  the event and the verification mail (rendered by the service's renderMail);
+//                  the event and the verification mail (the service's content and renderMail);
 //                  201 with the user, 409 when the email is taken. After answering, the mail is
 //                  sent as the service's worker sends it with no SMTP_URL (its file transport:
 //                  an RFC 822 file), without the queue's claim and record. No tenant check, no
@@ -63,6 +63,7 @@ import { createLogger } from '../src/platform/log/logger.js';
 import { createUsersRepo } from '../src/modules/users/repo.js';
 import { createAuthRepo } from '../src/modules/auth/repo.js';
 import { checkPasswordPolicy, createPasswordHasher } from '../src/modules/auth/passwords.js';
+import { verificationMailContent } from '../src/modules/auth/verification.js';
 import { createFileTransport } from '../src/platform/mail/file-transport.js';
 import { renderMail } from '../src/platform/mail/render.js';
 import { systemClock } from '../src/platform/clock.js';
@@ -287,13 +288,7 @@ async function signupBound(): Promise<() => Promise<void>> {
     const link = randomBytes(32).toString('base64url');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const facts = JSON.stringify({ userId, email });
-    const rendered = renderMail({
-      title: 'Confirm your email address',
-      intro: 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.',
-      code,
-      link: { url: `${config.publicBaseUrl}/auth/pages/verify-email?${new URLSearchParams({ tenant: tenantId!, token: link }).toString()}`, label: 'Confirm my email' },
-      outro: 'If you did not create an account, ignore this message.',
-    });
+    const rendered = renderMail(verificationMailContent(code, `${config.publicBaseUrl}/auth/pages/verify-email?${new URLSearchParams({ tenant: tenantId!, token: link }).toString()}`));
     const mail = JSON.stringify({ to: email, ...rendered });
     const written = (await db.execute(sql`with u as (insert into bench_bound_users (tenant_id, id, email, full_name, created_at)
         values (${tenantId}, ${userId}, ${email}, ${fullName}, ${now}) on conflict do nothing returning id),

@@ -2,6 +2,7 @@ import type { DbOrTx } from '../../platform/db/client.js';
 import type { TemplateWrite } from '../../platform/db/write-together.js';
 import type { RunInTx } from '../../platform/db/tx.js';
 import type { TenantContext } from '../../platform/http/guards.js';
+import type { MailContent } from '../../platform/mail/render.js';
 import type { UsersService } from '../users/service.js';
 import type { UserRow } from '../users/table.js';
 import { AuthErrors } from './errors.js';
@@ -9,6 +10,19 @@ import type { AuthMailer } from './mailer.js';
 import type { OneTimeService } from './one-time.js';
 
 export const VERIFY_TOKEN_TTL_MS = 24 * 3600_000;
+
+/** The verification mail: the code, and the link to the confirmation page when there is one. */
+export function verificationMailContent(code: string, linkUrl: string | undefined): MailContent {
+  return {
+    title: 'Confirm your email address',
+    intro: linkUrl
+      ? 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.'
+      : 'Enter this code to confirm your email address. It is valid for 10 minutes.',
+    code,
+    link: linkUrl ? { url: linkUrl, label: 'Confirm my email' } : undefined,
+    outro: 'If you did not create an account, ignore this message.',
+  };
+}
 
 /**
  * Email verification in three variants, all proving control of the mailbox: a single-use
@@ -18,15 +32,8 @@ export const VERIFY_TOKEN_TTL_MS = 24 * 3600_000;
 export function createVerificationService(deps: { tx: RunInTx; users: UsersService; oneTime: OneTimeService; mailer: AuthMailer }) {
   const { tx, users, oneTime, mailer } = deps;
 
-  const content = (tenant: TenantContext, code: string, token: string | undefined) => ({
-    title: 'Confirm your email address',
-    intro: token
-      ? 'Open the link below to confirm this address, or enter this code where you signed up. The link is valid for 24 hours, the code for 10 minutes.'
-      : 'Enter this code to confirm your email address. It is valid for 10 minutes.',
-    code,
-    link: token ? { url: mailer.link(tenant, 'verify-email', token), label: 'Confirm my email' } : undefined,
-    outro: 'If you did not create an account, ignore this message.',
-  });
+  const content = (tenant: TenantContext, code: string, token: string | undefined) =>
+    verificationMailContent(code, token === undefined ? undefined : mailer.link(tenant, 'verify-email', token));
 
   async function send(db: DbOrTx, tenant: TenantContext, user: UserRow, withLink: boolean): Promise<void> {
     if (!(await mailer.allow(tenant.id, user.email, 'verify'))) return;
