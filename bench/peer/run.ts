@@ -8,6 +8,9 @@
 // (after a warm-up), each a new set of emails; prints requests/s and CPU ms per request of the
 // server process and of its database's PostgreSQL backends, and writes the means to
 // bench/.data/peer-result.json, which the Targets block of `npm run bench` reads (goal 1).
+// Two more sides run in the same rounds on Bastion's database: the sign-up's bound (the ceiling
+// server's POST /signup-bound: the least a sign-up with its verification mail must do) and the
+// same bound with the mail left unsent (what sending it costs; the peer sends none).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
