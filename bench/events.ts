@@ -15,15 +15,23 @@ import { newSigningSecret, signEvent, signingKey } from '../src/modules/events/s
 import { parseOutboundUrl, postOutboundTo } from '../src/platform/http/outbound.js';
 import { postgresCpuMs, processCpuMs } from './machine.js';
 
+export interface EventsRound {
+  /** The bare loop's rate, the worker's and the bound's, in this round (per second). */
+  loopPerSec: number;
+  eventsPerSec: number;
+  boundPerSec?: number;
+}
+
 export interface EventsBenchResult {
   events: number;
   endpoints: number;
+  /** The worker's seconds over all rounds. */
   seconds: number;
   eventsPerSec: number;
-  /** The mean of the bare loop's rate before and after the worker's run. */
+  /** The bare loop's rate over all its rounds (requests over seconds). */
   ceilingPerSec: number;
-  ceilingBefore: number;
-  ceilingAfter: number;
+  /** Each round: the loop, then the worker, then the bound, one after the other. */
+  rounds: EventsRound[];
   concurrency: number;
   batchSize: number;
   /** CPU per event of the worker's process, PostgreSQL's backends and the receiver (µs); of the loop's client and receiver per request. */
@@ -34,13 +42,15 @@ export interface EventsBenchResult {
 
 const CONCURRENCY = 16;
 const BATCH = 128;
+/** Rounds of the row: each one the bare loop, the worker and the bound, one after the other. */
+export const EVENTS_ROUNDS = 3;
 
 /** A body the size of a typical event: {type, timestamp, data}. */
 const sampleBody = () =>
   JSON.stringify({ type: 'user.created', timestamp: new Date().toISOString(), data: { userId: newId(), email: 'someone@bench.example' } });
 
-/** `concurrency` loops each POSTing and awaiting the answer, for `seconds`: requests per second. */
-async function postLoop(url: string, seconds: number, concurrency: number): Promise<number> {
+/** `concurrency` loops each POSTing and awaiting the answer, for `seconds`: requests done and the seconds they took. */
+async function postLoop(url: string, seconds: number, concurrency: number): Promise<{ requests: number; seconds: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const until = Date.now() + seconds * 1000;
   let done = 0;
@@ -64,10 +74,49 @@ async function postLoop(url: string, seconds: number, concurrency: number): Prom
     }),
   );
   agent.destroy();
-  return done / ((Date.now() - started) / 1000);
+  return { requests: done, seconds: (Date.now() - started) / 1000 };
 }
 
 const BOUND_PIPELINES = 2;
+
+/** CPU (ms) of the processes a segment is measured on, and of the database's backends. */
+interface CpuMark {
+  sender: number;
+  db?: number;
+  receiver: number;
+}
+
+/** Running sums of a side's segments: units done, seconds, CPU ms. */
+class Tally {
+  units = 0;
+  seconds = 0;
+  cpu = { sender: 0, db: 0, receiver: 0 };
+  constructor(private readonly pids: { receiver: number; database?: string }) {}
+  mark(): CpuMark {
+    return {
+      sender: processCpuMs(process.pid),
+      ...(this.pids.database ? { db: postgresCpuMs(this.pids.database) } : {}),
+      receiver: processCpuMs(this.pids.receiver),
+    };
+  }
+  /** Adds a segment that started at `before`: `units` done in `seconds`; answers the segment's rate. */
+  add(before: CpuMark, units: number, seconds: number): number {
+    const after = this.mark();
+    this.units += units;
+    this.seconds += seconds;
+    this.cpu.sender += after.sender - before.sender;
+    this.cpu.db += (after.db ?? 0) - (before.db ?? 0);
+    this.cpu.receiver += after.receiver - before.receiver;
+    return units / seconds;
+  }
+  get perSec(): number {
+    return this.units / this.seconds;
+  }
+  /** CPU µs per unit. */
+  us(ms: number): number {
+    return (ms * 1000) / this.units;
+  }
+}
 
 /**
  * What bounds the worker's row: the same requests (signEvent, postOutboundTo under the same
@@ -75,74 +124,81 @@ const BOUND_PIPELINES = 2;
  * survive a crash and share its queue between instances: per batch of 128, one statement leasing
  * the oldest pending rows (FOR UPDATE SKIP LOCKED) and reading their events, and one recording
  * the delivered ones under the lease. Its own table (bench_bound_deliveries: the event in the
- * row, a primary key and a pending index in lease order), filled before it starts; no fan-out to
+ * row, a primary key and a pending index in lease order), filled before each run; no fan-out to
  * endpoints, no stream positions, no retry bookkeeping.
  */
-async function deliveryBound(databaseUrl: string, databaseName: string, url: string, events: number, receiverPid: number) {
+async function deliveryBound(databaseUrl: string, url: string) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  try {
-    await pool.query(`create table if not exists bench_bound_deliveries (id bigserial primary key, event_id uuid not null, type text not null, payload jsonb not null,
-      created_at timestamptz not null, status text not null, attempts int not null, lease_until timestamptz not null, lease_token uuid, delivered_at timestamptz)`);
-    await pool.query("create index if not exists bench_bound_deliveries_due on bench_bound_deliveries (lease_until, id) where status = 'pending'");
-    await pool.query('truncate bench_bound_deliveries');
-    await pool.query(
-      `insert into bench_bound_deliveries (event_id, type, payload, created_at, status, attempts, lease_until)
-       select gen_random_uuid(), 'user.created', jsonb_build_object('userId', gen_random_uuid(), 'email', 'someone@bench.example'), now(), 'pending', 0, now()
-       from generate_series(1, $1)`,
-      [events],
-    );
-    await pool.query('analyze bench_bound_deliveries');
-    const keys = [signingKey(newSigningSecret())];
-    const policy = { allowPrivate: true };
-    const target = parseOutboundUrl(url, policy);
-    let delivered = 0;
-    const pipeline = async () => {
-      for (;;) {
-        const token = newId();
-        const { rows } = await pool.query<{ id: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }>(
-          `with due as materialized (
-             select id from bench_bound_deliveries where status = 'pending' and lease_until <= now() order by lease_until, id limit $2 for update skip locked)
-           update bench_bound_deliveries d set attempts = d.attempts + 1, lease_until = now() + interval '60 seconds', lease_token = $1
-           from due where d.id = due.id
-           returning d.id, d.event_id, d.type, d.payload, d.created_at`,
-          [token, BATCH],
-        );
-        if (rows.length === 0) return;
-        const ok: string[] = [];
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: CONCURRENCY }, async () => {
-            while (next < rows.length) {
-              const row = rows[next++]!;
-              const signed = signEvent({ id: row.event_id, type: row.type, createdAt: row.created_at, payload: row.payload }, keys, new Date());
-              const { status } = await postOutboundTo(target, { headers: signed.headers, body: signed.body, timeoutMs: 5_000 }, policy);
-              if (status >= 200 && status < 300) ok.push(row.id);
-            }
-          }),
-        );
-        const recorded = await pool.query(
-          "update bench_bound_deliveries set status = 'delivered', delivered_at = now(), lease_token = null where id = any($1::bigint[]) and lease_token = $2 and status = 'pending'",
-          [ok, token],
-        );
-        delivered += recorded.rowCount ?? 0;
-      }
-    };
-    const before = { sender: processCpuMs(process.pid), db: postgresCpuMs(databaseName), receiver: processCpuMs(receiverPid) };
-    const started = Date.now();
-    await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
-    const seconds = (Date.now() - started) / 1000;
-    if (delivered !== events) throw new Error(`the bound delivered ${delivered} of ${events}`);
-    const per = (ms: number) => (ms * 1000) / events;
-    return {
-      perSec: events / seconds,
-      cpu: { senderUs: per(processCpuMs(process.pid) - before.sender), dbUs: per(postgresCpuMs(databaseName) - before.db), receiverUs: per(processCpuMs(receiverPid) - before.receiver) },
-    };
-  } finally {
-    await pool.query('drop table if exists bench_bound_deliveries').catch(() => undefined);
-    await pool.end();
-  }
+  await pool.query(`create table if not exists bench_bound_deliveries (id bigserial primary key, event_id uuid not null, type text not null, payload jsonb not null,
+    created_at timestamptz not null, status text not null, attempts int not null, lease_until timestamptz not null, lease_token uuid, delivered_at timestamptz)`);
+  await pool.query("create index if not exists bench_bound_deliveries_due on bench_bound_deliveries (lease_until, id) where status = 'pending'");
+  const keys = [signingKey(newSigningSecret())];
+  const policy = { allowPrivate: true };
+  const target = parseOutboundUrl(url, policy);
+  return {
+    /** Fills the table with `events` pending rows, then delivers them all: the seconds the delivery took. */
+    async run(events: number, segment: (started: () => void) => Promise<void> = async (started) => started()): Promise<number> {
+      await pool.query('truncate bench_bound_deliveries');
+      await pool.query(
+        `insert into bench_bound_deliveries (event_id, type, payload, created_at, status, attempts, lease_until)
+         select gen_random_uuid(), 'user.created', jsonb_build_object('userId', gen_random_uuid(), 'email', 'someone@bench.example'), now(), 'pending', 0, now()
+         from generate_series(1, $1)`,
+        [events],
+      );
+      await pool.query('vacuum analyze bench_bound_deliveries');
+      let delivered = 0;
+      const pipeline = async () => {
+        for (;;) {
+          const token = newId();
+          const { rows } = await pool.query<{ id: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }>(
+            `with due as materialized (
+               select id from bench_bound_deliveries where status = 'pending' and lease_until <= now() order by lease_until, id limit $2 for update skip locked)
+             update bench_bound_deliveries d set attempts = d.attempts + 1, lease_until = now() + interval '60 seconds', lease_token = $1
+             from due where d.id = due.id
+             returning d.id, d.event_id, d.type, d.payload, d.created_at`,
+            [token, BATCH],
+          );
+          if (rows.length === 0) return;
+          const ok: string[] = [];
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: CONCURRENCY }, async () => {
+              while (next < rows.length) {
+                const row = rows[next++]!;
+                const signed = signEvent({ id: row.event_id, type: row.type, createdAt: row.created_at, payload: row.payload }, keys, new Date());
+                const { status } = await postOutboundTo(target, { headers: signed.headers, body: signed.body, timeoutMs: 5_000 }, policy);
+                if (status >= 200 && status < 300) ok.push(row.id);
+              }
+            }),
+          );
+          const recorded = await pool.query(
+            "update bench_bound_deliveries set status = 'delivered', delivered_at = now(), lease_token = null where id = any($1::bigint[]) and lease_token = $2 and status = 'pending'",
+            [ok, token],
+          );
+          delivered += recorded.rowCount ?? 0;
+        }
+      };
+      let started = 0;
+      await segment(() => (started = Date.now()));
+      await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
+      const seconds = (Date.now() - started) / 1000;
+      if (delivered !== events) throw new Error(`the bound delivered ${delivered} of ${events}`);
+      return seconds;
+    },
+    async close() {
+      await pool.query('drop table if exists bench_bound_deliveries').catch(() => undefined);
+      await pool.end();
+    },
+  };
 }
 
+/**
+ * The row: `rounds` rounds, each the bare POST loop for `seconds / rounds`, then the worker
+ * delivering `eventCount / rounds` events, then the bound the same number (PostgreSQL only).
+ * This machine's speed moves by a third within a minute; each side's figure pools its rounds, so
+ * the three see the same moments instead of one minute each. Warm-ups of each side come first
+ * and are not counted.
+ */
 export async function eventsPhase(
   env: Record<string, string | undefined>,
   port: number,
@@ -150,23 +206,21 @@ export async function eventsPhase(
   seconds: number,
   log: (line: string) => void,
   databaseName?: string,
+  rounds = EVENTS_ROUNDS,
 ): Promise<EventsBenchResult> {
   const receiver = await startServer({ name: 'event receiver', script: fileURLToPath(new URL('./events-receiver.js', import.meta.url)), env: { PORT: String(port) }, port });
   const url = `http://127.0.0.1:${port}/hook`;
+  const perRound = Math.ceil(eventCount / rounds);
+  const dbUrl = env.DATABASE_URL;
+  const pids = { receiver: receiver.pid, ...(databaseName ? { database: databaseName } : {}) };
+  const loop = new Tally(pids);
+  const row = new Tally(pids);
+  const boundTally = new Tally(pids);
   try {
     await postLoop(url, 1, CONCURRENCY); // warm-up
-    // The loop runs before the worker and again after it (the machine's speed drifts within a
-    // minute); the ratio uses their mean.
-    const loopCpu = { client: processCpuMs(process.pid), receiver: processCpuMs(receiver.pid) };
-    const loopStarted = Date.now();
-    const ceilingBefore = await postLoop(url, seconds, CONCURRENCY);
-    const loopRequests = (ceilingBefore * (Date.now() - loopStarted)) / 1000;
-    const loopClientUs = ((processCpuMs(process.pid) - loopCpu.client) * 1000) / loopRequests;
-    const loopReceiverUs = ((processCpuMs(receiver.pid) - loopCpu.receiver) * 1000) / loopRequests;
-    log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight), before: ${ceilingBefore.toFixed(0)}/s, CPU/request client ${loopClientUs.toFixed(0)} µs + receiver ${loopReceiverUs.toFixed(0)} µs`);
-
     const config = loadConfig({ ...env, LOG_LEVEL: 'warn', EVENTS_ALLOW_PRIVATE_URLS: 'on' });
     const container = await createContainer({ config });
+    const bound = dbUrl && databaseName ? await deliveryBound(dbUrl, url) : undefined;
     try {
       // The worker runs across tenants: a queue an earlier run of this row left behind (pending
       // deliveries, undispatched events of its tenants) would be delivered in this one's and
@@ -214,60 +268,87 @@ export async function eventsPhase(
         );
         return Number((result as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
       };
-      const deliverAll = async (count: number) => {
+      /** Queues `count` events, then times the worker delivering them all: `started` is called as it starts. */
+      const deliverAll = async (count: number, started: () => void = () => undefined) => {
+        await insertEvents(count);
+        // Each timed run starts from vacuumed tables, as autovacuum would leave them between
+        // bursts: this machine's PostgreSQL runs with autovacuum off (conf.d/90-ci.conf), so the
+        // earlier runs' dead rows (and, on a DATABASE_URL kept between runs, every earlier run's)
+        // would otherwise stay in the queue's indexes for the next to step over: 3.8 ms a claim
+        // behind 600,000 of them. What a run itself leaves behind, it steps over.
+        await container.database.db.execute(sql`vacuum analyze event_deliveries, outbox_events`);
         recorded = 0;
         wanted = count;
         const done = new Promise<void>((resolve) => (allRecorded = resolve));
-        const started = Date.now();
+        started();
+        const startedAt = Date.now();
         worker.start();
         let deadline: NodeJS.Timeout | undefined;
         await Promise.race([
           done,
           new Promise((_, reject) => (deadline = setTimeout(() => reject(new Error('event delivery did not finish in 10 minutes')), 600_000))),
         ]).finally(() => clearTimeout(deadline));
-        const seconds = (Date.now() - started) / 1000;
+        const elapsed = (Date.now() - startedAt) / 1000;
         await worker.stop();
-        return seconds;
+        return elapsed;
       };
-      // A warm-up first, as every HTTP row has one: the same worker delivers a quarter as many
-      // events beforehand, so the measured run finds its code compiled and its connections open
+      // Warm-ups first, as every HTTP row has one: the same worker delivers a quarter as many
+      // events beforehand, so the measured rounds find its code compiled and its connections open
       // (measured cold, 10,000 events took 1.7 s at 152 µs of the worker's CPU an event; warm,
-      // 99–115 µs). The bound runs after the worker, warm from it, and gets its own warm-up too.
+      // 99–115 µs); the bound the same.
       const warmup = Math.ceil(eventCount / 4);
-      await insertEvents(warmup);
       await deliverAll(warmup);
-      await insertEvents(eventCount);
-      // The measured run starts from vacuumed tables, as autovacuum would leave them between
-      // bursts: this machine's PostgreSQL runs with autovacuum off (conf.d/90-ci.conf), so the
-      // warm-up's dead rows (and, on a DATABASE_URL kept between runs, every earlier run's) would
-      // otherwise stay in the queue's indexes for the measured run to step over: 3.8 ms a claim
-      // behind 600,000 of them. What the measured run itself leaves behind, it steps over.
-      await container.database.db.execute(sql`vacuum analyze event_deliveries, outbox_events`);
-      const cpuBefore = { worker: processCpuMs(process.pid), db: databaseName ? postgresCpuMs(databaseName) : undefined, receiver: processCpuMs(receiver.pid) };
-      const elapsed = await deliverAll(eventCount);
-      const perEvent = (ms: number) => (ms * 1000) / eventCount;
-      const cpu = {
-        workerUs: perEvent(processCpuMs(process.pid) - cpuBefore.worker),
-        ...(databaseName && cpuBefore.db !== undefined ? { dbUs: perEvent(postgresCpuMs(databaseName) - cpuBefore.db) } : {}),
-        receiverUs: perEvent(processCpuMs(receiver.pid) - cpuBefore.receiver),
-        loopClientUs,
-        loopReceiverUs,
-      };
-      const stored = await deliveredCount();
-      if (stored !== warmup + eventCount) throw new Error(`the worker recorded ${recorded} deliveries; the database holds ${stored} of ${warmup + eventCount}`);
-      const eventsPerSec = eventCount / elapsed;
-      log(`  events delivered: ${eventCount} in ${elapsed.toFixed(1)} s: ${eventsPerSec.toFixed(0)}/s, CPU/event worker ${cpu.workerUs.toFixed(0)} µs + PostgreSQL ${cpu.dbUs?.toFixed(0) ?? '-'} µs + receiver ${cpu.receiverUs.toFixed(0)} µs`);
-      const dbUrl = env.DATABASE_URL;
-      if (dbUrl && databaseName) await deliveryBound(dbUrl, databaseName, url, warmup, receiver.pid);
-      const bound = dbUrl && databaseName ? await deliveryBound(dbUrl, databaseName, url, eventCount, receiver.pid) : undefined;
-      if (bound) {
-        log(`  bound (the same signed requests; lease and record a batch of ${BATCH}, one statement each): ${bound.perSec.toFixed(0)}/s, CPU/event sender ${bound.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${bound.cpu.dbUs.toFixed(0)} µs + receiver ${bound.cpu.receiverUs.toFixed(0)} µs`);
+      await bound?.run(warmup);
+      const roundResults: EventsRound[] = [];
+      for (let r = 0; r < rounds; r++) {
+        let before = loop.mark();
+        const looped = await postLoop(url, seconds / rounds, CONCURRENCY);
+        const loopRate = loop.add(before, looped.requests, looped.seconds);
+        const elapsed = await deliverAll(perRound, () => (before = row.mark()));
+        const rowRate = row.add(before, perRound, elapsed);
+        let boundRate: number | undefined;
+        if (bound) {
+          const boundSeconds = await bound.run(perRound, async (started) => {
+            before = boundTally.mark();
+            started();
+          });
+          boundRate = boundTally.add(before, perRound, boundSeconds);
+        }
+        roundResults.push({ loopPerSec: loopRate, eventsPerSec: rowRate, ...(boundRate === undefined ? {} : { boundPerSec: boundRate }) });
+        log(`    round ${r + 1}: loop ${loopRate.toFixed(0)}/s, worker ${rowRate.toFixed(0)}/s${boundRate === undefined ? '' : `, bound ${boundRate.toFixed(0)}/s`}`);
       }
-      const ceilingAfter = await postLoop(url, seconds, CONCURRENCY);
-      log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight), after: ${ceilingAfter.toFixed(0)}/s`);
-      const ceilingPerSec = (ceilingBefore + ceilingAfter) / 2;
-      return { events: eventCount, endpoints: 1, seconds: elapsed, eventsPerSec, ceilingPerSec, ceilingBefore, ceilingAfter, concurrency: CONCURRENCY, batchSize: BATCH, cpu, ...(bound ? { bound } : {}) };
+      const stored = await deliveredCount();
+      const total = warmup + perRound * rounds;
+      if (stored !== total) throw new Error(`the worker recorded ${recorded} deliveries in its last run; the database holds ${stored} of ${total}`);
+      const cpu = {
+        workerUs: row.us(row.cpu.sender),
+        ...(databaseName ? { dbUs: row.us(row.cpu.db) } : {}),
+        receiverUs: row.us(row.cpu.receiver),
+        loopClientUs: loop.us(loop.cpu.sender),
+        loopReceiverUs: loop.us(loop.cpu.receiver),
+      };
+      log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight): ${loop.perSec.toFixed(0)}/s, CPU/request client ${cpu.loopClientUs.toFixed(0)} µs + receiver ${cpu.loopReceiverUs.toFixed(0)} µs`);
+      log(`  events delivered: ${row.units} in ${row.seconds.toFixed(1)} s: ${row.perSec.toFixed(0)}/s, CPU/event worker ${cpu.workerUs.toFixed(0)} µs + PostgreSQL ${cpu.dbUs?.toFixed(0) ?? '-'} µs + receiver ${cpu.receiverUs.toFixed(0)} µs`);
+      const boundResult = bound
+        ? { perSec: boundTally.perSec, cpu: { senderUs: boundTally.us(boundTally.cpu.sender), dbUs: boundTally.us(boundTally.cpu.db), receiverUs: boundTally.us(boundTally.cpu.receiver) } }
+        : undefined;
+      if (boundResult) {
+        log(`  bound (the same signed requests; lease and record a batch of ${BATCH}, one statement each): ${boundResult.perSec.toFixed(0)}/s, CPU/event sender ${boundResult.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${boundResult.cpu.dbUs.toFixed(0)} µs + receiver ${boundResult.cpu.receiverUs.toFixed(0)} µs`);
+      }
+      return {
+        events: row.units,
+        endpoints: 1,
+        seconds: row.seconds,
+        eventsPerSec: row.perSec,
+        ceilingPerSec: loop.perSec,
+        rounds: roundResults,
+        concurrency: CONCURRENCY,
+        batchSize: BATCH,
+        cpu,
+        ...(boundResult ? { bound: boundResult } : {}),
+      };
     } finally {
+      await bound?.close();
       await container.close();
     }
   } finally {
@@ -279,16 +360,20 @@ export function eventsTable(r: EventsBenchResult): string {
   const n0 = (v: number) => Math.round(v).toLocaleString('en');
   const c = r.cpu;
   const rowCpu = c ? `${n0(c.workerUs)} + ${c.dbUs === undefined ? '-' : n0(c.dbUs)} + ${n0(c.receiverUs)}` : '-';
-  const loopCpu = c ? `${n0(c.loopClientUs)} + - + ${n0(c.loopReceiverUs)} (before)` : '-';
+  const loopCpu = c ? `${n0(c.loopClientUs)} + - + ${n0(c.loopReceiverUs)}` : '-';
   return [
     '| event delivery to a local receiver | per second | ratio to ceiling | CPU µs per event: sender + PostgreSQL + receiver |',
     '|---|---:|---:|---:|',
     `| events delivered by the worker (${n0(r.events)} events, 1 endpoint; dispatch, 2 pipelines of leased batches of ${r.batchSize}, ${r.concurrency} in flight each, signed, SSRF-guarded agent) | ${n0(r.eventsPerSec)} | ${((r.eventsPerSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${rowCpu} |`,
-    `| ceiling: bare HTTP POST loop to the same receiver (${r.concurrency} in flight, keep-alive; before and after the worker: ${n0(r.ceilingBefore)} and ${n0(r.ceilingAfter)}, mean) | ${n0(r.ceilingPerSec)} | — | ${loopCpu} |`,
+    `| ceiling: bare HTTP POST loop to the same receiver (${r.concurrency} in flight, keep-alive) | ${n0(r.ceilingPerSec)} | — | ${loopCpu} |`,
     ...(r.bound
       ? [
           `| bound: the same signed requests through the same client, 2 pipelines of ${r.batchSize}; per batch one statement leasing the oldest pending rows with their events and one recording them delivered (a table of its own; no fan-out, no stream positions) | ${n0(r.bound.perSec)} | ${((r.bound.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.bound.cpu.senderUs)} + ${n0(r.bound.cpu.dbUs)} + ${n0(r.bound.cpu.receiverUs)} |`,
         ]
       : []),
+    '',
+    `Measured in ${r.rounds.length} rounds, each the loop (${r.concurrency} in flight), the worker and the bound one after the other, ${n0(r.events / r.rounds.length)} events a side a round; each figure above pools its rounds. Per round, loop / worker${r.bound ? ' / bound' : ''} per second: ${r.rounds
+      .map((x, i) => `${i + 1}: ${n0(x.loopPerSec)} / ${n0(x.eventsPerSec)}${x.boundPerSec === undefined ? '' : ` / ${n0(x.boundPerSec)}`}`)
+      .join('; ')}.`,
   ].join('\n');
 }
