@@ -20,6 +20,7 @@ export interface EventsRound {
   loopPerSec: number;
   eventsPerSec: number;
   boundPerSec?: number;
+  designPerSec?: number;
 }
 
 export interface EventsBenchResult {
@@ -37,7 +38,14 @@ export interface EventsBenchResult {
   /** CPU per event of the worker's process, PostgreSQL's backends and the receiver (µs); of the loop's client and receiver per request. */
   cpu?: { workerUs: number; dbUs?: number; receiverUs: number; loopClientUs: number; loopReceiverUs: number };
   /** What bounds the row (PostgreSQL only): see deliveryBound. */
-  bound?: { perSec: number; cpu: { senderUs: number; dbUs: number; receiverUs: number } };
+  bound?: BoundResult;
+  /** The worker's design done bare (PostgreSQL only): see designBound. */
+  design?: BoundResult;
+}
+
+export interface BoundResult {
+  perSec: number;
+  cpu: { senderUs: number; dbUs: number; receiverUs: number };
 }
 
 const CONCURRENCY = 16;
@@ -118,6 +126,46 @@ class Tally {
   }
 }
 
+/** Signs and POSTs each row as the worker does (16 in flight, the same client and policy): the ids answered 2xx. */
+function bareSender(url: string) {
+  const keys = [signingKey(newSigningSecret())];
+  const policy = { allowPrivate: true };
+  const target = parseOutboundUrl(url, policy);
+  return async <T extends { event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }>(rows: T[]): Promise<T[]> => {
+    const ok: T[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < rows.length) {
+          const row = rows[next++]!;
+          const signed = signEvent({ id: row.event_id, type: row.type, createdAt: row.created_at, payload: row.payload }, keys, new Date());
+          const { status } = await postOutboundTo(target, { headers: signed.headers, body: signed.body, timeoutMs: 5_000 }, policy);
+          if (status >= 200 && status < 300) ok.push(row);
+        }
+      }),
+    );
+    return ok;
+  };
+}
+
+/** A bound's run: fills its tables with `events` to deliver, then delivers them all; the seconds the delivery took. */
+export interface BoundRun {
+  run(events: number, segment?: (started: () => void) => Promise<void>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Times `deliver` after `fill`; checks that it delivered every event. */
+async function timedRun(events: number, segment: (started: () => void) => Promise<void>, deliver: () => Promise<number>): Promise<number> {
+  let started = 0;
+  await segment(() => (started = Date.now()));
+  const delivered = await deliver();
+  const seconds = (Date.now() - started) / 1000;
+  if (delivered !== events) throw new Error(`the bound delivered ${delivered} of ${events}`);
+  return seconds;
+}
+
+const startNow = async (started: () => void) => started();
+
 /**
  * What bounds the worker's row: the same requests (signEvent, postOutboundTo under the same
  * policy, 16 in flight in each of 2 pipelines) and the least a delivery writes when it must
@@ -127,17 +175,14 @@ class Tally {
  * row, a primary key and a pending index in lease order), filled before each run; no fan-out to
  * endpoints, no stream positions, no retry bookkeeping.
  */
-async function deliveryBound(databaseUrl: string, url: string) {
+async function deliveryBound(databaseUrl: string, url: string): Promise<BoundRun> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   await pool.query(`create table if not exists bench_bound_deliveries (id bigserial primary key, event_id uuid not null, type text not null, payload jsonb not null,
     created_at timestamptz not null, status text not null, attempts int not null, lease_until timestamptz not null, lease_token uuid, delivered_at timestamptz)`);
   await pool.query("create index if not exists bench_bound_deliveries_due on bench_bound_deliveries (lease_until, id) where status = 'pending'");
-  const keys = [signingKey(newSigningSecret())];
-  const policy = { allowPrivate: true };
-  const target = parseOutboundUrl(url, policy);
+  const send = bareSender(url);
   return {
-    /** Fills the table with `events` pending rows, then delivers them all: the seconds the delivery took. */
-    async run(events: number, segment: (started: () => void) => Promise<void> = async (started) => started()): Promise<number> {
+    async run(events, segment = startNow) {
       await pool.query('truncate bench_bound_deliveries');
       await pool.query(
         `insert into bench_bound_deliveries (event_id, type, payload, created_at, status, attempts, lease_until)
@@ -159,34 +204,133 @@ async function deliveryBound(databaseUrl: string, url: string) {
             [token, BATCH],
           );
           if (rows.length === 0) return;
-          const ok: string[] = [];
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: CONCURRENCY }, async () => {
-              while (next < rows.length) {
-                const row = rows[next++]!;
-                const signed = signEvent({ id: row.event_id, type: row.type, createdAt: row.created_at, payload: row.payload }, keys, new Date());
-                const { status } = await postOutboundTo(target, { headers: signed.headers, body: signed.body, timeoutMs: 5_000 }, policy);
-                if (status >= 200 && status < 300) ok.push(row.id);
-              }
-            }),
-          );
+          const ok = await send(rows);
           const recorded = await pool.query(
             "update bench_bound_deliveries set status = 'delivered', delivered_at = now(), lease_token = null where id = any($1::bigint[]) and lease_token = $2 and status = 'pending'",
-            [ok, token],
+            [ok.map((r) => r.id), token],
           );
           delivered += recorded.rowCount ?? 0;
         }
       };
-      let started = 0;
-      await segment(() => (started = Date.now()));
-      await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
-      const seconds = (Date.now() - started) / 1000;
-      if (delivered !== events) throw new Error(`the bound delivered ${delivered} of ${events}`);
-      return seconds;
+      return timedRun(events, segment, async () => {
+        await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
+        return delivered;
+      });
     },
     async close() {
       await pool.query('drop table if exists bench_bound_deliveries').catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+const DESIGN_DISPATCH = 500;
+
+/**
+ * The worker's design done bare: what a delivery writes when, besides surviving a crash and
+ * sharing its queue, each event gets its place in the pull stream and a row in each matching
+ * endpoint's delivery log, and dispatch runs ahead of the sends (a slow endpoint holds back
+ * neither the stream nor other endpoints). Tables of its own with the service's columns,
+ * indexes and foreign key (`LIKE outbox_events` and `LIKE event_deliveries`, every index
+ * included; an endpoints table with the columns dispatch and the key read), filled with
+ * undispatched events before each run. One dispatcher, ahead of the sends: per 500 events one
+ * statement taking the dispatch lock, picking the oldest undispatched events, inserting a pending
+ * delivery per matching endpoint and giving each event its stream position. Two pipelines: per
+ * batch of 128 one statement leasing the oldest due deliveries with their events, the same
+ * requests as the worker's, and one statement recording the delivered ones under the lease
+ * (by primary key). What it leaves out of the service's worker: drizzle, the rows' mapping, the
+ * floors of the claim and of dispatch, dispatch's probe and its leasing into the round's room,
+ * the retry and failure paths, pruning.
+ */
+async function designBound(databaseUrl: string, url: string): Promise<BoundRun> {
+  // The planner settings the service's claim runs under (runClaim: sorts and JIT off), here for
+  // every statement: without them the claim, planned from statistics taken before its table
+  // filled, read every due row and sorted them (3.3 ms a claim of 128 behind 8,000).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: '-c enable_sort=off -c jit=off' });
+  const tables = ['bench_design_deliveries', 'bench_design_outbox', 'bench_design_endpoints'];
+  const drop = () => pool.query(`drop table if exists ${tables.join(', ')}; drop sequence if exists bench_design_positions`);
+  await drop();
+  await pool.query(`
+    create table bench_design_outbox (like outbox_events including all excluding defaults);
+    create table bench_design_endpoints (tenant_id uuid not null, id uuid not null, url text not null, types jsonb not null, enabled boolean not null, primary key (tenant_id, id));
+    create table bench_design_deliveries (like event_deliveries including all,
+      foreign key (tenant_id, endpoint_id) references bench_design_endpoints (tenant_id, id) on delete cascade);
+    create sequence bench_design_positions`);
+  const tenantId = newId();
+  await pool.query(`insert into bench_design_endpoints values ($1, $2, $3, '[]', true)`, [tenantId, newId(), url]);
+  const send = bareSender(url);
+  let seq = 0;
+  return {
+    async run(events, segment = startNow) {
+      await pool.query('truncate bench_design_deliveries, bench_design_outbox');
+      await pool.query(
+        `insert into bench_design_outbox (seq, id, tenant_id, type, payload, created_at)
+         select $2::bigint + i, gen_random_uuid(), $3, 'user.created', jsonb_build_object('userId', gen_random_uuid(), 'email', 'someone@bench.example'), now()
+         from generate_series(1, $1) i`,
+        [events, seq, tenantId],
+      );
+      seq += events;
+      await pool.query('vacuum analyze bench_design_outbox, bench_design_deliveries, bench_design_endpoints');
+      let delivered = 0;
+      let dispatching = true;
+      const dispatcher = async () => {
+        for (;;) {
+          const { rows } = await pool.query<{ dispatched: number }>(
+            `with lock as materialized (select pg_advisory_xact_lock(hashtext('bench.design.dispatch'))::text = '' as held),
+             picked as (
+               select seq from bench_design_outbox where (select held from lock) and delivered_at is null order by seq limit $1 for update skip locked),
+             fanned as (
+               insert into bench_design_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+               select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, now(), now()
+               from picked p join bench_design_outbox o on o.seq = p.seq
+               join bench_design_endpoints e on e.tenant_id = o.tenant_id and e.enabled and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+               returning 1),
+             numbered as (select s.seq, nextval('bench_design_positions') as pos from (select seq from picked order by seq) s),
+             marked as (update bench_design_outbox o set delivered_at = now(), position = n.pos from numbered n where o.seq = n.seq returning 1)
+             select (select count(*) from marked)::int as dispatched, (select count(*) from fanned)::int as fanned`,
+            [DESIGN_DISPATCH],
+          );
+          if (rows[0]!.dispatched < DESIGN_DISPATCH) break;
+        }
+        dispatching = false;
+      };
+      const pipeline = async () => {
+        for (;;) {
+          const token = newId();
+          const { rows } = await pool.query<{ tenant_id: string; endpoint_id: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }>(
+            `with due as materialized (
+               select tenant_id, endpoint_id, event_id, event_seq from bench_design_deliveries
+               where status = 'pending' and next_attempt_at <= now() order by next_attempt_at, event_seq limit $2 for update skip locked)
+             update bench_design_deliveries d set attempts = d.attempts + 1, next_attempt_at = now() + interval '60 seconds', lease_token = $1, last_attempt_at = now()
+             from due join bench_design_outbox o on o.seq = due.event_seq
+             where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
+             returning d.tenant_id, d.endpoint_id, d.event_id, o.type, o.payload, o.created_at`,
+            [token, BATCH],
+          );
+          if (rows.length === 0) {
+            if (!dispatching) return;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            continue;
+          }
+          const ok = await send(rows);
+          const recorded = await pool.query(
+            `update bench_design_deliveries d set status = 'delivered', delivered_at = now(), lease_token = null, last_status = 200, last_error = null
+             from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) as k (tenant_id, endpoint_id, event_id, from_status)
+             where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id and d.status = k.from_status and d.lease_token = $5`,
+            // The status each row must still have is a column of the list, as in the service's
+            // record (markDeliveredStatement): as a constant, the planner reads the due index.
+            [ok.map((r) => r.tenant_id), ok.map((r) => r.endpoint_id), ok.map((r) => r.event_id), ok.map(() => 'pending'), token],
+          );
+          delivered += recorded.rowCount ?? 0;
+        }
+      };
+      return timedRun(events, segment, async () => {
+        await Promise.all([dispatcher(), ...Array.from({ length: BOUND_PIPELINES }, pipeline)]);
+        return delivered;
+      });
+    },
+    async close() {
+      await drop().catch(() => undefined);
       await pool.end();
     },
   };
@@ -216,11 +360,13 @@ export async function eventsPhase(
   const loop = new Tally(pids);
   const row = new Tally(pids);
   const boundTally = new Tally(pids);
+  const designTally = new Tally(pids);
   try {
     await postLoop(url, 1, CONCURRENCY); // warm-up
     const config = loadConfig({ ...env, LOG_LEVEL: 'warn', EVENTS_ALLOW_PRIVATE_URLS: 'on' });
     const container = await createContainer({ config });
     const bound = dbUrl && databaseName ? await deliveryBound(dbUrl, url) : undefined;
+    const design = dbUrl && databaseName ? await designBound(dbUrl, url) : undefined;
     try {
       // The worker runs across tenants: a queue an earlier run of this row left behind (pending
       // deliveries, undispatched events of its tenants) would be delivered in this one's and
@@ -299,6 +445,16 @@ export async function eventsPhase(
       const warmup = Math.ceil(eventCount / 4);
       await deliverAll(warmup);
       await bound?.run(warmup);
+      await design?.run(warmup);
+      /** A bound's run in a round, its CPU and seconds added to `tally`: its rate. */
+      const boundRound = async (side: BoundRun, tally: Tally) => {
+        let before = tally.mark();
+        const boundSeconds = await side.run(perRound, async (started) => {
+          before = tally.mark();
+          started();
+        });
+        return tally.add(before, perRound, boundSeconds);
+      };
       const roundResults: EventsRound[] = [];
       for (let r = 0; r < rounds; r++) {
         let before = loop.mark();
@@ -306,16 +462,19 @@ export async function eventsPhase(
         const loopRate = loop.add(before, looped.requests, looped.seconds);
         const elapsed = await deliverAll(perRound, () => (before = row.mark()));
         const rowRate = row.add(before, perRound, elapsed);
-        let boundRate: number | undefined;
-        if (bound) {
-          const boundSeconds = await bound.run(perRound, async (started) => {
-            before = boundTally.mark();
-            started();
-          });
-          boundRate = boundTally.add(before, perRound, boundSeconds);
-        }
-        roundResults.push({ loopPerSec: loopRate, eventsPerSec: rowRate, ...(boundRate === undefined ? {} : { boundPerSec: boundRate }) });
-        log(`    round ${r + 1}: loop ${loopRate.toFixed(0)}/s, worker ${rowRate.toFixed(0)}/s${boundRate === undefined ? '' : `, bound ${boundRate.toFixed(0)}/s`}`);
+        const designRate = design ? await boundRound(design, designTally) : undefined;
+        const boundRate = bound ? await boundRound(bound, boundTally) : undefined;
+        roundResults.push({
+          loopPerSec: loopRate,
+          eventsPerSec: rowRate,
+          ...(designRate === undefined ? {} : { designPerSec: designRate }),
+          ...(boundRate === undefined ? {} : { boundPerSec: boundRate }),
+        });
+        log(
+          `    round ${r + 1}: loop ${loopRate.toFixed(0)}/s, worker ${rowRate.toFixed(0)}/s` +
+            (designRate === undefined ? '' : `, its design bare ${designRate.toFixed(0)}/s`) +
+            (boundRate === undefined ? '' : `, bound ${boundRate.toFixed(0)}/s`),
+        );
       }
       const stored = await deliveredCount();
       const total = warmup + perRound * rounds;
@@ -329,9 +488,15 @@ export async function eventsPhase(
       };
       log(`  ceiling: bare HTTP POST loop (${CONCURRENCY} in flight): ${loop.perSec.toFixed(0)}/s, CPU/request client ${cpu.loopClientUs.toFixed(0)} µs + receiver ${cpu.loopReceiverUs.toFixed(0)} µs`);
       log(`  events delivered: ${row.units} in ${row.seconds.toFixed(1)} s: ${row.perSec.toFixed(0)}/s, CPU/event worker ${cpu.workerUs.toFixed(0)} µs + PostgreSQL ${cpu.dbUs?.toFixed(0) ?? '-'} µs + receiver ${cpu.receiverUs.toFixed(0)} µs`);
-      const boundResult = bound
-        ? { perSec: boundTally.perSec, cpu: { senderUs: boundTally.us(boundTally.cpu.sender), dbUs: boundTally.us(boundTally.cpu.db), receiverUs: boundTally.us(boundTally.cpu.receiver) } }
-        : undefined;
+      const result = (tally: Tally): BoundResult => ({
+        perSec: tally.perSec,
+        cpu: { senderUs: tally.us(tally.cpu.sender), dbUs: tally.us(tally.cpu.db), receiverUs: tally.us(tally.cpu.receiver) },
+      });
+      const boundResult = bound ? result(boundTally) : undefined;
+      const designResult = design ? result(designTally) : undefined;
+      if (designResult) {
+        log(`  the design bare (dispatch ahead, fan-out, stream positions; lease and record a batch of ${BATCH}): ${designResult.perSec.toFixed(0)}/s, CPU/event sender ${designResult.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${designResult.cpu.dbUs.toFixed(0)} µs + receiver ${designResult.cpu.receiverUs.toFixed(0)} µs`);
+      }
       if (boundResult) {
         log(`  bound (the same signed requests; lease and record a batch of ${BATCH}, one statement each): ${boundResult.perSec.toFixed(0)}/s, CPU/event sender ${boundResult.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${boundResult.cpu.dbUs.toFixed(0)} µs + receiver ${boundResult.cpu.receiverUs.toFixed(0)} µs`);
       }
@@ -346,9 +511,11 @@ export async function eventsPhase(
         batchSize: BATCH,
         cpu,
         ...(boundResult ? { bound: boundResult } : {}),
+        ...(designResult ? { design: designResult } : {}),
       };
     } finally {
       await bound?.close();
+      await design?.close();
       await container.close();
     }
   } finally {
@@ -366,14 +533,22 @@ export function eventsTable(r: EventsBenchResult): string {
     '|---|---:|---:|---:|',
     `| events delivered by the worker (${n0(r.events)} events, 1 endpoint; dispatch, 2 pipelines of leased batches of ${r.batchSize}, ${r.concurrency} in flight each, signed, SSRF-guarded agent) | ${n0(r.eventsPerSec)} | ${((r.eventsPerSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${rowCpu} |`,
     `| ceiling: bare HTTP POST loop to the same receiver (${r.concurrency} in flight, keep-alive) | ${n0(r.ceilingPerSec)} | — | ${loopCpu} |`,
+    ...(r.design
+      ? [
+          `| the worker's design done bare: one dispatcher ahead of the sends (per 500 events one statement: the dispatch lock, a pending delivery per matching endpoint, stream positions), 2 pipelines leasing and recording batches of ${r.batchSize}; the service's columns, indexes and foreign key | ${n0(r.design.perSec)} | ${((r.design.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.design.cpu.senderUs)} + ${n0(r.design.cpu.dbUs)} + ${n0(r.design.cpu.receiverUs)} |`,
+        ]
+      : []),
     ...(r.bound
       ? [
           `| bound: the same signed requests through the same client, 2 pipelines of ${r.batchSize}; per batch one statement leasing the oldest pending rows with their events and one recording them delivered (a table of its own; no fan-out, no stream positions) | ${n0(r.bound.perSec)} | ${((r.bound.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.bound.cpu.senderUs)} + ${n0(r.bound.cpu.dbUs)} + ${n0(r.bound.cpu.receiverUs)} |`,
         ]
       : []),
     '',
-    `Measured in ${r.rounds.length} rounds, each the loop (${r.concurrency} in flight), the worker and the bound one after the other, ${n0(r.events / r.rounds.length)} events a side a round; each figure above pools its rounds. Per round, loop / worker${r.bound ? ' / bound' : ''} per second: ${r.rounds
-      .map((x, i) => `${i + 1}: ${n0(x.loopPerSec)} / ${n0(x.eventsPerSec)}${x.boundPerSec === undefined ? '' : ` / ${n0(x.boundPerSec)}`}`)
+    `Measured in ${r.rounds.length} rounds, each the loop (${r.concurrency} in flight), the worker${r.design ? ', its design bare' : ''}${r.bound ? ' and the bound' : ''} one after the other, ${n0(r.events / r.rounds.length)} events a side a round; each figure above pools its rounds. Per round, loop / worker${r.design ? ' / design bare' : ''}${r.bound ? ' / bound' : ''} per second: ${r.rounds
+      .map(
+        (x, i) =>
+          `${i + 1}: ${n0(x.loopPerSec)} / ${n0(x.eventsPerSec)}${x.designPerSec === undefined ? '' : ` / ${n0(x.designPerSec)}`}${x.boundPerSec === undefined ? '' : ` / ${n0(x.boundPerSec)}`}`,
+      )
       .join('; ')}.`,
   ].join('\n');
 }

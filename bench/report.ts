@@ -216,6 +216,9 @@ export function evaluateTargets(input: {
   share('event delivery ≥ 50% of a bare POST loop to the same receiver', events ? events.eventsPerSec / events.ceilingPerSec : undefined, 0.5);
   // Its bound, measured in the same run (PostgreSQL only), beside the figure.
   const delivery = targets.at(-1)!;
+  if (events?.design && delivery.met !== undefined) {
+    delivery.value += `; the worker's design done bare reaches ${pct(events.design.perSec / events.ceilingPerSec)} (${n0(events.design.perSec)}/s), the row ${pct(events.eventsPerSec / events.design.perSec)} of it`;
+  }
   if (events?.bound && delivery.met !== undefined) {
     delivery.value += `; the bound (the same signed requests, one lease and one record statement a batch) reaches ${pct(events.bound.perSec / events.ceilingPerSec)} (${n0(events.bound.perSec)}/s), the row ${pct(events.eventsPerSec / events.bound.perSec)} of it`;
   }
