@@ -340,7 +340,7 @@ async function designBound(databaseUrl: string, url: string): Promise<BoundRun> 
  * The row: `rounds` rounds, each the bare POST loop for `seconds / rounds`, then the worker
  * delivering `eventCount / rounds` events, then, on PostgreSQL, the worker's design done bare
  * and the bound, the same number each. This machine's speed moves by a third within a minute
- * (the loop alone ran at 7,100 and 12,700/s before and after one run of the worker); each side's
+ * (the loop alone ran at 12,700 and 7,100/s before and after one run of the worker); each side's
  * figure pools its rounds, so the four see the same moments. Warm-ups of each side come first
  * and are not counted.
  */
