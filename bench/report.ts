@@ -24,6 +24,22 @@ export interface BurstResult {
   alone: LoadResult;
   duringBurst: LoadResult;
   login: LoadResult;
+  /** Each round's p99 during over p99 alone, and their median (the goal's figure). */
+  roundRatios: number[];
+  medianRatio: number;
+}
+
+/** GET /users?afterId= on the 1M-user tenant and the 10k one at the same steady rate, alternating (bench/run.ts). */
+export interface AfterIdResult {
+  rate: number;
+  rounds: number;
+  big: LoadResult;
+  small: LoadResult;
+  bigUsers: number;
+  smallUsers: number;
+  /** Each round's p99 at 1M over p99 at 10k, and their median (the goal's figure). */
+  roundRatios: number[];
+  medianRatio: number;
 }
 
 export interface Target {
@@ -66,7 +82,25 @@ export function burstTable(b: BurstResult): string {
     '|---|---:|---:|---:|',
     `| alone${flag(b.alone)} | ${n0(b.alone.rps)} | ${ms(b.alone.p50Ms)} | ${ms(b.alone.p99Ms)} |`,
     `| during a login burst (${n0(b.login.rps)} logins/s)${flag(b.duringBurst)} | ${n0(b.duringBurst.rps)} | ${ms(b.duringBurst.p50Ms)} | ${ms(b.duringBurst.p99Ms)} |`,
+    '',
+    roundsLine('during over alone', b.roundRatios, b.medianRatio, b.duringBurst.p99Ms / b.alone.p99Ms),
   ].join('\n');
+}
+
+export function afterIdTable(a: AfterIdResult): string {
+  return [
+    `| GET /users?limit=20&afterId= at a steady ${n0(a.rate)} requests/s (open loop, latency from each request's due time; ${a.rounds} alternating segments each) | requests/s | p50 ms | p99 ms |`,
+    '|---|---:|---:|---:|',
+    `| ${n0(a.bigUsers)} users${flag(a.big)} | ${n0(a.big.rps)} | ${ms(a.big.p50Ms)} | ${ms(a.big.p99Ms)} |`,
+    `| ${n0(a.smallUsers)} users${flag(a.small)} | ${n0(a.small.rps)} | ${ms(a.small.p50Ms)} | ${ms(a.small.p99Ms)} |`,
+    '',
+    roundsLine(`${n0(a.bigUsers)} over ${n0(a.smallUsers)}`, a.roundRatios, a.medianRatio, a.big.p99Ms / a.small.p99Ms),
+  ].join('\n');
+}
+
+/** A round-by-round comparison's line under its table: each round's p99 ratio, their median, and the pooled figures' ratio. */
+function roundsLine(what: string, ratios: number[], median: number, pooled: number): string {
+  return `p99 ${what}, round by round: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')}; median ${median.toFixed(2)}× (the goal's figure); of the pooled p99s above ${pooled.toFixed(2)}×.`;
 }
 
 export function targetList(targets: Target[]): string {
@@ -177,6 +211,8 @@ const pct = (v: number) => `${(v * 100).toFixed(0)}%`;
 export function evaluateTargets(input: {
   results: Map<string, Row>;
   burst: BurstResult | undefined;
+  /** GET /users?afterId= at 1M and 10k users, the same steady rate, alternating. */
+  afterId?: AfterIdResult;
   peakRss: number;
   events?: EventsBenchResult;
   flows?: FlowRow[];
@@ -208,10 +244,14 @@ export function evaluateTargets(input: {
   share(LOGIN_TARGET, ratio('login'), 0.85);
   share('GET /kyc/identity/proof ≥ 30% of the bare route doing the PK SELECT', ratio('proof'), 0.3);
   if (b) {
-    const factor = b.duringBurst.p99Ms / b.alone.p99Ms;
-    targets.push({ what: '/users/me p99 during a login burst within 3× of without', value: `${factor.toFixed(2)}×`, met: factor <= 3 });
+    const pooled = b.duringBurst.p99Ms / b.alone.p99Ms;
+    targets.push({
+      what: '/users/me p99 during a login burst within 3× of without (the median of alternating rounds)',
+      value: `${b.medianRatio.toFixed(2)}× (rounds ${b.roundRatios.map((r) => r.toFixed(2)).join(', ')}; the pooled p99s ${pooled.toFixed(2)}×)`,
+      met: b.medianRatio <= 3,
+    });
   } else {
-    targets.push({ what: '/users/me p99 during a login burst within 3× of without', value: NOT_MEASURED, met: undefined });
+    targets.push({ what: '/users/me p99 during a login burst within 3× of without (the median of alternating rounds)', value: NOT_MEASURED, met: undefined });
   }
   share('event delivery ≥ 50% of a bare POST loop to the same receiver', events ? events.eventsPerSec / events.ceilingPerSec : undefined, 0.5);
   // Its bound, measured in the same run (PostgreSQL only), beside the figure.
@@ -222,12 +262,18 @@ export function evaluateTargets(input: {
   if (events?.bound && delivery.met !== undefined) {
     delivery.value += `; the bound (the same signed requests, one lease and one record statement a batch) reaches ${pct(events.bound.perSec / events.ceilingPerSec)} (${n0(events.bound.perSec)}/s), the row ${pct(events.eventsPerSec / events.bound.perSec)} of it`;
   }
-  const big = results.get('after-big')?.result.p99Ms;
-  const small = results.get('after-small')?.result.p99Ms;
+  // At the same steady rate, alternating (the two closed-loop rows run a minute apart, at
+  // whatever speed the machine has then, and their p99s are mostly their queues').
+  const a = input.afterId;
+  const afterIdWhat = 'afterId p99 at 1M within 1.5× of p99 at 10k (the same steady rate, the median of alternating rounds)';
   targets.push(
-    big !== undefined && small !== undefined
-      ? { what: 'afterId p99 at 1M within 1.5× of p99 at 10k', value: `${(big / small).toFixed(2)}×`, met: big <= 1.5 * small }
-      : { what: 'afterId p99 at 1M within 1.5× of p99 at 10k', value: NOT_MEASURED, met: undefined },
+    a && !a.big.failures && !a.small.failures
+      ? {
+          what: afterIdWhat,
+          value: `${a.medianRatio.toFixed(2)}× at ${n0(a.rate)}/s (rounds ${a.roundRatios.map((r) => r.toFixed(2)).join(', ')}; the pooled p99s ${ms(a.big.p99Ms)} against ${ms(a.small.p99Ms)} ms, ${(a.big.p99Ms / a.small.p99Ms).toFixed(2)}×)`,
+          met: a.medianRatio <= 1.5,
+        }
+      : { what: afterIdWhat, value: a ? `${n0(a.big.failures + a.small.failures)} requests failed` : NOT_MEASURED, met: a ? false : undefined },
   );
   targets.push({ what: 'service RSS < 300 MB throughout', value: `${peakRss.toFixed(0)} MiB`, met: peakRss * 1.048576 < 300 });
   for (const [key, target] of Object.entries(FLOW_TARGETS)) {

@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
+import { alternatePaced, medianP99Ratio } from './alternate.js';
 import { measureBurst } from './burst.js';
 import { measureArgon2, type Argon2Ceiling } from './argon2-ceiling.js';
 import { prepareDatabase, type BenchDatabase } from './database.js';
 import { chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from './load/index.js';
 import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
-import { burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type BurstResult, type Row } from './report.js';
+import { afterIdTable, burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type AfterIdResult, type BurstResult, type Row } from './report.js';
 import { buildScenarios, flowScenarios, loginBurst, webhookRequests, type CeilingKind, type Scenario, type ScenarioData } from './scenarios.js';
 import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, READ_USERS, settleService, type FlowRow } from './flows/index.js';
 import {
@@ -137,8 +138,42 @@ async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSetti
   const meScenario = buildScenarios(d).find((scenario) => scenario.key === 'me')!;
   const me = { ...meScenario.measure, connections: 16, rate, durationSec: s.durationSec };
   const measured = await measureBurst(service.baseUrl, backend, me, loginBurst(d), { warmupSec: s.warmupSec, log });
-  log(`  /users/me p99 alone ${measured.alone.p99Ms.toFixed(2)} ms, during login burst ${measured.duringBurst.p99Ms.toFixed(2)} ms (${measured.rounds} rounds)`);
+  log(`  /users/me p99 alone ${measured.alone.p99Ms.toFixed(2)} ms, during login burst ${measured.duringBurst.p99Ms.toFixed(2)} ms pooled (${measured.rounds} rounds); the median of the rounds' ratios ${measured.medianRatio.toFixed(2)}×`);
   return { rate, ...measured };
+}
+
+/** Rounds of the afterId comparison (each a segment on the 1M-user tenant, then one on the 10k one). */
+const AFTER_ID_ROUNDS = 5;
+
+/**
+ * GET /users?afterId= on the 1M-user tenant and on the 10k one at the same steady `rate`, in
+ * alternating segments (bench/alternate.ts) that share BENCH_DURATION: the goal compares the
+ * two p99s, and the closed-loop rows, a minute apart, compared the machine's speed at two
+ * moments as much as the two tables (1.76× in one run, 1.12× for the same rows run again).
+ */
+async function afterIdCompared(service: ServerProcess, s: BenchSettings, d: ScenarioData, rate: number): Promise<AfterIdResult> {
+  const scenarios = buildScenarios(d);
+  const spec = (key: string) => ({ ...scenarios.find((scenario) => scenario.key === key)!.measure, connections: 16, rate, durationSec: s.durationSec });
+  log(`  afterId at a steady ${rate}/s, ${d.big.userCount.toLocaleString('en')} and ${d.small.userCount.toLocaleString('en')} users alternating:`);
+  const { pooled, rounds } = await alternatePaced(service.baseUrl, [{ spec: spec('after-big') }, { spec: spec('after-small') }], {
+    durationSec: s.durationSec,
+    rounds: AFTER_ID_ROUNDS,
+    warmupSec: s.warmupSec,
+    log: (round, [b, sm]) => log(`    round ${round + 1}: p99 ${b!.p99Ms.toFixed(1)} ms at ${d.big.userCount.toLocaleString('en')}, ${sm!.p99Ms.toFixed(1)} ms at ${d.small.userCount.toLocaleString('en')}`),
+  });
+  const [big, small] = pooled;
+  const medianRatio = medianP99Ratio(rounds, 1, 0);
+  log(`  afterId p99 ${big!.p99Ms.toFixed(2)} ms against ${small!.p99Ms.toFixed(2)} ms pooled; the median of the rounds' ratios ${medianRatio.toFixed(2)}×`);
+  return {
+    rate,
+    rounds: AFTER_ID_ROUNDS,
+    big: big!,
+    small: small!,
+    bigUsers: d.big.userCount,
+    smallUsers: d.small.userCount,
+    roundRatios: rounds.map(([b, sm]) => b!.p99Ms / sm!.p99Ms),
+    medianRatio,
+  };
 }
 
 interface ServicePhase {
@@ -147,6 +182,7 @@ interface ServicePhase {
   argon2Around: Argon2Ceiling[];
   byKey: Map<string, Row & { ceilingKind: CeilingKind; pairedPk?: { before: number; after: number }; pairedBound?: { what: string; before: number; after: number } }>;
   burst?: BurstResult;
+  afterId?: AfterIdResult;
   flows: FlowRow[];
   peakRssMb: number;
   errors: { count: number; last: string[] };
@@ -194,6 +230,15 @@ async function servicePhase(
       }
     };
     await measureScenarios(buildScenarios(data));
+    // The afterId goal: both tenants' pages at the same steady rate, alternating.
+    let afterId: AfterIdResult | undefined;
+    const bigRow = byKey.get('after-big');
+    const smallRow = byKey.get('after-small');
+    if (bigRow && smallRow) {
+      // Half what the slower row reached closed-loop: a load both carry with room to spare.
+      const rate = Math.max(100, Math.round(Math.min(bigRow.result.rps, smallRow.result.rps) / 2 / 50) * 50);
+      afterId = await afterIdCompared(service, s, data, rate);
+    }
     let burstResult: BurstResult | undefined;
     if (run('burst')) {
       // A quarter of what GET /users/me reached: a load the service carries with room to spare.
@@ -219,7 +264,7 @@ async function servicePhase(
         await measureScenarios([scenario]);
       }
     }
-    return { rows, argon2Around, byKey, burst: burstResult, flows, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
+    return { rows, argon2Around, byKey, burst: burstResult, ...(afterId ? { afterId } : {}), flows, peakRssMb: service.lifetimePeakRss(), errors: service.errors() };
   } finally {
     await service.stop();
   }
@@ -389,6 +434,8 @@ async function main(): Promise<void> {
     '',
     service.burst ? burstTable(service.burst) : '',
     '',
+    service.afterId ? afterIdTable(service.afterId) : '',
+    '',
     events ? eventsTable(events) : '',
     '',
     service.flows.length ? flowTable(service.flows) : '',
@@ -397,7 +444,7 @@ async function main(): Promise<void> {
     '',
     '## Targets',
     '',
-    targetList(evaluateTargets({ results: service.byKey, burst: service.burst, peakRss: service.peakRssMb, events, flows: service.flows, peer: readPeerResult(), webhookBoundRps })),
+    targetList(evaluateTargets({ results: service.byKey, burst: service.burst, ...(service.afterId ? { afterId: service.afterId } : {}), peakRss: service.peakRssMb, events, flows: service.flows, peer: readPeerResult(), webhookBoundRps })),
     '',
   ].join('\n');
   writeFileSync(s.resultsFile, report);

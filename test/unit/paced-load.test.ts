@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { poolPaced, runPaced } from '../../bench/load/paced.js';
+import { alternatePaced, medianP99Ratio } from '../../bench/alternate.js';
+import { poolPaced, runPaced, type PacedResult } from '../../bench/load/paced.js';
 
 // The bench's steady-rate load (the login burst row): requests go out at their due times
 // whatever the server does, and a request's latency runs from its due time, so a server stall
@@ -88,5 +89,51 @@ describe('runPaced: an open-loop load at a steady rate', () => {
     expect(pooled.durationSec).toBeCloseTo(a.durationSec + b.durationSec, 6);
     expect([...pooled.latencies]).toEqual([...a.latencies, ...b.latencies].sort((x, y) => x - y));
     expect(pooled.p99Ms).toBe(pooled.latencies[Math.floor(0.99 * 60)]);
+  });
+});
+
+describe('alternatePaced: sides in alternating rounds, compared round by round', () => {
+  it('runs a warm-up round it does not count, then the rounds, each side pooled and each round kept', async () => {
+    const seen: number[] = [];
+    const { pooled, rounds } = await alternatePaced(
+      baseUrl,
+      [
+        { spec: { connections: 2, rate: 100, durationSec: 0, requests: [get('/')] } },
+        {
+          spec: { connections: 2, rate: 100, durationSec: 0, requests: [get('/fail')] },
+          around: async (segment, seconds, round) => {
+            seen.push(round);
+            expect(seconds).toBeCloseTo(round < 0 ? 0.2 : 0.3, 6);
+            return segment();
+          },
+        },
+      ],
+      { durationSec: 0.9, rounds: 3, warmupSec: 0.2 },
+    );
+    expect(seen).toEqual([-1, 0, 1, 2]);
+    expect(rounds).toHaveLength(3);
+    expect(rounds.every((round) => round.length === 2 && round[0]!.requests === 30 && round[1]!.failures === 30)).toBe(true);
+    // The warm-up's 20 requests a side are not in the pooled figures.
+    expect(pooled[0]!.requests).toBe(90);
+    expect(pooled[0]!.failures).toBe(0);
+    expect(pooled[1]!.requests).toBe(90);
+    expect(pooled[1]!.failures).toBe(90);
+  });
+
+  it('takes the median of the rounds\' p99 ratios, so that one round\'s stall does not decide it', () => {
+    const at = (p99Ms: number) => ({ p99Ms }) as PacedResult;
+    // A 100 ms stall in one round of side a and one of side b: the pooled p99s would be 100
+    // against 100; round by round, b is about twice a (the middle round's 21 over 11).
+    const rounds = [
+      [at(10), at(20)],
+      [at(100), at(22)],
+      [at(11), at(21)],
+      [at(9), at(100)],
+      [at(10), at(19)],
+    ];
+    expect(medianP99Ratio(rounds, 0, 1)).toBeCloseTo(21 / 11, 6);
+    expect(medianP99Ratio(rounds, 1, 0)).toBeCloseTo(11 / 21, 6);
+    // An even number of rounds: the mean of the two middle ratios (21/11 and 20/10).
+    expect(medianP99Ratio(rounds.slice(0, 4), 0, 1)).toBeCloseTo((21 / 11 + 2) / 2, 6);
   });
 });
