@@ -16,7 +16,7 @@ import { parseOutboundUrl, postOutboundTo } from '../src/platform/http/outbound.
 import { postgresCpuMs, processCpuMs } from './machine.js';
 
 export interface EventsRound {
-  /** The bare loop's rate, the worker's and the bound's, in this round (per second). */
+  /** The bare loop's rate, the worker's, its design's done bare and the bound's, in this round (per second). */
   loopPerSec: number;
   eventsPerSec: number;
   boundPerSec?: number;
@@ -31,7 +31,7 @@ export interface EventsBenchResult {
   eventsPerSec: number;
   /** The bare loop's rate over all its rounds (requests over seconds). */
   ceilingPerSec: number;
-  /** Each round: the loop, then the worker, then the bound, one after the other. */
+  /** Each round: the loop, the worker, its design done bare and the bound, one after the other. */
   rounds: EventsRound[];
   concurrency: number;
   batchSize: number;
@@ -50,7 +50,7 @@ export interface BoundResult {
 
 const CONCURRENCY = 16;
 const BATCH = 128;
-/** Rounds of the row: each one the bare loop, the worker and the bound, one after the other. */
+/** Rounds of the row: each one the bare loop, the worker, its design done bare and the bound, one after the other. */
 export const EVENTS_ROUNDS = 3;
 
 /** A body the size of a typical event: {type, timestamp, data}. */
@@ -126,7 +126,7 @@ class Tally {
   }
 }
 
-/** Signs and POSTs each row as the worker does (16 in flight, the same client and policy): the ids answered 2xx. */
+/** Signs and POSTs each row as the worker does (16 in flight, the same client and policy): the rows answered 2xx. */
 function bareSender(url: string) {
   const keys = [signingKey(newSigningSecret())];
   const policy = { allowPrivate: true };
@@ -154,7 +154,7 @@ export interface BoundRun {
   close(): Promise<void>;
 }
 
-/** Times `deliver` after `fill`; checks that it delivered every event. */
+/** Times `deliver` from the moment `segment` calls its `started`; checks that it delivered every event. */
 async function timedRun(events: number, segment: (started: () => void) => Promise<void>, deliver: () => Promise<number>): Promise<number> {
   let started = 0;
   await segment(() => (started = Date.now()));
