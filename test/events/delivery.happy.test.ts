@@ -385,6 +385,35 @@ describe('event delivery: Standard Webhooks to the tenant endpoints', () => {
     expect(receiver.acceptedAt(ep.path).map((e) => e.webhookId).sort()).toEqual(stream.map((e) => e.id).sort());
   });
 
+  it('a round asks whether anything waits to be dispatched with its claim, in the claim\'s message on a PostgreSQL server: with nothing waiting, no dispatch statement runs', async () => {
+    const worker = scopedWorker(h, {}, [t]);
+    const ep = await addEndpoint(h, receiver, {}, t);
+    await makeUsers(h, 2, t);
+    // Events wait: the claim's probe finds them, and dispatch takes its lock at once (no probe of its own).
+    let round: Awaited<ReturnType<typeof worker.drainOnce>> | undefined;
+    const busy = await statementsDuring(h.database, async () => {
+      round = await worker.drainOnce();
+    });
+    expect(round).toMatchObject({ dispatched: 2, attempted: 2, delivered: 2 });
+    const probes = (calls: string[]) => calls.filter((c) => /select seq from outbox_events where delivered_at is null/.test(c));
+    const dispatches = (calls: string[]) => calls.filter((c) => /bastion\.events\.dispatch/.test(c));
+    expect(probes(busy), busy.join('\n')).toHaveLength(1);
+    expect(dispatches(busy), busy.join('\n')).toHaveLength(1);
+    // Nothing waits: the claim and the probe, and nothing else (no dispatch, no record).
+    const idle = await statementsDuring(h.database, async () => {
+      round = await worker.drainOnce();
+    });
+    expect(round).toMatchObject({ dispatched: 0, attempted: 0 });
+    expect(dispatches(idle), idle.join('\n')).toHaveLength(0);
+    expect(probes(idle), idle.join('\n')).toHaveLength(1);
+    if (usingPostgres) {
+      // One message: the probe, the claim's planner settings and the claim.
+      expect(idle, idle.join('\n')).toHaveLength(1);
+      expect(idle[0]).toMatch(/select seq from outbox_events where delivered_at is null.*; select set_config\('enable_sort'.*;\s*with due as materialized/s);
+    }
+    expect(receiver.acceptedAt(ep.path)).toHaveLength(2);
+  });
+
   it('dispatch leases the first deliveries it makes to the round that made them; the rest stay due, and a lease that passes brings its rows back', async () => {
     const ep = await addEndpoint(h, receiver, {}, t);
     await makeUsers(h, 3, t);

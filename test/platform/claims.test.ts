@@ -7,7 +7,7 @@ import { mailClaimStatement } from '../../src/platform/mail/queue.js';
 import { arrayLiteral } from '../../src/platform/db/array-literal.js';
 import { createDeliveryRepo, markDeliveredStatement, type ClaimedDelivery } from '../../src/modules/events/delivery-repo.js';
 import { leaseColumns, leasedRows } from '../../src/platform/module/in-flight.js';
-import { runClaim } from '../../src/platform/db/claim.js';
+import { runClaim, runClaimWith } from '../../src/platform/db/claim.js';
 import { statementsDuring } from '../helpers/statements.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -180,6 +180,25 @@ describe('a claim in index order', () => {
         // The quoted value stays a parameter: BEGIN, the settings, the claim, COMMIT.
         expect(calls.map((c) => c.trim().split(/\s/)[0]!.toLowerCase())).toEqual(['begin', 'select', 'select', 'commit']);
         expect(calls.join('\n')).not.toContain("it's");
+      }
+    }
+    // A read the worker needs with its claim goes in the same message when both are plain; its rows are answered apart.
+    for (const word of ['plain', "it's"]) {
+      let answer: Awaited<ReturnType<typeof runClaimWith>> | undefined;
+      const statements = await statementsDuring(h.database, async () => {
+        answer = await runClaimWith(db, sql`select current_setting('enable_sort') as sort, ${42}::int as n`, sql`select ${word}::text as word, current_setting('enable_sort') as sort`, {
+          inIndexOrder: true,
+        });
+      });
+      // The read runs before the settings: it plans as usual.
+      expect(answer!.read).toEqual([{ word, sort: 'on' }]);
+      expect(answer!.rows).toEqual([{ sort: 'off', n: 42 }]);
+      if (pool && word === 'plain') {
+        expect(statements, statements.join('\n')).toHaveLength(1);
+        expect(statements[0]).toMatch(/^select 'plain'::text as word.*; select set_config\('enable_sort'.*; select current_setting\('enable_sort'\) as sort, 42::int/s);
+      } else if (pool) {
+        // Not plain: the read on its own, then the claim's transaction.
+        expect(statements.map((c) => c.trim().split(/\s/)[0]!.toLowerCase())).toEqual(['select', 'begin', 'select', 'select', 'commit']);
       }
     }
     // The settings were the claim's transaction's only: the next statement plans as usual.

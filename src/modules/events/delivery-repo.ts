@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { arrayLiteral } from '../../platform/db/array-literal.js';
-import { runClaim } from '../../platform/db/claim.js';
+import { runClaimWith } from '../../platform/db/claim.js';
 import { TEST_EVENT_TYPE } from '../../platform/events/outbox.js';
 import { outboxEvents } from '../../platform/events/table.js';
 import type { PageParams } from '../../platform/http/pagination.js';
@@ -48,6 +48,8 @@ export type ClaimedEndpoint = Pick<EventEndpointRow, 'tenantId' | 'id' | 'url' |
 export interface Claim {
   rows: ClaimedDelivery[];
   lastDueAt: Date | null;
+  /** Asked with the claim (`probeFromSeq`): whether an outbox event from that seq on waits to be dispatched. */
+  waiting?: boolean;
 }
 
 /** A delivery row with its event's type (null when the outbox row is gone). */
@@ -106,6 +108,16 @@ function toClaimed(rows: Array<Record<string, unknown>>, token: string): Claimed
             },
     }))
     .sort((a, b) => a.eventSeq - b.eventSeq);
+}
+
+/**
+ * Whether anything waits to be dispatched from `fromSeq` on: in the pending index's order from
+ * there, the first entry that qualifies answers (a row, or none). Dispatch asks it before taking
+ * its lock (most polls find nothing); the worker asks it with its claim, in the claim's message.
+ */
+export function dispatchProbe(fromSeq: number, onlyTenants?: readonly string[]): SQL {
+  const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+  return sql`select seq from outbox_events where delivered_at is null and seq >= ${fromSeq} ${only} order by seq limit 1`;
 }
 
 const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
@@ -200,14 +212,8 @@ export function createDeliveryRepo(db: Db) {
       if (onlyTenants && onlyTenants.length === 0) return none;
       const from = sql`${outboxEvents.seq} >= ${options.fromSeq ?? 0}`;
       if (options.probe ?? true) {
-        // In the pending index's order from the floor: the first entry that qualifies answers.
-        const [waiting] = await db
-          .select({ seq: outboxEvents.seq })
-          .from(outboxEvents)
-          .where(and(sql`${outboxEvents.deliveredAt} is null`, from, tenantFilter(outboxEvents.tenantId, onlyTenants)))
-          .orderBy(outboxEvents.seq)
-          .limit(1);
-        if (!waiting) return none;
+        const result = (await db.execute(dispatchProbe(options.fromSeq ?? 0, onlyTenants))) as unknown as { rows: unknown[] };
+        if (result.rows.length === 0) return none;
       }
       // Leased: the first `lease.limit` new deliveries in stream order, as a claim would lease them.
       const leaseLimit = options.lease?.limit ?? 0;
@@ -282,15 +288,24 @@ export function createDeliveryRepo(db: Db) {
      * and leases them until `leaseUntil` under `token`. A worker that dies mid-delivery leaves
      * its rows to come back when the lease ends.
      */
-    async claimDue(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[], dueFrom?: Date): Promise<Claim> {
-      if (onlyTenants && onlyTenants.length === 0) return { rows: [], lastDueAt: null };
-      const raw = await runClaim(db, claimStatement(now, limit, leaseUntil, token, onlyTenants, dueFrom), { inIndexOrder: true });
+    async claimDue(
+      now: Date,
+      limit: number,
+      leaseUntil: Date,
+      token: string,
+      onlyTenants?: readonly string[],
+      dueFrom?: Date,
+      options: { probeFromSeq?: number } = {},
+    ): Promise<Claim> {
+      if (onlyTenants && onlyTenants.length === 0) return { rows: [], lastDueAt: null, ...(options.probeFromSeq === undefined ? {} : { waiting: false }) };
+      const probe = options.probeFromSeq === undefined ? undefined : dispatchProbe(options.probeFromSeq, onlyTenants);
+      const { rows: raw, read } = await runClaimWith(db, claimStatement(now, limit, leaseUntil, token, onlyTenants, dueFrom), probe, { inIndexOrder: true });
       let lastDueAt: Date | null = null;
       for (const r of raw) {
         const dueAt = new Date(r.due_at as string | Date);
         if (!lastDueAt || dueAt > lastDueAt) lastDueAt = dueAt;
       }
-      return { rows: toClaimed(raw, token), lastDueAt };
+      return { rows: toClaimed(raw, token), lastDueAt, ...(probe ? { waiting: read.length > 0 } : {}) };
     },
 
     /**

@@ -257,17 +257,25 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // claim left in the batch: leased by dispatch itself (the write a claim would make), so a new
     // event goes out in the round that dispatched it without a claim of its own.
     let leased: ClaimedDelivery[] = [];
-    const dispatchAll = async (room: number) => {
+    // Where dispatch looks from: its floor, or the whole outbox once a second.
+    const dispatchFrom = () => {
+      const at = clock.now().getTime();
+      const whole = at - floorScannedAt >= DISPATCH_FULL_SCAN_MS;
+      if (whole) floorScannedAt = at;
+      return whole ? 0 : dispatchFloor;
+    };
+    const firstFrom = dispatchFrom();
+    const dispatchAll = async (room: number, waiting: boolean | undefined) => {
       let n = 0;
+      // The claim asked whether anything waits from the floor (in its message): nothing, no dispatch.
+      if (waiting === false) return n;
       for (let i = 0; i < 20; i++) {
-        const at = clock.now().getTime();
-        const whole = at - floorScannedAt >= DISPATCH_FULL_SCAN_MS;
-        if (whole) floorScannedAt = at;
-        // After a full batch more waits: no probe. The polling loop leaves the work to a
-        // dispatcher already at it (another pipeline or instance) rather than queue behind it.
+        // After a full batch more waits: no probe; nor when the claim's probe found something.
+        // The polling loop leaves the work to a dispatcher already at it (another pipeline or
+        // instance) rather than queue behind it.
         const round = await repo.dispatch(clock.now(), dispatchBatchSize, only, {
-          fromSeq: whole ? 0 : dispatchFloor,
-          probe: i === 0,
+          fromSeq: i === 0 ? firstFrom : dispatchFrom(),
+          probe: i === 0 && waiting === undefined,
           wait: !overlap,
           ...(i === 0 && room > 0 ? { lease: { limit: room, until: leaseUntil, token } } : {}),
         });
@@ -285,13 +293,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // batch is sent. A batch never exceeds batchSize, so its sends fit in its lease.
     const whole = now.getTime() - claimScannedAt >= DISPATCH_FULL_SCAN_MS;
     if (whole) claimScannedAt = now.getTime();
-    const claim = await repo.claimDue(now, batchSize, leaseUntil, token, only, whole ? undefined : claimFloor);
+    const claim = await repo.claimDue(now, batchSize, leaseUntil, token, only, whole ? undefined : claimFloor, { probeFromSeq: firstFrom });
     const claimed = claim.rows;
     const leasedUpTo = claimed.length >= batchSize ? claim.lastDueAt : now;
     const from = leasedUpTo && new Date(leasedUpTo.getTime() - CLAIM_FLOOR_MARGIN_MS);
     if (from && (!claimFloor || from > claimFloor)) claimFloor = from;
     const room = batchSize - claimed.length;
-    const dispatching = dispatchAll(room);
+    const dispatching = dispatchAll(room, claim.waiting);
     dispatching.catch(() => undefined); // awaited below; not unhandled while the batch is sent
     if (room > 0) await dispatching;
     const rows = leased.length === 0 ? claimed : claimed.length === 0 ? leased : [...claimed, ...leased].sort((a, b) => a.eventSeq - b.eventSeq);
