@@ -16,11 +16,12 @@ import { parseOutboundUrl, postOutboundTo } from '../src/platform/http/outbound.
 import { postgresCpuMs, processCpuMs } from './machine.js';
 
 export interface EventsRound {
-  /** The bare loop's rate, the worker's, its design's done bare and the bound's, in this round (per second). */
+  /** The bare loop's rate, the worker's, its design's done bare, the marking design's and the bound's, in this round (per second). */
   loopPerSec: number;
   eventsPerSec: number;
   boundPerSec?: number;
   designPerSec?: number;
+  markingPerSec?: number;
 }
 
 export interface EventsBenchResult {
@@ -31,7 +32,7 @@ export interface EventsBenchResult {
   eventsPerSec: number;
   /** The bare loop's rate over all its rounds (requests over seconds). */
   ceilingPerSec: number;
-  /** Each round: the loop, the worker, its design done bare and the bound, one after the other. */
+  /** Each round: the loop, the worker, its design done bare, the marking design and the bound, one after the other. */
   rounds: EventsRound[];
   concurrency: number;
   batchSize: number;
@@ -41,6 +42,8 @@ export interface EventsBenchResult {
   bound?: BoundResult;
   /** The worker's design done bare (PostgreSQL only): see designBound. */
   design?: BoundResult;
+  /** The least a design writes that marks each event dispatched (PostgreSQL only): see markingBound. */
+  marking?: BoundResult;
 }
 
 export interface BoundResult {
@@ -50,7 +53,7 @@ export interface BoundResult {
 
 const CONCURRENCY = 16;
 const BATCH = 128;
-/** Rounds of the row: each one the bare loop, the worker, its design done bare and the bound, one after the other. */
+/** Rounds of the row: each one the bare loop, the worker, its design done bare, the marking design and the bound, one after the other. */
 export const EVENTS_ROUNDS = 3;
 
 /** A body the size of a typical event: {type, timestamp, data}. */
@@ -226,51 +229,84 @@ async function deliveryBound(databaseUrl: string, url: string): Promise<BoundRun
 
 const DESIGN_DISPATCH = 500;
 
+type SentRow = { tenant_id: string; endpoint_id: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date };
+
 /**
- * The worker's design done bare: what a delivery writes when, besides surviving a crash and
- * sharing its queue, each event gets its place in the pull stream and a row in each matching
- * endpoint's delivery log, and dispatch runs ahead of the sends (a slow endpoint holds back
- * neither the stream nor other endpoints). Tables of its own with the service's columns,
- * indexes and foreign key (`LIKE outbox_events` and `LIKE event_deliveries`, every index
- * included; an endpoints table with the columns dispatch and the key read), filled with
- * undispatched events before each run. One dispatcher, ahead of the sends: per 500 events one
- * statement taking the dispatch lock, picking the oldest undispatched events, inserting a pending
- * delivery per matching endpoint and giving each event its stream position. Two pipelines: per
- * batch of 128 one statement leasing the oldest due deliveries with their events, the same
- * requests as the worker's, and one statement recording the delivered ones under the lease
- * (by primary key). What it leaves out of the service's worker: drizzle, the rows' mapping, the
- * floors of the claim and of dispatch, dispatch's probe and its leasing into the round's room,
- * the retry and failure paths, pruning.
+ * Tables of their own with the service's columns, indexes and foreign key (`LIKE outbox_events`
+ * and `LIKE event_deliveries`, every index included; an endpoints table with the columns
+ * dispatch and the key read), named `<prefix>_outbox`, `_deliveries`, `_endpoints`, and a
+ * positions sequence; one endpoint. `fill` empties them and queues `events` undispatched events,
+ * vacuumed; `record` writes a batch's delivered rows under its lease, as the service's record
+ * does (by primary key); the pool runs the service's claim's planner settings (runClaim: sorts
+ * and JIT off) for every statement: without them the claim, planned from statistics taken before
+ * its table filled, read every due row and sorted them (3.3 ms a claim of 128 behind 8,000).
  */
-async function designBound(databaseUrl: string, url: string): Promise<BoundRun> {
-  // The planner settings the service's claim runs under (runClaim: sorts and JIT off), here for
-  // every statement: without them the claim, planned from statistics taken before its table
-  // filled, read every due row and sorted them (3.3 ms a claim of 128 behind 8,000).
+async function serviceShapedTables(databaseUrl: string, url: string, prefix: string) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: '-c enable_sort=off -c jit=off' });
-  const tables = ['bench_design_deliveries', 'bench_design_outbox', 'bench_design_endpoints'];
-  const drop = () => pool.query(`drop table if exists ${tables.join(', ')}; drop sequence if exists bench_design_positions`);
+  const drop = () => pool.query(`drop table if exists ${prefix}_deliveries, ${prefix}_outbox, ${prefix}_endpoints; drop sequence if exists ${prefix}_positions`);
   await drop();
   await pool.query(`
-    create table bench_design_outbox (like outbox_events including all excluding defaults);
-    create table bench_design_endpoints (tenant_id uuid not null, id uuid not null, url text not null, types jsonb not null, enabled boolean not null, primary key (tenant_id, id));
-    create table bench_design_deliveries (like event_deliveries including all,
-      foreign key (tenant_id, endpoint_id) references bench_design_endpoints (tenant_id, id) on delete cascade);
-    create sequence bench_design_positions`);
+    create table ${prefix}_outbox (like outbox_events including all excluding defaults);
+    create table ${prefix}_endpoints (tenant_id uuid not null, id uuid not null, url text not null, types jsonb not null, enabled boolean not null, primary key (tenant_id, id));
+    create table ${prefix}_deliveries (like event_deliveries including all,
+      foreign key (tenant_id, endpoint_id) references ${prefix}_endpoints (tenant_id, id) on delete cascade);
+    create sequence ${prefix}_positions`);
   const tenantId = newId();
-  await pool.query(`insert into bench_design_endpoints values ($1, $2, $3, '[]', true)`, [tenantId, newId(), url]);
-  const send = bareSender(url);
+  await pool.query(`insert into ${prefix}_endpoints values ($1, $2, $3, '[]', true)`, [tenantId, newId(), url]);
   let seq = 0;
   return {
-    async run(events, segment = startNow) {
-      await pool.query('truncate bench_design_deliveries, bench_design_outbox');
+    pool,
+    async fill(events: number) {
+      await pool.query(`truncate ${prefix}_deliveries, ${prefix}_outbox`);
       await pool.query(
-        `insert into bench_design_outbox (seq, id, tenant_id, type, payload, created_at)
+        `insert into ${prefix}_outbox (seq, id, tenant_id, type, payload, created_at)
          select $2::bigint + i, gen_random_uuid(), $3, 'user.created', jsonb_build_object('userId', gen_random_uuid(), 'email', 'someone@bench.example'), now()
          from generate_series(1, $1) i`,
         [events, seq, tenantId],
       );
       seq += events;
-      await pool.query('vacuum analyze bench_design_outbox, bench_design_deliveries, bench_design_endpoints');
+      await pool.query(`vacuum analyze ${prefix}_outbox, ${prefix}_deliveries, ${prefix}_endpoints`);
+    },
+    /** Records `ok` delivered under `token`: how many it recorded. */
+    async record(ok: SentRow[], token: string): Promise<number> {
+      const recorded = await pool.query(
+        `update ${prefix}_deliveries d set status = 'delivered', delivered_at = now(), lease_token = null, last_status = 200, last_error = null
+         from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) as k (tenant_id, endpoint_id, event_id, from_status)
+         where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id and d.status = k.from_status and d.lease_token = $5`,
+        // The status each row must still have is a column of the list, as in the service's
+        // record (markDeliveredStatement): as a constant, the planner reads the due index.
+        [ok.map((r) => r.tenant_id), ok.map((r) => r.endpoint_id), ok.map((r) => r.event_id), ok.map(() => 'pending'), token],
+      );
+      return recorded.rowCount ?? 0;
+    },
+    async close() {
+      await drop().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * The worker's design done bare: what a delivery writes when, besides surviving a crash and
+ * sharing its queue, each event gets its place in the pull stream and a row in each matching
+ * endpoint's delivery log, and dispatch runs ahead of the sends (a slow endpoint holds back
+ * neither the stream nor other endpoints). Service-shaped tables (serviceShapedTables), filled
+ * with undispatched events before each run. One dispatcher, ahead of the sends: per 500 events
+ * one statement taking the dispatch lock, picking the oldest undispatched events, inserting a
+ * pending delivery per matching endpoint and giving each event its stream position. Two
+ * pipelines: per batch of 128 one statement leasing the oldest due deliveries with their events,
+ * the same requests as the worker's, and one statement recording the delivered ones under the
+ * lease. What it leaves out of the service's worker: drizzle, the rows' mapping, the floors of
+ * the claim and of dispatch, dispatch's probe and its leasing into the round's room, the retry
+ * and failure paths, pruning.
+ */
+async function designBound(databaseUrl: string, url: string): Promise<BoundRun> {
+  const tables = await serviceShapedTables(databaseUrl, url, 'bench_design');
+  const { pool } = tables;
+  const send = bareSender(url);
+  return {
+    async run(events, segment = startNow) {
+      await tables.fill(events);
       let delivered = 0;
       let dispatching = true;
       const dispatcher = async () => {
@@ -297,7 +333,7 @@ async function designBound(databaseUrl: string, url: string): Promise<BoundRun> 
       const pipeline = async () => {
         for (;;) {
           const token = newId();
-          const { rows } = await pool.query<{ tenant_id: string; endpoint_id: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }>(
+          const { rows } = await pool.query<SentRow>(
             `with due as materialized (
                select tenant_id, endpoint_id, event_id, event_seq from bench_design_deliveries
                where status = 'pending' and next_attempt_at <= now() order by next_attempt_at, event_seq limit $2 for update skip locked)
@@ -312,16 +348,8 @@ async function designBound(databaseUrl: string, url: string): Promise<BoundRun> 
             await new Promise((resolve) => setTimeout(resolve, 5));
             continue;
           }
-          const ok = await send(rows);
-          const recorded = await pool.query(
-            `update bench_design_deliveries d set status = 'delivered', delivered_at = now(), lease_token = null, last_status = 200, last_error = null
-             from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) as k (tenant_id, endpoint_id, event_id, from_status)
-             where d.tenant_id = k.tenant_id and d.endpoint_id = k.endpoint_id and d.event_id = k.event_id and d.status = k.from_status and d.lease_token = $5`,
-            // The status each row must still have is a column of the list, as in the service's
-            // record (markDeliveredStatement): as a constant, the planner reads the due index.
-            [ok.map((r) => r.tenant_id), ok.map((r) => r.endpoint_id), ok.map((r) => r.event_id), ok.map(() => 'pending'), token],
-          );
-          delivered += recorded.rowCount ?? 0;
+          const recorded = await tables.record(await send(rows), token);
+          delivered += recorded;
         }
       };
       return timedRun(events, segment, async () => {
@@ -329,20 +357,68 @@ async function designBound(databaseUrl: string, url: string): Promise<BoundRun> 
         return delivered;
       });
     },
-    async close() {
-      await drop().catch(() => undefined);
-      await pool.end();
+    close: () => tables.close(),
+  };
+}
+
+/**
+ * The least a design writes that marks each event dispatched in its outbox row: no dispatch
+ * ahead of the sends and no claim. Service-shaped tables (serviceShapedTables), filled with
+ * undispatched events before each run; two pipelines, each per batch of 128 one statement taking
+ * the dispatch lock, picking the oldest undispatched events, marking them dispatched with their
+ * stream positions and inserting each one's delivery already leased (the fan-out is the lease),
+ * answering the events; the same requests as the worker's; one statement recording the delivered
+ * ones under the lease. A mark per event is what lets dispatch find an event whose transaction
+ * committed after a later one's, without waiting for the database's oldest open transaction:
+ * docs/decisions.md, "Event delivery against the least a marking design writes".
+ */
+async function markingBound(databaseUrl: string, url: string): Promise<BoundRun> {
+  const tables = await serviceShapedTables(databaseUrl, url, 'bench_marking');
+  const { pool } = tables;
+  const send = bareSender(url);
+  return {
+    async run(events, segment = startNow) {
+      await tables.fill(events);
+      let delivered = 0;
+      const pipeline = async () => {
+        for (;;) {
+          const token = newId();
+          const { rows } = await pool.query<SentRow>(
+            `with lock as materialized (select pg_advisory_xact_lock(hashtext('bench.marking.dispatch'))::text = '' as held),
+             picked as (select seq from bench_marking_outbox where (select held from lock) and delivered_at is null order by seq limit $2 for update skip locked),
+             numbered as (select s.seq, nextval('bench_marking_positions') as pos from (select seq from picked order by seq) s),
+             marked as (
+               update bench_marking_outbox o set delivered_at = now(), position = n.pos from numbered n where o.seq = n.seq
+               returning o.seq, o.id, o.tenant_id, o.type, o.payload, o.created_at),
+             fanned as (
+               insert into bench_marking_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, lease_token, last_attempt_at)
+               select m.tenant_id, e.id, m.id, m.seq, 'pending', 1, now() + interval '60 seconds', now(), $1, now()
+               from marked m join bench_marking_endpoints e on e.tenant_id = m.tenant_id and e.enabled and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(m.type))
+               returning tenant_id, endpoint_id, event_id, event_seq)
+             select f.tenant_id, f.endpoint_id, f.event_id, m.type, m.payload, m.created_at from fanned f join marked m on m.seq = f.event_seq`,
+            [token, BATCH],
+          );
+          if (rows.length === 0) return;
+          const recorded = await tables.record(await send(rows), token);
+          delivered += recorded;
+        }
+      };
+      return timedRun(events, segment, async () => {
+        await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
+        return delivered;
+      });
     },
+    close: () => tables.close(),
   };
 }
 
 /**
  * The row: `rounds` rounds, each the bare POST loop for `seconds / rounds`, then the worker
- * delivering `eventCount / rounds` events, then, on PostgreSQL, the worker's design done bare
- * and the bound, the same number each. This machine's speed moves by a third within a minute
- * (the loop alone ran at 12,700 and 7,100/s before and after one run of the worker); each side's
- * figure pools its rounds, so the four see the same moments. Warm-ups of each side come first
- * and are not counted.
+ * delivering `eventCount / rounds` events, then, on PostgreSQL, the worker's design done bare,
+ * the least marking design and the bound, the same number each. This machine's speed moves by a
+ * third within a minute (the loop alone ran at 12,700 and 7,100/s before and after one run of the
+ * worker); each side's figure pools its rounds, so the five see the same moments. Warm-ups of
+ * each side come first and are not counted.
  */
 export async function eventsPhase(
   env: Record<string, string | undefined>,
@@ -362,12 +438,14 @@ export async function eventsPhase(
   const row = new Tally(pids);
   const boundTally = new Tally(pids);
   const designTally = new Tally(pids);
+  const markingTally = new Tally(pids);
   try {
     await postLoop(url, 1, CONCURRENCY); // warm-up
     const config = loadConfig({ ...env, LOG_LEVEL: 'warn', EVENTS_ALLOW_PRIVATE_URLS: 'on' });
     const container = await createContainer({ config });
     const bound = dbUrl && databaseName ? await deliveryBound(dbUrl, url) : undefined;
     const design = dbUrl && databaseName ? await designBound(dbUrl, url) : undefined;
+    const marking = dbUrl && databaseName ? await markingBound(dbUrl, url) : undefined;
     try {
       // The worker runs across tenants: a queue an earlier run of this row left behind (pending
       // deliveries, undispatched events of its tenants) would be delivered in this one's and
@@ -447,6 +525,7 @@ export async function eventsPhase(
       await deliverAll(warmup);
       await bound?.run(warmup);
       await design?.run(warmup);
+      await marking?.run(warmup);
       /** A bound's run in a round, its CPU and seconds added to `tally`: its rate. */
       const boundRound = async (side: BoundRun, tally: Tally) => {
         let before = tally.mark();
@@ -464,16 +543,19 @@ export async function eventsPhase(
         const elapsed = await deliverAll(perRound, () => (before = row.mark()));
         const rowRate = row.add(before, perRound, elapsed);
         const designRate = design ? await boundRound(design, designTally) : undefined;
+        const markingRate = marking ? await boundRound(marking, markingTally) : undefined;
         const boundRate = bound ? await boundRound(bound, boundTally) : undefined;
         roundResults.push({
           loopPerSec: loopRate,
           eventsPerSec: rowRate,
           ...(designRate === undefined ? {} : { designPerSec: designRate }),
+          ...(markingRate === undefined ? {} : { markingPerSec: markingRate }),
           ...(boundRate === undefined ? {} : { boundPerSec: boundRate }),
         });
         log(
           `    round ${r + 1}: loop ${loopRate.toFixed(0)}/s, worker ${rowRate.toFixed(0)}/s` +
             (designRate === undefined ? '' : `, its design bare ${designRate.toFixed(0)}/s`) +
+            (markingRate === undefined ? '' : `, marking ${markingRate.toFixed(0)}/s`) +
             (boundRate === undefined ? '' : `, bound ${boundRate.toFixed(0)}/s`),
         );
       }
@@ -495,8 +577,12 @@ export async function eventsPhase(
       });
       const boundResult = bound ? result(boundTally) : undefined;
       const designResult = design ? result(designTally) : undefined;
+      const markingResult = marking ? result(markingTally) : undefined;
       if (designResult) {
         log(`  the design bare (dispatch ahead, fan-out, stream positions; lease and record a batch of ${BATCH}): ${designResult.perSec.toFixed(0)}/s, CPU/event sender ${designResult.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${designResult.cpu.dbUs.toFixed(0)} µs + receiver ${designResult.cpu.receiverUs.toFixed(0)} µs`);
+      }
+      if (markingResult) {
+        log(`  the least marking design (per batch of ${BATCH}: events marked with positions and fanned out leased in one statement, recorded in one): ${markingResult.perSec.toFixed(0)}/s, CPU/event sender ${markingResult.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${markingResult.cpu.dbUs.toFixed(0)} µs + receiver ${markingResult.cpu.receiverUs.toFixed(0)} µs`);
       }
       if (boundResult) {
         log(`  bound (the same signed requests; lease and record a batch of ${BATCH}, one statement each): ${boundResult.perSec.toFixed(0)}/s, CPU/event sender ${boundResult.cpu.senderUs.toFixed(0)} µs + PostgreSQL ${boundResult.cpu.dbUs.toFixed(0)} µs + receiver ${boundResult.cpu.receiverUs.toFixed(0)} µs`);
@@ -513,10 +599,12 @@ export async function eventsPhase(
         cpu,
         ...(boundResult ? { bound: boundResult } : {}),
         ...(designResult ? { design: designResult } : {}),
+        ...(markingResult ? { marking: markingResult } : {}),
       };
     } finally {
       await bound?.close();
       await design?.close();
+      await marking?.close();
       await container.close();
     }
   } finally {
@@ -539,16 +627,21 @@ export function eventsTable(r: EventsBenchResult): string {
           `| the worker's design done bare: one dispatcher ahead of the sends (per 500 events one statement: the dispatch lock, a pending delivery per matching endpoint, stream positions), 2 pipelines leasing and recording batches of ${r.batchSize}; the service's columns, indexes and foreign key | ${n0(r.design.perSec)} | ${((r.design.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.design.cpu.senderUs)} + ${n0(r.design.cpu.dbUs)} + ${n0(r.design.cpu.receiverUs)} |`,
         ]
       : []),
+    ...(r.marking
+      ? [
+          `| the least a marking design writes: 2 pipelines, each per batch of ${r.batchSize} one statement marking the oldest undispatched events dispatched (the dispatch lock, stream positions) and inserting their deliveries already leased, and one recording them; no dispatch ahead, no claim; the service's columns, indexes and foreign key | ${n0(r.marking.perSec)} | ${((r.marking.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.marking.cpu.senderUs)} + ${n0(r.marking.cpu.dbUs)} + ${n0(r.marking.cpu.receiverUs)} |`,
+        ]
+      : []),
     ...(r.bound
       ? [
           `| bound: the same signed requests through the same client, 2 pipelines of ${r.batchSize}; per batch one statement leasing the oldest pending rows with their events and one recording them delivered (a table of its own; no fan-out, no stream positions) | ${n0(r.bound.perSec)} | ${((r.bound.perSec / r.ceilingPerSec) * 100).toFixed(0)}% | ${n0(r.bound.cpu.senderUs)} + ${n0(r.bound.cpu.dbUs)} + ${n0(r.bound.cpu.receiverUs)} |`,
         ]
       : []),
     '',
-    `Measured in ${r.rounds.length} rounds, each the loop (${r.concurrency} in flight), the worker${r.design ? ', its design bare' : ''}${r.bound ? ' and the bound' : ''} one after the other, ${n0(r.events / r.rounds.length)} events a side a round; each figure above pools its rounds. Per round, loop / worker${r.design ? ' / design bare' : ''}${r.bound ? ' / bound' : ''} per second: ${r.rounds
+    `Measured in ${r.rounds.length} rounds, each the loop (${r.concurrency} in flight), the worker${r.design ? ', its design bare' : ''}${r.marking ? ', the marking design' : ''}${r.bound ? ' and the bound' : ''} one after the other, ${n0(r.events / r.rounds.length)} events a side a round; each figure above pools its rounds. Per round, loop / worker${r.design ? ' / design bare' : ''}${r.marking ? ' / marking' : ''}${r.bound ? ' / bound' : ''} per second: ${r.rounds
       .map(
         (x, i) =>
-          `${i + 1}: ${n0(x.loopPerSec)} / ${n0(x.eventsPerSec)}${x.designPerSec === undefined ? '' : ` / ${n0(x.designPerSec)}`}${x.boundPerSec === undefined ? '' : ` / ${n0(x.boundPerSec)}`}`,
+          `${i + 1}: ${n0(x.loopPerSec)} / ${n0(x.eventsPerSec)}${x.designPerSec === undefined ? '' : ` / ${n0(x.designPerSec)}`}${x.markingPerSec === undefined ? '' : ` / ${n0(x.markingPerSec)}`}${x.boundPerSec === undefined ? '' : ` / ${n0(x.boundPerSec)}`}`,
       )
       .join('; ')}.`,
   ].join('\n');
