@@ -286,6 +286,24 @@ async function serviceShapedTables(databaseUrl: string, url: string, prefix: str
   };
 }
 
+/** A side on service-shaped tables: each run fills them, then times `deliver` (the rows it recorded). */
+async function serviceShapedSide(
+  databaseUrl: string,
+  url: string,
+  prefix: string,
+  deliver: (tables: Awaited<ReturnType<typeof serviceShapedTables>>, send: ReturnType<typeof bareSender>) => Promise<number>,
+): Promise<BoundRun> {
+  const tables = await serviceShapedTables(databaseUrl, url, prefix);
+  const send = bareSender(url);
+  return {
+    async run(events, segment = startNow) {
+      await tables.fill(events);
+      return timedRun(events, segment, () => deliver(tables, send));
+    },
+    close: () => tables.close(),
+  };
+}
+
 /**
  * The worker's design done bare: what a delivery writes when, besides surviving a crash and
  * sharing its queue, each event gets its place in the pull stream and a row in each matching
@@ -301,64 +319,55 @@ async function serviceShapedTables(databaseUrl: string, url: string, prefix: str
  * and failure paths, pruning.
  */
 async function designBound(databaseUrl: string, url: string): Promise<BoundRun> {
-  const tables = await serviceShapedTables(databaseUrl, url, 'bench_design');
-  const { pool } = tables;
-  const send = bareSender(url);
-  return {
-    async run(events, segment = startNow) {
-      await tables.fill(events);
-      let delivered = 0;
-      let dispatching = true;
-      const dispatcher = async () => {
-        for (;;) {
-          const { rows } = await pool.query<{ dispatched: number }>(
-            `with lock as materialized (select pg_advisory_xact_lock(hashtext('bench.design.dispatch'))::text = '' as held),
-             picked as (
-               select seq from bench_design_outbox where (select held from lock) and delivered_at is null order by seq limit $1 for update skip locked),
-             fanned as (
-               insert into bench_design_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
-               select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, now(), now()
-               from picked p join bench_design_outbox o on o.seq = p.seq
-               join bench_design_endpoints e on e.tenant_id = o.tenant_id and e.enabled and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
-               returning 1),
-             numbered as (select s.seq, nextval('bench_design_positions') as pos from (select seq from picked order by seq) s),
-             marked as (update bench_design_outbox o set delivered_at = now(), position = n.pos from numbered n where o.seq = n.seq returning 1)
-             select (select count(*) from marked)::int as dispatched, (select count(*) from fanned)::int as fanned`,
-            [DESIGN_DISPATCH],
-          );
-          if (rows[0]!.dispatched < DESIGN_DISPATCH) break;
+  return serviceShapedSide(databaseUrl, url, 'bench_design', async ({ pool, record }, send) => {
+    let delivered = 0;
+    let dispatching = true;
+    const dispatcher = async () => {
+      for (;;) {
+        const { rows } = await pool.query<{ dispatched: number }>(
+          `with lock as materialized (select pg_advisory_xact_lock(hashtext('bench.design.dispatch'))::text = '' as held),
+           picked as (
+             select seq from bench_design_outbox where (select held from lock) and delivered_at is null order by seq limit $1 for update skip locked),
+           fanned as (
+             insert into bench_design_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at)
+             select o.tenant_id, e.id, o.id, o.seq, 'pending', 0, now(), now()
+             from picked p join bench_design_outbox o on o.seq = p.seq
+             join bench_design_endpoints e on e.tenant_id = o.tenant_id and e.enabled and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(o.type))
+             returning 1),
+           numbered as (select s.seq, nextval('bench_design_positions') as pos from (select seq from picked order by seq) s),
+           marked as (update bench_design_outbox o set delivered_at = now(), position = n.pos from numbered n where o.seq = n.seq returning 1)
+           select (select count(*) from marked)::int as dispatched, (select count(*) from fanned)::int as fanned`,
+          [DESIGN_DISPATCH],
+        );
+        if (rows[0]!.dispatched < DESIGN_DISPATCH) break;
+      }
+      dispatching = false;
+    };
+    const pipeline = async () => {
+      for (;;) {
+        const token = newId();
+        const { rows } = await pool.query<SentRow>(
+          `with due as materialized (
+             select tenant_id, endpoint_id, event_id, event_seq from bench_design_deliveries
+             where status = 'pending' and next_attempt_at <= now() order by next_attempt_at, event_seq limit $2 for update skip locked)
+           update bench_design_deliveries d set attempts = d.attempts + 1, next_attempt_at = now() + interval '60 seconds', lease_token = $1, last_attempt_at = now()
+           from due join bench_design_outbox o on o.seq = due.event_seq
+           where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
+           returning d.tenant_id, d.endpoint_id, d.event_id, o.type, o.payload, o.created_at`,
+          [token, BATCH],
+        );
+        if (rows.length === 0) {
+          if (!dispatching) return;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          continue;
         }
-        dispatching = false;
-      };
-      const pipeline = async () => {
-        for (;;) {
-          const token = newId();
-          const { rows } = await pool.query<SentRow>(
-            `with due as materialized (
-               select tenant_id, endpoint_id, event_id, event_seq from bench_design_deliveries
-               where status = 'pending' and next_attempt_at <= now() order by next_attempt_at, event_seq limit $2 for update skip locked)
-             update bench_design_deliveries d set attempts = d.attempts + 1, next_attempt_at = now() + interval '60 seconds', lease_token = $1, last_attempt_at = now()
-             from due join bench_design_outbox o on o.seq = due.event_seq
-             where d.tenant_id = due.tenant_id and d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
-             returning d.tenant_id, d.endpoint_id, d.event_id, o.type, o.payload, o.created_at`,
-            [token, BATCH],
-          );
-          if (rows.length === 0) {
-            if (!dispatching) return;
-            await new Promise((resolve) => setTimeout(resolve, 5));
-            continue;
-          }
-          const recorded = await tables.record(await send(rows), token);
-          delivered += recorded;
-        }
-      };
-      return timedRun(events, segment, async () => {
-        await Promise.all([dispatcher(), ...Array.from({ length: BOUND_PIPELINES }, pipeline)]);
-        return delivered;
-      });
-    },
-    close: () => tables.close(),
-  };
+        const recorded = await record(await send(rows), token);
+        delivered += recorded;
+      }
+    };
+    await Promise.all([dispatcher(), ...Array.from({ length: BOUND_PIPELINES }, pipeline)]);
+    return delivered;
+  });
 }
 
 /**
@@ -373,43 +382,34 @@ async function designBound(databaseUrl: string, url: string): Promise<BoundRun> 
  * docs/decisions.md, "Event delivery against the least a marking design writes".
  */
 async function markingBound(databaseUrl: string, url: string): Promise<BoundRun> {
-  const tables = await serviceShapedTables(databaseUrl, url, 'bench_marking');
-  const { pool } = tables;
-  const send = bareSender(url);
-  return {
-    async run(events, segment = startNow) {
-      await tables.fill(events);
-      let delivered = 0;
-      const pipeline = async () => {
-        for (;;) {
-          const token = newId();
-          const { rows } = await pool.query<SentRow>(
-            `with lock as materialized (select pg_advisory_xact_lock(hashtext('bench.marking.dispatch'))::text = '' as held),
-             picked as (select seq from bench_marking_outbox where (select held from lock) and delivered_at is null order by seq limit $2 for update skip locked),
-             numbered as (select s.seq, nextval('bench_marking_positions') as pos from (select seq from picked order by seq) s),
-             marked as (
-               update bench_marking_outbox o set delivered_at = now(), position = n.pos from numbered n where o.seq = n.seq
-               returning o.seq, o.id, o.tenant_id, o.type, o.payload, o.created_at),
-             fanned as (
-               insert into bench_marking_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, lease_token, last_attempt_at)
-               select m.tenant_id, e.id, m.id, m.seq, 'pending', 1, now() + interval '60 seconds', now(), $1, now()
-               from marked m join bench_marking_endpoints e on e.tenant_id = m.tenant_id and e.enabled and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(m.type))
-               returning tenant_id, endpoint_id, event_id, event_seq)
-             select f.tenant_id, f.endpoint_id, f.event_id, m.type, m.payload, m.created_at from fanned f join marked m on m.seq = f.event_seq`,
-            [token, BATCH],
-          );
-          if (rows.length === 0) return;
-          const recorded = await tables.record(await send(rows), token);
-          delivered += recorded;
-        }
-      };
-      return timedRun(events, segment, async () => {
-        await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
-        return delivered;
-      });
-    },
-    close: () => tables.close(),
-  };
+  return serviceShapedSide(databaseUrl, url, 'bench_marking', async ({ pool, record }, send) => {
+    let delivered = 0;
+    const pipeline = async () => {
+      for (;;) {
+        const token = newId();
+        const { rows } = await pool.query<SentRow>(
+          `with lock as materialized (select pg_advisory_xact_lock(hashtext('bench.marking.dispatch'))::text = '' as held),
+           picked as (select seq from bench_marking_outbox where (select held from lock) and delivered_at is null order by seq limit $2 for update skip locked),
+           numbered as (select s.seq, nextval('bench_marking_positions') as pos from (select seq from picked order by seq) s),
+           marked as (
+             update bench_marking_outbox o set delivered_at = now(), position = n.pos from numbered n where o.seq = n.seq
+             returning o.seq, o.id, o.tenant_id, o.type, o.payload, o.created_at),
+           fanned as (
+             insert into bench_marking_deliveries (tenant_id, endpoint_id, event_id, event_seq, status, attempts, next_attempt_at, queued_at, lease_token, last_attempt_at)
+             select m.tenant_id, e.id, m.id, m.seq, 'pending', 1, now() + interval '60 seconds', now(), $1, now()
+             from marked m join bench_marking_endpoints e on e.tenant_id = m.tenant_id and e.enabled and (jsonb_array_length(e.types) = 0 or e.types @> to_jsonb(m.type))
+             returning tenant_id, endpoint_id, event_id, event_seq)
+           select f.tenant_id, f.endpoint_id, f.event_id, m.type, m.payload, m.created_at from fanned f join marked m on m.seq = f.event_seq`,
+          [token, BATCH],
+        );
+        if (rows.length === 0) return;
+        const recorded = await record(await send(rows), token);
+        delivered += recorded;
+      }
+    };
+    await Promise.all(Array.from({ length: BOUND_PIPELINES }, pipeline));
+    return delivered;
+  });
 }
 
 /**
