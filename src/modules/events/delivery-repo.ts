@@ -1,4 +1,5 @@
 import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { andTenantIn } from '../../platform/db/only-tenants.js';
 import type { Db, DbOrTx } from '../../platform/db/client.js';
 import { arrayLiteral } from '../../platform/db/array-literal.js';
 import { runClaimWith } from '../../platform/db/claim.js';
@@ -116,8 +117,7 @@ function toClaimed(rows: Array<Record<string, unknown>>, token: string): Claimed
  * its lock (most polls find nothing); the worker asks it with its claim, in the claim's message.
  */
 export function dispatchProbe(fromSeq: number, onlyTenants?: readonly string[]): SQL {
-  const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
-  return sql`select seq from outbox_events where delivered_at is null and seq >= ${fromSeq} ${only} order by seq limit 1`;
+  return sql`select seq from outbox_events where delivered_at is null and seq >= ${fromSeq} ${andTenantIn('tenant_id', onlyTenants)} order by seq limit 1`;
 }
 
 const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliveries.tenantId, only?: readonly string[]) =>
@@ -131,7 +131,7 @@ const tenantFilter = (column: typeof outboxEvents.tenantId | typeof eventDeliver
  * index's start.
  */
 export function claimStatement(now: Date, limit: number, leaseUntil: Date, token: string, onlyTenants?: readonly string[], dueFrom?: Date): SQL {
-  const only = onlyTenants ? sql`and d.tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+  const only = andTenantIn('d.tenant_id', onlyTenants);
   const from = dueFrom ? sql`and d.next_attempt_at >= ${at(dueFrom)}` : sql``;
   // The endpoint's columns are read with the pick, so the update reaches each row by its whole
   // key from one relation. Joined to the endpoints again in the update, the planner (statistics
@@ -347,7 +347,7 @@ export function createDeliveryRepo(db: Db) {
     /** Deletes up to `limit` rows delivered before `before`; returns how many. */
     async pruneDelivered(before: Date, limit: number, onlyTenants?: readonly string[]): Promise<number> {
       if (onlyTenants && onlyTenants.length === 0) return 0;
-      const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+      const only = andTenantIn('tenant_id', onlyTenants);
       const result = await db.execute(sql`
         delete from event_deliveries where (tenant_id, endpoint_id, event_id) in (
           select tenant_id, endpoint_id, event_id from event_deliveries

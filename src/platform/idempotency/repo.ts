@@ -1,4 +1,5 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
+import { andTenantIn } from '../db/only-tenants.js';
 import type { DbOrTx } from '../db/client.js';
 import { preparedQuery } from '../db/prepared.js';
 import { idempotencyKeys, type IdempotencyRow } from './table.js';
@@ -105,9 +106,7 @@ export function createIdempotencyRepo(db: DbOrTx) {
      */
     async pruneExpired(now: Date, limit: number, onlyTenants?: readonly string[], tx: DbOrTx = db): Promise<number> {
       if (onlyTenants?.length === 0) return 0;
-      const tenantFilter = onlyTenants
-        ? sql` and tenant_id in (${sql.join(onlyTenants.map((id) => sql`${id}::uuid`), sql`, `)})`
-        : sql``;
+      const tenantFilter = sql` ${andTenantIn('tenant_id', onlyTenants)}`;
       const rows = await tx
         .delete(t)
         .where(

@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { andTenantIn } from '../db/only-tenants.js';
 import type { Db, DbOrTx } from '../db/client.js';
 import { arrayLiteral } from '../db/array-literal.js';
 import { runClaim, tableRows } from '../db/claim.js';
@@ -7,7 +8,7 @@ import { mailOutbox, type MailRow } from './table.js';
 
 /** The mail worker's claim (run by runClaim): the pick in the queue's index order (mail_outbox_due_idx), once. */
 export function mailClaimStatement(now: Date, limit: number, leaseUntil: Date, onlyTenants?: readonly string[]): SQL {
-  const only = onlyTenants ? sql`and tenant_id in (${sql.join(onlyTenants.map((t) => sql`${t}::uuid`), sql`, `)})` : sql``;
+  const only = andTenantIn('tenant_id', onlyTenants);
   return sql`
     with due as materialized (
       select tenant_id, id from mail_outbox
