@@ -3,6 +3,8 @@ import { poolPaced, runPaced, type LoadSpec, type PacedResult } from './load/ind
 /** One side of an alternating comparison: a paced load, and what must run around its segment. */
 export interface PacedSide {
   spec: LoadSpec & { rate: number };
+  /** The server this side loads, when not the comparison's own (a bound's server, say). */
+  baseUrl?: string;
   /**
    * Runs the side's segment (`segment()`) inside whatever must be going on during it (a login
    * load started first, say). `round` is -1 for the warm-up round, whose figures are not kept.
@@ -46,7 +48,7 @@ export async function alternatePaced(
   const round = async (round: number, seconds: number) => {
     const results: PacedResult[] = [];
     for (const side of sides) {
-      const segment = () => runPaced(baseUrl, { ...side.spec, durationSec: seconds });
+      const segment = () => runPaced(side.baseUrl ?? baseUrl, { ...side.spec, durationSec: seconds });
       results.push(side.around ? await side.around(segment, seconds, round) : await segment());
     }
     if (round < 0) return;

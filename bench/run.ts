@@ -14,7 +14,7 @@ import { chooseBackend, type LoadBackend, type LoadResult, type LoadSpec } from 
 import { idleCpuBusy, machineLine, postgresCpuMs, processCpuMs } from './machine.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { afterIdTable, burstTable, evaluateTargets, flowTable, readPeerResult, table, targetList, type AfterIdResult, type BurstResult, type Row } from './report.js';
-import { buildScenarios, flowScenarios, loginBurst, webhookRequests, type CeilingKind, type Scenario, type ScenarioData } from './scenarios.js';
+import { buildScenarios, flowScenarios, loginBoundBurst, loginBurst, webhookRequests, type CeilingKind, type Scenario, type ScenarioData } from './scenarios.js';
 import { FLOW_KEYS, flowsPhase, freshAccessTokens, prepareReads, READ_USERS, settleService, type FlowRow } from './flows/index.js';
 import {
   addLoginPasswords,
@@ -133,12 +133,20 @@ async function measure(
   return { result, rssMb, cpu };
 }
 
-/** GET /users/me at a steady `rate`, alone and while logins saturate the password pool (bench/burst.ts). */
-async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSettings, d: ScenarioData, rate: number): Promise<BurstResult> {
+/**
+ * GET /users/me at a steady `rate`, alone and while logins saturate the password pool
+ * (bench/burst.ts); with the ceiling server, its bound in the same rounds: the bare PK SELECT
+ * at the same rate, alone and during the same logins to its POST /login-bound.
+ */
+async function burst(backend: LoadBackend, service: ServerProcess, s: BenchSettings, d: ScenarioData, rate: number, pair: PairedCeiling | undefined): Promise<BurstResult> {
   const meScenario = buildScenarios(d).find((scenario) => scenario.key === 'me')!;
   const me = { ...meScenario.measure, connections: 16, rate, durationSec: s.durationSec };
-  const measured = await measureBurst(service.baseUrl, backend, me, loginBurst(d), { warmupSec: s.warmupSec, log });
+  const bound = pair ? { baseUrl: pair.server.baseUrl, me: { ...pair.spec, connections: 16, rate, durationSec: s.durationSec }, login: loginBoundBurst(d) } : undefined;
+  const measured = await measureBurst(service.baseUrl, backend, me, loginBurst(d), { warmupSec: s.warmupSec, log, ...(bound ? { bound } : {}) });
   log(`  /users/me p99 alone ${measured.alone.p99Ms.toFixed(2)} ms, during login burst ${measured.duringBurst.p99Ms.toFixed(2)} ms pooled (${measured.rounds} rounds); the median of the rounds' ratios ${measured.medianRatio.toFixed(2)}×`);
+  if (measured.bound) {
+    log(`  its bound: p99 alone ${measured.bound.alone.p99Ms.toFixed(2)} ms, during ${measured.bound.duringBurst.p99Ms.toFixed(2)} ms pooled; the median of the rounds' ratios ${measured.bound.medianRatio.toFixed(2)}×`);
+  }
   return { rate, ...measured };
 }
 
@@ -243,7 +251,7 @@ async function servicePhase(
     if (run('burst')) {
       // A quarter of what GET /users/me reached: a load the service carries with room to spare.
       const meRps = byKey.get('me')?.result.rps;
-      burstResult = await burst(backend, service, s, data, meRps ? Math.max(100, Math.round(meRps / 4 / 100) * 100) : 500);
+      burstResult = await burst(backend, service, s, data, meRps ? Math.max(100, Math.round(meRps / 4 / 100) * 100) : 500, pair);
     }
     // The value-moving rows, then the webhook and the reads of what they left (issue #30, goal 6).
     let flows: FlowRow[] = [];
@@ -385,14 +393,14 @@ async function main(): Promise<void> {
   // HMAC ceiling too.
   const ceilings = run('ceilings') || READ_KEYS.some(run) || run('webhook');
   const pkRows = buildScenarios(data).some((scenario) => scenario.ceiling === 'pk' && run(scenario.key)) || READ_KEYS.some(run);
-  const ceilingServer = ceilings || pkRows || run('siwe') || run('login') ? await startCeilingServer(s, db, data, run('siwe'), run('login')) : undefined;
+  const ceilingServer = ceilings || pkRows || run('siwe') || run('login') || run('burst') ? await startCeilingServer(s, db, data, run('siwe'), run('login') || run('burst')) : undefined;
   let ceilingsBefore: Awaited<ReturnType<typeof ceilingPhase>> | undefined;
   let ceilingsAfter: typeof ceilingsBefore;
   let service: ServicePhase;
   try {
     if (ceilingServer && ceilings) ceilingsBefore = await ceilingPhase(s, db, data, backend, ceilingServer, 'before', run('webhook'));
     else if (ceilingServer && s.warmupSec > 0) await backend.run(ceilingServer.baseUrl, { ...pkSpec(s, data), durationSec: s.warmupSec });
-    const pair = ceilingServer && (pkRows || run('login')) ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
+    const pair = ceilingServer && (pkRows || run('login') || run('burst')) ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
     service = await servicePhase(s, db, data, backend, run, pair, run('siwe') ? ceilingServer : undefined);
     if (ceilingServer && ceilings) ceilingsAfter = await ceilingPhase(s, db, data, backend, ceilingServer, 'after', run('webhook'));
   } finally {

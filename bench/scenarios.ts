@@ -96,7 +96,7 @@ export function buildScenarios(d: ScenarioData): Scenario[] {
       bound: {
         what: 'bare + the credential read, the verify through a pool of its own, the session and audit rows in one statement, an Ed25519 token',
         connections: 16,
-        requests: loginRequests(d).map((r) => ({ ...r, path: '/login-bound', headers: json })),
+        requests: loginBoundRequests(d),
       },
     },
     {
@@ -170,6 +170,16 @@ export function flowScenarios(d: ScenarioData, accessTokens: string[]): Scenario
 /** The login load of the burst measurement: as many connections as fill the password pool and its queue half. */
 export function loginBurst(d: ScenarioData): Omit<LoadSpec, 'durationSec'> {
   return { connections: 32, requests: loginRequests(d) };
+}
+
+/** The same logins to the ceiling server's POST /login-bound (bench/ceiling-server.ts). */
+function loginBoundRequests(d: ScenarioData): RequestSpec[] {
+  return loginRequests(d).map((r) => ({ ...r, path: '/login-bound', headers: json }));
+}
+
+/** The burst's logins to the login bound, for the burst's bound (bench/burst.ts). */
+export function loginBoundBurst(d: ScenarioData): Omit<LoadSpec, 'durationSec'> {
+  return { connections: 32, requests: loginBoundRequests(d) };
 }
 
 export function fmtCount(n: number): string {

@@ -120,6 +120,18 @@ describe('alternatePaced: sides in alternating rounds, compared round by round',
     expect(pooled[1]!.failures).toBe(90);
   });
 
+  it('loads a side with a server of its own on that server (a bound beside the service)', async () => {
+    // The comparison's own server is one that is not listening: only the side's own answers.
+    const closed = 'http://127.0.0.1:9';
+    const { pooled } = await alternatePaced(closed, [{ spec: { connections: 2, rate: 100, durationSec: 0, requests: [get('/')] }, baseUrl }], {
+      durationSec: 0.3,
+      rounds: 1,
+      warmupSec: 0.1,
+    });
+    expect(pooled[0]!.requests).toBe(30);
+    expect(pooled[0]!.failures).toBe(0);
+  });
+
   it('takes the median of the rounds\' p99 ratios, so that one round\'s stall does not decide it', () => {
     const at = (p99Ms: number) => ({ p99Ms }) as PacedResult;
     // A 100 ms stall in one round of side a and one of side b: the pooled p99s would be 100
