@@ -1,6 +1,7 @@
 import bitcoinAddress, { Network } from 'bitcoin-address-validation';
 import { code as currencyCode } from 'currency-codes';
-import countries from 'i18n-iso-countries';
+// The library's core without its country names in ~80 languages (its Node entry loads them all): only the codes are checked.
+import countries from 'i18n-iso-countries/index.js';
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { isEvmAddress } from '../../platform/crypto/evm-address.js';
 import { isValidClassicAddress } from 'xrpl';
