@@ -96,7 +96,7 @@ export function burstTable(b: BurstResult): string {
           `| alone${flag(b.bound.alone)} | ${n0(b.bound.alone.rps)} | ${ms(b.bound.alone.p50Ms)} | ${ms(b.bound.alone.p99Ms)} |`,
           `| during a login burst (${n0(b.bound.login.rps)} logins/s)${flag(b.bound.duringBurst)} | ${n0(b.bound.duringBurst.rps)} | ${ms(b.bound.duringBurst.p50Ms)} | ${ms(b.bound.duringBurst.p99Ms)} |`,
           '',
-          roundsLine('during over alone for the bound', b.bound.roundRatios, b.bound.medianRatio, b.bound.duringBurst.p99Ms / b.bound.alone.p99Ms).replace(" (the goal's figure)", ''),
+          roundsLine('during over alone for the bound', b.bound.roundRatios, b.bound.medianRatio, b.bound.duringBurst.p99Ms / b.bound.alone.p99Ms, false),
         ]
       : []),
   ].join('\n');
@@ -113,9 +113,12 @@ export function afterIdTable(a: AfterIdResult): string {
   ].join('\n');
 }
 
-/** A round-by-round comparison's line under its table: each round's p99 ratio, their median, and the pooled figures' ratio. */
-function roundsLine(what: string, ratios: number[], median: number, pooled: number): string {
-  return `p99 ${what}, round by round: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')}; median ${median.toFixed(2)}× (the goal's figure); of the pooled p99s above ${pooled.toFixed(2)}×.`;
+/**
+ * A round-by-round comparison's line under its table: each round's p99 ratio, their median, and
+ * the pooled figures' ratio; `goal` when that median is a goal's figure (a bound's is not).
+ */
+function roundsLine(what: string, ratios: number[], median: number, pooled: number, goal = true): string {
+  return `p99 ${what}, round by round: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')}; median ${median.toFixed(2)}×${goal ? " (the goal's figure)" : ''}; of the pooled p99s above ${pooled.toFixed(2)}×.`;
 }
 
 export function targetList(targets: Target[]): string {
