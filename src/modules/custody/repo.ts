@@ -39,10 +39,10 @@ export function createCustodyRepo(db: Db) {
     },
     findVault: async (tenantId: string, id: string, tx: DbOrTx = db) => first(await vaultById({ tenantId, id }, tx)),
 
-    /** Inserts the transaction unless the provider's id is known; answers the stored row. */
-    async upsertTransaction(tenantId: string, row: Omit<typeof custodyTransactions.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow> {
+    /** Inserts the transaction unless the provider's id is known; answers the new row, or undefined when it was known. */
+    async insertTransaction(tenantId: string, row: Omit<typeof custodyTransactions.$inferInsert, 'tenantId'>, tx: DbOrTx = db): Promise<CustodyTransactionRow | undefined> {
       const [inserted] = await tx.insert(custodyTransactions).values({ ...row, tenantId }).onConflictDoNothing().returning();
-      return inserted ?? (await this.findTransactionByProviderId(tenantId, row.providerTransactionId, tx))!;
+      return inserted;
     },
     findTransaction: async (tenantId: string, id: string, tx: DbOrTx = db) =>
       first(await tx.select().from(custodyTransactions).where(and(eq(custodyTransactions.tenantId, tenantId), eq(custodyTransactions.id, id))).limit(1)),

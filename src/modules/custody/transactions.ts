@@ -85,9 +85,9 @@ export function createTransactionsService(deps: {
     const { tenantId } = ctx;
     return tx(async (db) => {
       const now = clock.now();
-      const existing = await repo.findTransactionByProviderId(tenantId, seen.id, db);
-      if (existing) return apply(db, tenantId, existing, seen, ctx.actor);
-      const row = await repo.upsertTransaction(
+      // Nearly always new: inserted first, and only a provider id recorded before (the same
+      // externalId asked again after a crash) is read and moved forward instead.
+      const row = await repo.insertTransaction(
         tenantId,
         {
           id: newId(), vaultId: vault.id, walletId: wallet.id, userId: wallet.userId, type: seen.type, providerTransactionId: seen.id,
@@ -96,6 +96,7 @@ export function createTransactionsService(deps: {
         },
         db,
       );
+      if (!row) return apply(db, tenantId, (await repo.findTransactionByProviderId(tenantId, seen.id, db))!, seen, ctx.actor);
       const facts = { transactionId: row.id, vaultId: vault.id, walletId: wallet.id, type: row.type, status: row.status, symbol: row.symbol, qty: row.qty, destinationAddress: row.destinationAddress };
       await writeTogether(db, [appendEventStatement(db, tenantId, 'transfer.submitted', { ...facts, kind: 'custody-a.transaction', actor: ctx.actor }), audit.statement(tenantId, { type: 'custody.transaction_submitted', ...auditActor(ctx.actor), subjectUserId: wallet.userId, details: facts })]);
       return row;

@@ -8,7 +8,7 @@ import { crashPoint, inFlightFlow } from '../../platform/module/in-flight.js';
 import { accountSetTx, broadcastEvm, broadcastXrpl, confirmEvm, confirmXrpl, NotSent, Refused, signEvm, signXrpl, xrpPayment, type Outcome } from './chains.js';
 import { transactionDto, transferDto, walletKeyContext, type CustodyASandboxOptions } from './context.js';
 import type { SandboxStore } from './store.js';
-import { custodyASandboxTransactions, custodyASandboxTransfers, type SandboxTransactionRow, type SandboxTransferRow, type SandboxWalletRow } from './table.js';
+import { custodyASandboxTransactions, custodyASandboxTransfers, type SandboxClientRow, type SandboxTransactionRow, type SandboxTransferRow, type SandboxWalletRow } from './table.js';
 
 const KEY_CONTEXT = 'custody-a-sandbox:webhook-key';
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -66,8 +66,10 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
    * than for every status change: a drive takes milliseconds to seconds, and a change of the
    * URL meanwhile reaches the next drive's webhooks, as a provider's configuration change does.
    */
-  function clientsOfOneDrive(): ClientOf {
+  function clientsOfOneDrive(known?: SandboxClientRow): ClientOf {
     const read = new Map<string, ReturnType<SandboxStore['findClient']>>();
+    // The request that accepted the job read its client a moment ago: its webhook URL serves the drive.
+    if (known) read.set(known.apiKey, Promise.resolve(known));
     return (apiKey) => {
       let client = read.get(apiKey);
       if (!client) {
@@ -289,14 +291,27 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
   }
 
   /**
+   * What a drive starts from: the row as its driver just wrote it, with the lease it holds
+   * (inserted by the request that accepted it, or claimed by a sweep), and the wallet when the
+   * request read it already. Nothing is read again for it: every move is a compare-and-set on
+   * the stage it leaves, so a start another driver has overtaken makes no move, and the job is
+   * reloaded.
+   */
+  interface Start {
+    job: Job;
+    leaseUntil: Date | null;
+    wallet?: SandboxWalletRow;
+  }
+
+  /**
    * Drives a job as far as it goes: the request that accepted it (waiting for the chain, up to
    * 30 s, holding the lease) or a sweeper that claimed it (no waiting). Left in flight, it is
    * let go for the next sweep.
    */
-  async function drive(moves: Moves, wait: boolean): Promise<void> {
-    let job = await moves.reload();
-    if (!job || job.stage === 'final') return;
-    const wallet = await store.findWallet(job.apiKey, job.walletId);
+  async function drive(moves: Moves, wait: boolean, start: Start): Promise<void> {
+    let job: Job | undefined = start.job;
+    if (job.stage === 'final') return;
+    const wallet = start.wallet ?? (await store.findWallet(job.apiKey, job.walletId));
     if (!wallet) {
       await moves.failed(job, 'the wallet is gone', false);
       return;
@@ -307,7 +322,7 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
       const waiting = () => wait && !background.signal.aborted;
       // The lease is renewed before a step once a quarter of it has passed (not before every
       // step: the steps of a transfer take milliseconds, each renewal is a write).
-      let heldUntil = 0;
+      let heldUntil = start.leaseUntil?.getTime() ?? 0;
       for (let i = 0; i < 50 && job && job.stage !== 'final'; i++) {
         if (heldUntil - clock.now().getTime() < (leaseMs() * 3) / 4) {
           const until = leaseFrom(clock.now());
@@ -334,13 +349,13 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
   const transactionFlow = inFlightFlow(
     options.db,
     { name: 'custody-a sandbox transaction', table: t, id: t.id, leaseUntil: t.leaseUntil, attempts: t.attempts, inFlight: inArray(t.status, Object.keys(TX_STAGE)), order: t.updatedAt },
-    (row) => drive(transactionMoves(row.id), false),
+    (row) => drive(transactionMoves(row.id), false, { job: txJob(row), leaseUntil: row.leaseUntil }),
   );
   const f = custodyASandboxTransfers;
   const transferFlow = inFlightFlow(
     options.db,
     { name: 'custody-a sandbox transfer', table: f, id: f.id, leaseUntil: f.leaseUntil, attempts: f.attempts, inFlight: inArray(f.status, ['QUEUED', 'IN_PROGRESS']), order: f.updatedAt },
-    (row) => drive(transferMoves(row.id), false),
+    (row) => drive(transferMoves(row.id), false, { job: transferJob(row), leaseUntil: row.leaseUntil }),
   );
   // Registered with the routes (served only while sandboxes are on): without sandboxes the
   // schema `sandbox` does not exist, and the sweeper must not look for these rows.
@@ -357,12 +372,17 @@ export function createExecutor(options: CustodyASandboxOptions, store: SandboxSt
     webhookKey,
     /** The lease a new row is stored with: the request that accepted it drives it (see drive). */
     newLease: () => ({ leaseUntil: leaseFrom(clock.now()), attempts: 1 }),
-    /** Starts the work of a new transaction after the answer (the provider works asynchronously). */
-    startTransaction(row: SandboxTransactionRow): void {
-      background.run('custody-a sandbox transaction', () => drive(transactionMoves(row.id), true));
+    /**
+     * Starts the work of a new transaction after the answer (the provider works asynchronously),
+     * from the row just inserted with its lease, and the client and wallet the request read.
+     */
+    startTransaction(row: SandboxTransactionRow, read: { client: SandboxClientRow; wallet: SandboxWalletRow }): void {
+      const start = { job: txJob(row), leaseUntil: row.leaseUntil, wallet: read.wallet };
+      background.run('custody-a sandbox transaction', () => drive(transactionMoves(row.id, clientsOfOneDrive(read.client)), true, start));
     },
-    startTransfer(row: SandboxTransferRow): void {
-      background.run('custody-a sandbox transfer', () => drive(transferMoves(row.id), true));
+    startTransfer(row: SandboxTransferRow, read: { client: SandboxClientRow; wallet: SandboxWalletRow }): void {
+      const start = { job: transferJob(row), leaseUntil: row.leaseUntil, wallet: read.wallet };
+      background.run('custody-a sandbox transfer', () => drive(transferMoves(row.id, clientsOfOneDrive(read.client)), true, start));
     },
     /** A read looks at the chain again for a published transaction. */
     async refreshTransaction(row: SandboxTransactionRow): Promise<SandboxTransactionRow> {

@@ -203,7 +203,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
         questionnaireSealed: questionnaire && typeof questionnaire === 'object' ? secrets.encrypt(JSON.stringify(questionnaire), QUESTIONNAIRE_CONTEXT(id)) : null,
         status: 'QUEUED', hash: null, failureReason: null, createdAt: now, updatedAt: now, ...executor.newLease(),
       });
-      if (created) executor.startTransfer(row);
+      if (created) executor.startTransfer(row, { client, wallet });
       return { status: created ? 201 : 200, body: { data: transferDto(row) } };
     },
     'GET /v2/transfers/:transferId': async (client, p) => {
@@ -221,7 +221,7 @@ export function createCustodyASandbox(options: CustodyASandboxOptions) {
       request, hash: null, lastLedgerSequence: null, failureReason: null, createdAt: now, updatedAt: now, ...executor.newLease(),
     });
     // The same externalId again is the same transaction (answered, never sent twice).
-    if (created) executor.startTransaction(row);
+    if (created) executor.startTransaction(row, { client, wallet });
     return { status: created ? 201 : 200, body: transactionDto(row) };
   }
 
