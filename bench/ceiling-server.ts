@@ -28,6 +28,8 @@
 //                  included) and reads the address's code, then in one transaction consumes the
 //                  nonce and writes the wallet, its audit entry and its event in one statement
 //                  (bench_bound_* tables). No session, no user row, no identity root.
+//   POST /custody-bound/...  (BENCH_CUSTODY_BOUND set) what bounds the custody-a row: see
+//                  bench/custody-bound.ts.
 //   POST /login-bound  (BENCH_LOGIN_BOUND set) what bounds the login row: the user and its
 //                  credential by email (the service's own prepared statement, users.byEmailWith),
 //                  the password verified through a password pool of this server's own (the
@@ -73,6 +75,7 @@ import { toKycDto } from '../src/modules/kyc/service.js';
 import { countedPage } from '../src/platform/db/counted-page.js';
 import { DEFAULT_PAGE_SIZE } from '../src/platform/http/pagination.js';
 import { SIGNATURE_HEADER, verifyBodySignature } from '../src/providers/idv/signature.js';
+import { custodyBound } from './custody-bound.js';
 
 const config = loadConfig();
 const tenantId = process.env.BENCH_TENANT_ID;
@@ -222,6 +225,11 @@ async function siweBound(): Promise<() => Promise<void>> {
 
 const closeLogin = process.env.BENCH_LOGIN_BOUND ? await loginBound() : undefined;
 
+// The custody-a row's bound: bench/custody-bound.ts (its routes, over a local chain of its own).
+const closeCustody = process.env.BENCH_CUSTODY_BOUND
+  ? await custodyBound(app, database.db, { chainId: config.evm.chainId, baseUrl: () => `http://${config.host}:${config.port}`, logTable: BOUND_LOG_TABLE })
+  : undefined;
+
 /** The login bound's route (its password pool closed at stop). */
 async function loginBound(): Promise<() => Promise<void>> {
   const { db } = database;
@@ -318,6 +326,7 @@ const stop = () => {
     .close()
     .then(() => closeSiwe?.())
     .then(() => closeLogin?.())
+    .then(() => closeCustody?.())
     .then(() => closeSignup?.())
     .then(() => database.close())
     .then(() => process.exit(0));

@@ -150,7 +150,9 @@ export function flowTable(rows: FlowRow[]): string {
     if (row.bound && b) {
       const bFailed = b.failures ? ` (${n0(b.failures)} failed: ${(b.firstError ?? '').replace(/\|/g, '/').slice(0, 120)})` : '';
       const share = flowRate(row, c) > 0 ? `${((flowRate(row, b) / flowRate(row, c)) * 100).toFixed(0)}%` : '—';
-      lines.push(`| bound of the row above: ${row.bound.name}${bFailed} | ${row.inFlight} | ${rate(row, b)} | ${ms(b.p50Ms)} | ${ms(b.p99Ms)} | — | — | (the same ceiling) | ${rate(row, c)} | ${ms(c.p50Ms)} | ${share} |`);
+      const bc = row.bound.cpu;
+      const bCpu = bc ? `${bc.serverMs.toFixed(2)}${bc.dbMs === undefined ? '' : ` + ${bc.dbMs.toFixed(2)}`}` : '—';
+      lines.push(`| bound of the row above: ${row.bound.name}${bFailed} | ${row.inFlight} | ${rate(row, b)} | ${ms(b.p50Ms)} | ${ms(b.p99Ms)} | ${bCpu} | — | (the same ceiling) | ${rate(row, c)} | ${ms(c.p50Ms)} | ${share} |`);
     }
   }
   return lines.join('\n');
@@ -200,7 +202,11 @@ export const FLOW_TARGETS: Record<string, { share: number; what: string; against
     what: 'SIWE registration (challenge + POST /evm-eoas) ≥ 70% of its bound, bare routes doing the least a registration needs (was 25% of viem verifySiweMessage alone, above that bound: docs/decisions.md, "SIWE registration against its own bound")',
   },
   xrpl: { share: 0.6, what: 'XRPL tx-submit to validated ≥ 60% of the xrpl Client on the stand-in directly (payments/s, same accounts in flight)' },
-  custody: { share: 0.2, what: 'custody-a transfer to CONFIRMED ≥ 20% of a direct transaction on a chain of the same engine (transfers/s, same in flight)' },
+  custody: {
+    share: 0.7,
+    against: 'bound',
+    what: 'custody-a transfer to CONFIRMED ≥ 70% of its bound, bare routes doing the least a client and a custodian must both do per transfer (was 20% of a direct transaction on a chain of the same engine, above that bound: docs/decisions.md, "custody-a against its own bound")',
+  },
   documents: { share: 0.4, what: 'document upload ≥ 40% of the storage port\'s MB/s for the same bytes (a bare server receiving and storing them reaches 46–53% since the put hashes off the main thread: bench/upload-bound.ts)' },
 };
 /** `against: 'bound'`: the share is of the row's own bound (Scenario.bound), not of its ceiling. */

@@ -262,7 +262,7 @@ async function servicePhase(
       const ctx = {
         service, caller, apiKey: data.big.apiKey, tokens, userIds: data.big.sampleIds, databaseUrl: db.url, databaseName: db.name,
         config: loadConfig({ ...baseEnv(s, db), PORT: String(s.servicePort) }), inFlight: s.inFlight, warmupSec: s.warmupSec, durationSec: s.durationSec, log,
-        ...(boundServer ? { boundServer: { baseUrl: boundServer.baseUrl } } : {}),
+        ...(boundServer ? { boundServer: { baseUrl: boundServer.baseUrl, pid: boundServer.pid } } : {}),
       };
       flows = await flowsPhase(ctx, run);
       const readTokens = READ_KEYS.some(run) ? await prepareReads(ctx) : tokens.slice(0, READ_USERS);
@@ -282,7 +282,7 @@ async function servicePhase(
 const PAIR_SEC = 5;
 
 /** The ceiling server: one process for the whole run, idle while the service's rows run. */
-async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData, siweBound: boolean, loginBound: boolean): Promise<ServerProcess> {
+async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: ScenarioData, bounds: { siwe: boolean; login: boolean; custody: boolean }): Promise<ServerProcess> {
   log(`ceiling server (node ${s.nodeFlags.join(' ')} dist/bench/ceiling-server.js: same Fastify, logging and pool), kept up for the whole run`);
   return startServer({
     name: 'ceiling server',
@@ -290,9 +290,11 @@ async function startCeilingServer(s: BenchSettings, db: BenchDatabase, data: Sce
     env: {
       ...baseEnv(s, db), PORT: String(s.ceilingPort), LOG_LEVEL: s.logLevel, BENCH_TENANT_ID: data.big.tenantId, BENCH_HMAC_SECRET: data.webhook.secret,
       // The SIWE row's bound: its routes and a local chain of their own (only when that row runs).
-      ...(siweBound ? { BENCH_SIWE_BOUND: '1' } : {}),
+      ...(bounds.siwe ? { BENCH_SIWE_BOUND: '1' } : {}),
       // The login row's bound: a password pool of its own (only when that row runs).
-      ...(loginBound ? { BENCH_LOGIN_BOUND: '1' } : {}),
+      ...(bounds.login ? { BENCH_LOGIN_BOUND: '1' } : {}),
+      // The custody-a row's bound: its routes and a local chain of their own (only when that row runs).
+      ...(bounds.custody ? { BENCH_CUSTODY_BOUND: '1' } : {}),
     },
     port: s.ceilingPort,
     nodeArgs: [...s.nodeFlags, ...cpuProf(s, 'ceiling')],
@@ -393,7 +395,8 @@ async function main(): Promise<void> {
   // HMAC ceiling too.
   const ceilings = run('ceilings') || READ_KEYS.some(run) || run('webhook');
   const pkRows = buildScenarios(data).some((scenario) => scenario.ceiling === 'pk' && run(scenario.key)) || READ_KEYS.some(run);
-  const ceilingServer = ceilings || pkRows || run('siwe') || run('login') || run('burst') ? await startCeilingServer(s, db, data, run('siwe'), run('login') || run('burst')) : undefined;
+  const bounds = { siwe: run('siwe'), login: run('login') || run('burst'), custody: run('custody') && !!db.url };
+  const ceilingServer = ceilings || pkRows || bounds.siwe || bounds.login || bounds.custody ? await startCeilingServer(s, db, data, bounds) : undefined;
   let ceilingsBefore: Awaited<ReturnType<typeof ceilingPhase>> | undefined;
   let ceilingsAfter: typeof ceilingsBefore;
   let service: ServicePhase;
@@ -401,7 +404,7 @@ async function main(): Promise<void> {
     if (ceilingServer && ceilings) ceilingsBefore = await ceilingPhase(s, db, data, backend, ceilingServer, 'before', run('webhook'));
     else if (ceilingServer && s.warmupSec > 0) await backend.run(ceilingServer.baseUrl, { ...pkSpec(s, data), durationSec: s.warmupSec });
     const pair = ceilingServer && (pkRows || run('login') || run('burst')) ? { server: ceilingServer, backend, spec: pkSpec(s, data) } : undefined;
-    service = await servicePhase(s, db, data, backend, run, pair, run('siwe') ? ceilingServer : undefined);
+    service = await servicePhase(s, db, data, backend, run, pair, bounds.siwe || bounds.custody ? ceilingServer : undefined);
     if (ceilingServer && ceilings) ceilingsAfter = await ceilingPhase(s, db, data, backend, ceilingServer, 'after', run('webhook'));
   } finally {
     await ceilingServer?.stop();

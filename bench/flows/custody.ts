@@ -40,8 +40,15 @@ export async function prepareVaults(caller: Caller, apiKey: string, userIds: str
   });
 }
 
-/** Watches custody_transactions: one SELECT every 10 ms for every transaction awaited. */
-export function confirmationWatcher(databaseUrl: string, tenantId: string) {
+/** Where a watcher reads the records: the service's (custody_transactions, in the tenant) or the bound's (bench/custody-bound.ts). */
+export type WatchedRecords = { table: 'custody_transactions'; tenantId: string } | { table: 'bench_bound_custody_tx' };
+
+/** Watches the records: one SELECT every 10 ms for every transaction awaited. */
+export function confirmationWatcher(databaseUrl: string, records: WatchedRecords) {
+  const [text, values] =
+    records.table === 'custody_transactions'
+      ? ['select id, status, failure_reason from custody_transactions where tenant_id = $1 and id = any($2::uuid[])', (ids: string[]) => [records.tenantId, ids]]
+      : ['select id, status, null as failure_reason from bench_bound_custody_tx where id = any($1::uuid[])', (ids: string[]) => [ids]];
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   const waiting = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
   let stopped = false;
@@ -49,10 +56,7 @@ export function confirmationWatcher(databaseUrl: string, tenantId: string) {
     while (!stopped) {
       if (waiting.size > 0) {
         const ids = [...waiting.keys()];
-        const { rows } = await pool.query<{ id: string; status: string; failure_reason: string | null }>(
-          'select id, status, failure_reason from custody_transactions where tenant_id = $1 and id = any($2::uuid[])',
-          [tenantId, ids],
-        );
+        const { rows } = await pool.query<{ id: string; status: string; failure_reason: string | null }>(text, values(ids));
         for (const row of rows) {
           const waiter = waiting.get(row.id);
           if (!waiter) continue;
@@ -97,6 +101,22 @@ export function transferOp(caller: Caller, apiKey: string, vaults: Vault[], watc
       headers: { 'idempotency-key': `bench-${run}-${n++}` },
       json: { destinationAddress: DESTINATION, symbol: 'ETH', qty: '0.0001' },
     });
+    if (answer.status !== 'CONFIRMED') await watcher.confirmed(answer.transactionId);
+  };
+}
+
+/** The bound's source wallets, one per worker, funded on its own chain (bench/custody-bound.ts). */
+export async function prepareBound(baseUrl: string, count: number): Promise<void> {
+  await call({ baseUrl, tenantId: 'bound' }, 'POST', '/custody-bound/prepare', { json: { count }, expect: 200 });
+}
+
+/** The bound's operation: worker w transfers from its source and waits for CONFIRMED in the bound's record. */
+export function boundTransferOp(baseUrl: string, watcher: ReturnType<typeof confirmationWatcher>): FlowOp {
+  const caller: Caller = { baseUrl, tenantId: 'bound' };
+  let n = 0;
+  const run = `${Date.now().toString(36)}`;
+  return async (worker) => {
+    const answer = await call<{ transactionId: string; status: string }>(caller, 'POST', '/custody-bound/transfer', { json: { source: worker, key: `bound-${run}-${n++}` } });
     if (answer.status !== 'CONFIRMED') await watcher.confirmed(answer.transactionId);
   };
 }

@@ -6,7 +6,7 @@ import type { Config } from '../../src/config.js';
 import type { ServerProcess } from '../processes.js';
 import { postgresCpuMs } from '../machine.js';
 import { closedLoop, settle, withCpu, type FlowOp, type FlowResult } from './driver.js';
-import { confirmationWatcher, evmCeilingOwnChain, prepareVaults, transferOp } from './custody.js';
+import { boundTransferOp, confirmationWatcher, evmCeilingOwnChain, prepareBound, prepareVaults, transferOp } from './custody.js';
 import { documentFactory, storageCeiling, uploadOp } from './documents.js';
 import { call, inParallel, type Caller } from './http.js';
 import { registerEoa, siweBoundOp, siweCeiling, siweOp } from './siwe.js';
@@ -28,8 +28,8 @@ export interface FlowRow {
   cpu: { serverMs: number; dbMs?: number };
   rssMb: number;
   ceiling: { name: string; result: FlowResult };
-  /** What bounds the row, where the bench measures it (right after the ceiling, the service idle). */
-  bound?: { name: string; result: FlowResult };
+  /** What bounds the row, where the bench measures it (right after the ceiling, the service idle), with its server's CPU per operation. */
+  bound?: { name: string; result: FlowResult; cpu?: { serverMs: number; dbMs?: number } };
 }
 
 export interface FlowContext {
@@ -47,7 +47,7 @@ export interface FlowContext {
   durationSec: number;
   log: (line: string) => void;
   /** The ceiling server (bench/ceiling-server.ts), where a row's bound has routes of its own. */
-  boundServer?: { baseUrl: string };
+  boundServer?: { baseUrl: string; pid: number };
 }
 
 interface Ready {
@@ -90,16 +90,19 @@ async function row(
   await settleService(ctx);
   ctx.service.takePeakRss();
   await statements.reset();
-  const measured = await withCpu(
-    { server: ctx.service.pid, db: ctx.databaseName ? () => postgresCpuMs(ctx.databaseName!) : undefined },
-    () => closedLoop(spec.op, { concurrency: spec.inFlight, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec }),
-  );
+  const db = ctx.databaseName ? () => postgresCpuMs(ctx.databaseName!) : undefined;
+  const loop = (op: FlowOp) => closedLoop(op, { concurrency: spec.inFlight, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec });
+  // CPU over the warm-up and the measurement, per operation of both (the closed loop counts the measured ones).
+  const share = ctx.durationSec / (ctx.durationSec + ctx.warmupSec);
+  const perOp = (m: { serverMs: number; dbMs: number | undefined; value: FlowResult }) => {
+    const n = Math.max(1, m.value.completed);
+    return { serverMs: (m.serverMs * share) / n, ...(m.dbMs === undefined ? {} : { dbMs: (m.dbMs * share) / n }) };
+  };
+  const measured = await withCpu({ server: ctx.service.pid, db }, () => loop(spec.op));
   const rssMb = ctx.service.takePeakRss();
   const result = measured.value;
   const n = Math.max(1, result.completed);
-  // CPU over the warm-up and the measurement, per operation of both (the closed loop counts the measured ones).
-  const share = ctx.durationSec / (ctx.durationSec + ctx.warmupSec);
-  const cpu = { serverMs: (measured.serverMs * share) / n, ...(measured.dbMs === undefined ? {} : { dbMs: (measured.dbMs * share) / n }) };
+  const cpu = perOp(measured);
   // The counters ran over the warm-up too: operations estimated as the CPU's are.
   await statements.record(`${spec.route} (warm-up included)`, Math.round(n / share));
   ctx.log(line(spec.route, result, spec.unit) + `, CPU/op ${cpu.serverMs.toFixed(2)} ms + PostgreSQL ${cpu.dbMs?.toFixed(2) ?? '-'} ms`);
@@ -108,9 +111,11 @@ async function row(
   ctx.log(line(`ceiling: ${spec.ceilingName}`, ceiling, spec.unit));
   let bound: FlowRow['bound'];
   if (spec.bound) {
-    const result = await closedLoop(spec.bound.op, { concurrency: spec.inFlight, warmupSec: ctx.warmupSec, durationSec: ctx.durationSec });
-    ctx.log(line(`bound: ${spec.bound.name}`, result, spec.unit));
-    bound = { name: spec.bound.name, result };
+    const op = spec.bound.op;
+    const m = await withCpu({ ...(ctx.boundServer ? { server: ctx.boundServer.pid } : {}), db }, () => loop(op));
+    const boundCpu = perOp(m);
+    ctx.log(line(`bound: ${spec.bound.name}`, m.value, spec.unit) + `, CPU/op ${boundCpu.serverMs.toFixed(2)} ms + PostgreSQL ${boundCpu.dbMs?.toFixed(2) ?? '-'} ms`);
+    bound = { name: spec.bound.name, result: m.value, ...(ctx.boundServer ? { cpu: boundCpu } : {}) };
   }
   return { key: spec.key, route: spec.route, unit: spec.unit, inFlight: spec.inFlight, result, cpu, rssMb, ceiling: { name: spec.ceilingName, result: ceiling }, ...(bound ? { bound } : {}) };
 }
@@ -159,7 +164,9 @@ export async function flowsPhase(ctx: FlowContext, selected: (key: string) => bo
     if (evmChain.mode !== 'local') throw new Error('the custody row needs the service\'s local EVM chain (EVM_RPC_URL unset)');
     if (!ctx.databaseUrl) throw new Error('the custody row watches the database: PostgreSQL only');
     const vaults = await prepareVaults(ctx.caller, ctx.apiKey, ctx.userIds.slice(0, N));
-    const watcher = confirmationWatcher(ctx.databaseUrl, ctx.caller.tenantId);
+    const watcher = confirmationWatcher(ctx.databaseUrl, { table: 'custody_transactions', tenantId: ctx.caller.tenantId });
+    const boundWatcher = ctx.boundServer ? confirmationWatcher(ctx.databaseUrl, { table: 'bench_bound_custody_tx' }) : undefined;
+    if (ctx.boundServer) await prepareBound(ctx.boundServer.baseUrl, N);
     try {
       rows.push(
         await row(ctx, {
@@ -167,10 +174,20 @@ export async function flowsPhase(ctx: FlowContext, selected: (key: string) => bo
           op: transferOp(ctx.caller, ctx.apiKey, vaults, watcher),
           ceilingName: 'a direct transaction on a chain of the same engine in a process of its own (viem over its JSON-RPC, receipt)',
           ceiling: () => evmCeilingOwnChain({ chainId: evmChain.chainId, concurrency: N, ...timing }),
+          ...(ctx.boundServer && boundWatcher
+            ? {
+                bound: {
+                  name:
+                    'bare routes, both sides in one process: the idempotency key, the provider asked (Ed25519-signed, fetch), one statement recording the transaction with its audit, event and answer; the provider one insert, then four moves on a chain of its own (the sandbox\'s sign, send and confirm), each one update and a P-256-signed webhook, each taken in one transaction: the claim with the locked row, the change with its audit',
+                  op: boundTransferOp(ctx.boundServer.baseUrl, boundWatcher),
+                },
+              }
+            : {}),
         }),
       );
     } finally {
       await watcher.close();
+      await boundWatcher?.close();
     }
   }
 
