@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { decideInSandbox, decisionBody, eventBody, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
+import { configureIdv, decideInSandbox, decisionBody, eventBody, idvSecret, sendWebhook, sessionIdOf, startSession } from '../helpers/kyc.js';
 import { outbox } from '../helpers/outbox.js';
 import { readUser, readKyc } from '../helpers/read.js';
 
@@ -39,18 +39,48 @@ describe('idv-a webhooks', () => {
     expect((await readUser(h, userId)).kycStatus).toBe('approved');
   });
 
-  it("a delivery reads the provider settings' stamp once: the port that verified it handles it", async () => {
+  it("a delivery reads the provider settings' stamp once, in its claim's statement: the port that verified it handles it", async () => {
     const userId = await h.createUser();
     const { kycId } = await startSession(h, userId);
     const sessionId = await sessionIdOf(h, kycId);
+    expect((await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(h.tenant.tenantId, kycId, sessionId, 'started'))).statusCode).toBe(201);
     const settings = h.container.platform.providerSettings;
     const stamp = vi.spyOn(settings, 'stamp');
+    const stampRead = vi.spyOn(settings, 'stampRead');
     try {
-      const res = await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(h.tenant.tenantId, kycId, sessionId, 'started'));
+      const res = await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(h.tenant.tenantId, kycId, sessionId, 'submitted'));
       expect(res.statusCode, res.body).toBe(201);
-      expect(stamp.mock.calls.filter(([, kind]) => kind === 'idv')).toHaveLength(1);
+      expect(stamp.mock.calls.filter(([, kind]) => kind === 'idv')).toHaveLength(0);
+      expect(stampRead.mock.calls.filter(([, , kind]) => kind === 'idv')).toHaveLength(1);
     } finally {
       stamp.mockRestore();
+      stampRead.mockRestore();
+    }
+  });
+
+  it('settings changed by another instance: a delivery signed with the old secret is refused at its claim, one with the new secret applied', async () => {
+    const other = await createHarness();
+    try {
+      const tenantId = h.tenant.tenantId;
+      const { kycId } = await startSession(h, await h.createUser());
+      const sessionId = await sessionIdOf(h, kycId);
+      const oldSecret = (await idvSecret(h, tenantId))!;
+      // This instance's port for the tenant is made (and kept) by a first delivery.
+      expect((await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(tenantId, kycId, sessionId, 'started'))).statusCode).toBe(201);
+      // The other instance points the tenant at a real provider with another secret: only its own ports know.
+      await configureIdv(other, tenantId, 'idv-a', { baseUrl: 'https://idv-a.example', clientId: 'rotated-client', webhookSecret: 'rotated-webhook-secret' });
+      const decision = decisionBody(tenantId, kycId, sessionId, 'approved');
+      const refused = await sendWebhook(h, '/kyc/callback/idv-a/decision', decision, { secret: oldSecret });
+      expect(refused.statusCode, refused.body).toBe(401);
+      expect(refused.json()).toMatchObject({ code: 'WEBHOOK_SIGNATURE_INVALID' });
+      expect(await attempt(kycId)).toMatchObject({ status: 'started' });
+      const applied = await sendWebhook(h, '/kyc/callback/idv-a/decision', decision, { secret: 'rotated-webhook-secret' });
+      expect(applied.statusCode, applied.body).toBe(201);
+      expect(applied.json()).toMatchObject({ applied: true, status: 'approved' });
+      expect(await attempt(kycId)).toMatchObject({ status: 'approved' });
+    } finally {
+      await configureIdv(h, h.tenant.tenantId, 'idv-a', null);
+      await other.close();
     }
   });
 

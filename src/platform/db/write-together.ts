@@ -242,6 +242,12 @@ export function rowReadTemplate<T extends PgTable, K extends string>(
   return (db, values) => ({ read: template(db, values), map });
 }
 
+/** `SELECT <columns>` after `writes`, in one statement (columns over their RETURNING rows, by name: `w0`, `w1`...): one row. */
+export async function selectAfterWrites(db: DbOrTx, writes: TemplateWrite[], columns: string): Promise<Record<string, unknown>> {
+  const [row] = await executeHotQuery(db, together(writes, new TemplateWrite([`SELECT ${columns}`], [])));
+  return row!;
+}
+
 /**
  * `read` after `writes`, in one statement: `WITH w0 AS (...) SELECT <columns>, r.* FROM (SELECT
  * 1) LEFT JOIN LATERAL (read) r ON true`, always one row, whether the read finds one or not.

@@ -1,8 +1,9 @@
 import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secrets.js';
-import type { Db } from '../db/client.js';
+import type { Db, DbOrTx } from '../db/client.js';
 import { preparedQuery } from '../db/prepared.js';
+import { writeTemplate, type TemplateWrite } from '../db/write-together.js';
 import { providerSettings } from './table.js';
 
 /**
@@ -83,6 +84,11 @@ export interface ProviderSettings {
    * sandbox; one small read, no secret opened (the providers service's cache check).
    */
   stamp(tenantId: string, kind: string, provider: string): Promise<{ version: number; sandbox: boolean }>;
+  /**
+   * The same read as a part of another statement (a CTE of writeTogether's): columns `version`
+   * and `base_url` of the row, none when the tenant holds none (version 0, the sandbox).
+   */
+  stampRead(db: DbOrTx, tenantId: string, kind: string, provider: string): TemplateWrite;
   /** The tenant whose sandbox row holds a public setting of this value (a sandbox's own credential lookup). */
   findSandboxTenant(kind: string, provider: string, setting: string, value: string): Promise<string | undefined>;
   /** As get, without the secrets (only their names): what an operator may see. */
@@ -95,6 +101,14 @@ export interface ProviderSettings {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const context = (tenantId: string, kind: string, provider: string) => `provider:${tenantId}:${kind}:${provider}`;
+
+/** The stamp's read as a template, for a statement that also writes (a webhook's claim): one row at most (the primary key). */
+const stampTemplate = writeTemplate<'tenantId' | 'kind' | 'provider'>((q, value) =>
+  q
+    .select({ version: providerSettings.version, baseUrl: providerSettings.baseUrl })
+    .from(providerSettings)
+    .where(and(eq(providerSettings.tenantId, value('tenantId')), eq(providerSettings.kind, value('kind')), eq(providerSettings.provider, value('provider')))),
+);
 
 export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock: Clock }): ProviderSettings {
   const { db, secrets, clock } = deps;
@@ -256,6 +270,7 @@ export function createProviderSettings(deps: { db: Db; secrets: SecretBox; clock
       }
       return row ? open(row) : { baseUrl: null, settings: {}, secrets: {} };
     },
+    stampRead: (on, tenantId, kind, provider) => stampTemplate(on, { tenantId, kind, provider }),
     async stamp(tenantId, kind, provider) {
       if (!UUID_RE.test(tenantId)) return { version: 0, sandbox: true };
       const [row] = await stampOf({ tenantId, kind, provider });

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Tx } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { crashPoint } from '../module/in-flight.js';
-import { readAfterWrites, runTemplateWrite, writeTemplate, type RowRead } from '../db/write-together.js';
+import { readAfterWrites, selectAfterWrites, writeTemplate, type RowRead } from '../db/write-together.js';
 import type { ProviderSettings } from '../provider-settings/settings.js';
 import type { AdapterConfig, InboundWebhook, ProviderDefinition, ProviderKind, ProviderPorts } from './define.js';
 import { ProviderError } from './errors.js';
@@ -18,9 +18,21 @@ export const WebhookErrors = {
 
 interface Entry {
   stamp: string;
+  /** The settings' version it was made at (0: the tenant held none). */
+  version: number;
   port: unknown;
   config: AdapterConfig;
 }
+
+/** A webhook's claim found the settings moved on from those its signature was checked against: checked again. */
+class SettingsMoved extends Error {}
+
+/** How often a delivery is checked again when the settings keep moving under it before giving up (503). */
+const MAX_CHECKS = 5;
+
+/** What a webhook's claim statement answers besides its read: the claim and the settings' stamp at that moment. */
+const CLAIM_COLUMNS =
+  '(SELECT count(*) FROM w0)::int AS claimed__, (SELECT version FROM w1) AS settings_version__, (SELECT base_url IS NULL FROM w1) AS settings_sandbox__';
 
 export interface Providers {
   /** The container hands the provider definitions over once, before the first request. */
@@ -34,10 +46,12 @@ export interface Providers {
   port<K extends ProviderKind>(tenantId: string, kind: K, name?: string): Promise<ProviderPorts[K]>;
   /**
    * Checks an inbound webhook with the provider's own verification (401 WEBHOOK_SIGNATURE_INVALID
-   * when it fails) and answers the port it checked it against, for handling the webhook: one
-   * read of the settings' stamp serves both. With `unknownTenant`, a tenant that holds no
-   * settings of the provider is refused with that error before anything is made for it (a
-   * sandbox would generate its secrets).
+   * when it fails) and answers the port it checked it against, for handling the webhook. A port
+   * already made for the tenant checks it without reading the settings' stamp: `once` reads the
+   * stamp in its claim's statement and, when the settings moved on from that port's, checks the
+   * delivery again with the current ones before anything of it commits. With `unknownTenant`, a
+   * tenant that holds no settings of the provider is refused with that error before anything is
+   * made for it (a sandbox would generate its secrets).
    */
   verifyWebhook<K extends ProviderKind>(tenantId: string, kind: K, request: InboundWebhook, name?: string, options?: { unknownTenant?: () => Error }): Promise<ProviderPorts[K]>;
   /**
@@ -46,7 +60,10 @@ export interface Providers {
    * given), so a delivery is recorded as applied exactly when its effect is. A delivery already
    * applied is 'duplicate' and `apply` is not called; when `apply` throws, or the process dies
    * before the commit, nothing of it stays and the provider's retry is applied. A delivery of
-   * the same id arriving meanwhile waits for the first to commit, then is a duplicate.
+   * the same id arriving meanwhile waits for the first to commit, then is a duplicate. The
+   * claim's statement also reads the settings' stamp: when it is not that of the port the
+   * delivery was verified with (another instance changed them), the transaction is rolled back
+   * and the delivery verified again with the current settings (401 when it fails), then claimed.
    *
    * `first`, the row `apply` reads first (locked, mostly): read in the claim's statement and
    * handed to `apply` (undefined when there is none), one round trip fewer per delivery. The
@@ -115,10 +132,21 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
     return found;
   };
 
-  async function entry(tenantId: string, definition: ProviderDefinition<ProviderKind>, unknownTenant?: () => Error): Promise<Entry> {
+  const stampOf = (s: { version: number; sandbox: boolean }) => (s.sandbox ? `${s.version}|sandbox|${deps.publicBaseUrl()}` : `${s.version}`);
+  const keyOf = (tenantId: string, definition: ProviderDefinition<ProviderKind>) => `${tenantId}/${definition.kind}/${definition.name}`;
+
+  /**
+   * The tenant's port of the provider, made again when the settings' stamp moved. `checkedAtClaim`
+   * (a webhook's verification, which `once` checks against the stamp at the claim): a port made
+   * before serves without reading the stamp.
+   */
+  async function entry(tenantId: string, definition: ProviderDefinition<ProviderKind>, unknownTenant?: () => Error, checkedAtClaim = false): Promise<Entry> {
     const { kind, name } = definition;
-    const key = `${tenantId}/${kind}/${name}`;
-    const stampOf = (s: { version: number; sandbox: boolean }) => (s.sandbox ? `${s.version}|sandbox|${deps.publicBaseUrl()}` : `${s.version}`);
+    const key = keyOf(tenantId, definition);
+    if (checkedAtClaim) {
+      const cached = cache.get(key);
+      if (cached && (cached.version > 0 || !unknownTenant)) return cached;
+    }
     const before = await settings.stamp(tenantId, kind, name);
     if (unknownTenant && before.version === 0) throw unknownTenant();
     const cached = cache.get(key);
@@ -133,7 +161,8 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       config = { tenantId, sandbox: false, baseUrl: stored.baseUrl, settings: stored.settings, secrets: stored.secrets };
     }
     const port = tagged(definition.adapter(config) as object, definition);
-    const made: Entry = { stamp: stampOf(await settings.stamp(tenantId, kind, name)), port, config };
+    const after = await settings.stamp(tenantId, kind, name);
+    const made: Entry = { stamp: stampOf(after), version: after.version, port, config };
     cache.delete(key);
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
     cache.set(key, made);
@@ -166,10 +195,7 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
     },
     async verifyWebhook(tenantId, kind, request, name, options) {
       const definition = definitionOf(kind, name);
-      if (!definition.webhooks) throw new Error(`${kind} ${definition.name} declares no webhooks`);
-      const { port, config } = await entry(tenantId, definition, options?.unknownTenant);
-      if (!(await definition.webhooks.verify(request, { port: port as ProviderPorts[typeof kind], config }))) throw WebhookErrors.signatureInvalid();
-      return port as ProviderPorts[typeof kind];
+      return (await verified(definition, tenantId, request, true, options?.unknownTenant)) as ProviderPorts[typeof kind];
     },
     async once(tenantId, kind, payload, request, apply, name, first) {
       const definition = definitionOf(kind, name);
@@ -178,18 +204,35 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
       const row = { tenantId, kind, provider: definition.name, eventId };
       // The exact bytes are kept (base64) for audit: what is applied may be cleaned text.
       const rawBody = Buffer.from(request.rawBody, 'utf8').toString('base64');
-      return db.transaction(async (tx) => {
-        const claim = claimWebhook(tx, { ...row, rawBody, receivedAt: clock.now() });
-        let found: ReturnType<NonNullable<typeof first>['map']>;
-        if (first) {
-          const answer = await readAfterWrites(tx, [claim], '(SELECT count(*) FROM w0)::int AS claimed__', first.read);
-          if (Number(answer.claimed__) === 0) return 'duplicate' as const;
-          found = first.map(answer);
-        } else if ((await runTemplateWrite(tx, claim)).length === 0) return 'duplicate' as const;
-        await crashPoint(`webhook.${kind}.after-claim`);
-        await apply(tx, found);
-        return 'applied' as const;
-      });
+      const key = keyOf(tenantId, definition);
+      for (let check = 1; ; check++) {
+        try {
+          return await db.transaction(async (tx) => {
+            const claim = claimWebhook(tx, { ...row, rawBody, receivedAt: clock.now() });
+            const stamp = settings.stampRead(tx, tenantId, kind, definition.name);
+            const answer = first ? await readAfterWrites(tx, [claim, stamp], CLAIM_COLUMNS, first.read) : await selectAfterWrites(tx, [claim, stamp], CLAIM_COLUMNS);
+            const now = stampOf({ version: Number(answer.settings_version__ ?? 0), sandbox: answer.settings_sandbox__ !== false });
+            if (cache.get(key)?.stamp !== now) throw new SettingsMoved();
+            if (Number(answer.claimed__) === 0) return 'duplicate' as const;
+            await crashPoint(`webhook.${kind}.after-claim`);
+            await apply(tx, first ? first.map(answer) : undefined);
+            return 'applied' as const;
+          });
+        } catch (error) {
+          if (!(error instanceof SettingsMoved)) throw error;
+          if (check >= MAX_CHECKS) throw new ProviderError('unreachable', `${kind} ${definition.name}: its settings kept changing while a webhook was applied`);
+          // Rolled back: checked again against the settings as they are now (a port made anew).
+          await verified(definition, tenantId, request, false);
+        }
+      }
     },
   };
+
+  /** The provider's own check of a delivery, against the tenant's port (see entry's `checkedAtClaim`); answers the port. */
+  async function verified(definition: ProviderDefinition<ProviderKind>, tenantId: string, request: InboundWebhook, checkedAtClaim: boolean, unknownTenant?: () => Error): Promise<unknown> {
+    if (!definition.webhooks) throw new Error(`${definition.kind} ${definition.name} declares no webhooks`);
+    const { port, config } = await entry(tenantId, definition, unknownTenant, checkedAtClaim);
+    if (!(await definition.webhooks.verify(request, { port: port as never, config }))) throw WebhookErrors.signatureInvalid();
+    return port;
+  }
 }
