@@ -84,6 +84,23 @@ describe('idv-a webhooks', () => {
     }
   });
 
+  it('settings changed by another instance: the first delivery signed with the new secret is applied, not refused by the port made before', async () => {
+    const other = await createHarness();
+    try {
+      const tenantId = h.tenant.tenantId;
+      const { kycId } = await startSession(h, await h.createUser());
+      const sessionId = await sessionIdOf(h, kycId);
+      expect((await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(tenantId, kycId, sessionId, 'started'))).statusCode).toBe(201);
+      await configureIdv(other, tenantId, 'idv-a', { baseUrl: 'https://idv-a.example', clientId: 'rotated-client', webhookSecret: 'rotated-again-secret' });
+      const applied = await sendWebhook(h, '/kyc/callback/idv-a/decision', decisionBody(tenantId, kycId, sessionId, 'approved'), { secret: 'rotated-again-secret' });
+      expect(applied.statusCode, applied.body).toBe(201);
+      expect(await attempt(kycId)).toMatchObject({ status: 'approved' });
+    } finally {
+      await configureIdv(h, h.tenant.tenantId, 'idv-a', null);
+      await other.close();
+    }
+  });
+
   it('a declined decision stores the reason and writes kyc.declined', async () => {
     const { kycId } = await startSession(h, await h.createUser());
     const sessionId = await sessionIdOf(h, kycId);

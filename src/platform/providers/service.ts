@@ -228,11 +228,21 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
     },
   };
 
-  /** The provider's own check of a delivery, against the tenant's port (see entry's `checkedAtClaim`); answers the port. */
+  /**
+   * The provider's own check of a delivery, against the tenant's port (see entry's
+   * `checkedAtClaim`); answers the port. A delivery the port made before refuses is checked
+   * again against the current settings before it is refused: they may have moved on to the
+   * secret it is signed with.
+   */
   async function verified(definition: ProviderDefinition<ProviderKind>, tenantId: string, request: InboundWebhook, checkedAtClaim: boolean, unknownTenant?: () => Error): Promise<unknown> {
-    if (!definition.webhooks) throw new Error(`${definition.kind} ${definition.name} declares no webhooks`);
-    const { port, config } = await entry(tenantId, definition, unknownTenant, checkedAtClaim);
-    if (!(await definition.webhooks.verify(request, { port: port as never, config }))) throw WebhookErrors.signatureInvalid();
+    const webhooks = definition.webhooks;
+    if (!webhooks) throw new Error(`${definition.kind} ${definition.name} declares no webhooks`);
+    const check = async (current: boolean) => {
+      const { port, config } = await entry(tenantId, definition, unknownTenant, !current);
+      return (await webhooks.verify(request, { port: port as never, config })) ? port : undefined;
+    };
+    const port = (await check(!checkedAtClaim)) ?? (checkedAtClaim ? await check(true) : undefined);
+    if (port === undefined) throw WebhookErrors.signatureInvalid();
     return port;
   }
 }
