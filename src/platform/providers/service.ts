@@ -221,7 +221,9 @@ export function createProviders(deps: { db: Db; clock: Clock; settings: Provider
         } catch (error) {
           if (!(error instanceof SettingsMoved)) throw error;
           if (check >= MAX_CHECKS) throw new ProviderError('unreachable', `${kind} ${definition.name}: its settings kept changing while a webhook was applied`);
-          // Rolled back: checked again against the settings as they are now (a port made anew).
+          // Rolled back: checked again against the settings as they are now (a port made anew;
+          // the old one dropped even when none can be made now, e.g. the provider was removed).
+          cache.delete(key);
           await verified(definition, tenantId, request, false);
         }
       }
