@@ -58,17 +58,29 @@ describe('idv-a webhooks', () => {
     }
   });
 
-  it('settings changed by another instance: a delivery signed with the old secret is refused at its claim, one with the new secret applied', async () => {
+  /**
+   * A started attempt whose webhooks this instance has handled (its port for the tenant made and
+   * kept), then the other instance of `other` points the tenant at a real provider signing with
+   * `secret`: only that instance's ports know. Sandbox settings again afterwards.
+   */
+  async function rotatedElsewhere(secret: string, run: (attempt: { tenantId: string; kycId: string; sessionId: string; oldSecret: string }) => Promise<void>) {
     const other = await createHarness();
     try {
       const tenantId = h.tenant.tenantId;
       const { kycId } = await startSession(h, await h.createUser());
       const sessionId = await sessionIdOf(h, kycId);
       const oldSecret = (await idvSecret(h, tenantId))!;
-      // This instance's port for the tenant is made (and kept) by a first delivery.
       expect((await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(tenantId, kycId, sessionId, 'started'))).statusCode).toBe(201);
-      // The other instance points the tenant at a real provider with another secret: only its own ports know.
-      await configureIdv(other, tenantId, 'idv-a', { baseUrl: 'https://idv-a.example', clientId: 'rotated-client', webhookSecret: 'rotated-webhook-secret' });
+      await configureIdv(other, tenantId, 'idv-a', { baseUrl: 'https://idv-a.example', clientId: 'rotated-client', webhookSecret: secret });
+      await run({ tenantId, kycId, sessionId, oldSecret });
+    } finally {
+      await configureIdv(h, h.tenant.tenantId, 'idv-a', null);
+      await other.close();
+    }
+  }
+
+  it('settings changed by another instance: a delivery signed with the old secret is refused at its claim, one with the new secret applied', async () => {
+    await rotatedElsewhere('rotated-webhook-secret', async ({ tenantId, kycId, sessionId, oldSecret }) => {
       const decision = decisionBody(tenantId, kycId, sessionId, 'approved');
       const refused = await sendWebhook(h, '/kyc/callback/idv-a/decision', decision, { secret: oldSecret });
       expect(refused.statusCode, refused.body).toBe(401);
@@ -78,27 +90,15 @@ describe('idv-a webhooks', () => {
       expect(applied.statusCode, applied.body).toBe(201);
       expect(applied.json()).toMatchObject({ applied: true, status: 'approved' });
       expect(await attempt(kycId)).toMatchObject({ status: 'approved' });
-    } finally {
-      await configureIdv(h, h.tenant.tenantId, 'idv-a', null);
-      await other.close();
-    }
+    });
   });
 
   it('settings changed by another instance: the first delivery signed with the new secret is applied, not refused by the port made before', async () => {
-    const other = await createHarness();
-    try {
-      const tenantId = h.tenant.tenantId;
-      const { kycId } = await startSession(h, await h.createUser());
-      const sessionId = await sessionIdOf(h, kycId);
-      expect((await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(tenantId, kycId, sessionId, 'started'))).statusCode).toBe(201);
-      await configureIdv(other, tenantId, 'idv-a', { baseUrl: 'https://idv-a.example', clientId: 'rotated-client', webhookSecret: 'rotated-again-secret' });
+    await rotatedElsewhere('rotated-again-secret', async ({ tenantId, kycId, sessionId }) => {
       const applied = await sendWebhook(h, '/kyc/callback/idv-a/decision', decisionBody(tenantId, kycId, sessionId, 'approved'), { secret: 'rotated-again-secret' });
       expect(applied.statusCode, applied.body).toBe(201);
       expect(await attempt(kycId)).toMatchObject({ status: 'approved' });
-    } finally {
-      await configureIdv(h, h.tenant.tenantId, 'idv-a', null);
-      await other.close();
-    }
+    });
   });
 
   it('a declined decision stores the reason and writes kyc.declined', async () => {
