@@ -227,7 +227,9 @@ const closeLogin = process.env.BENCH_LOGIN_BOUND ? await loginBound() : undefine
 
 // The custody-a row's bound: bench/custody-bound.ts (its routes, over a local chain of its own).
 const closeCustody = process.env.BENCH_CUSTODY_BOUND
-  ? await custodyBound(app, database.db, { chainId: config.evm.chainId, baseUrl: () => `http://${config.host}:${config.port}`, logTable: BOUND_LOG_TABLE })
+  ? await custodyBound(app, database.db, {
+      chainId: config.evm.chainId, baseUrl: () => `http://${config.host}:${config.port}`, logTable: BOUND_LOG_TABLE, masterKey: config.masterKey, dataDir: config.dataDir,
+    })
   : undefined;
 
 /** The login bound's route (its password pool closed at stop). */

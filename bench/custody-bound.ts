@@ -14,7 +14,7 @@
 //       compare-and-set update and one webhook signed with P-256 as custody-a's (`signWebhook`,
 //       the sandbox's retry delays when it is not taken). The chain work is the sandbox's own
 //       (`signEvm`, `broadcastEvm`, over a local EDR chain of this server's own; the wallet's key
-//       kept sealed, AES-256-GCM, opened for each signature), and the receipt awaited as the
+//       sealed by the service's SecretBox, opened for each signature), and the receipt awaited as the
 //       row's ceiling awaits it (viem, polled every 10 ms; the sandbox polls every 100 ms).
 //   POST /custody-bound/webhook  the client's webhook: the P-256 signature checked, then in one
 //       transaction the delivery's claim with the transaction's row read under its lock (one
@@ -24,7 +24,7 @@
 //
 // Not in it: API keys, tenants, vaults, the registry's wallet, provider settings (their stamp),
 // state-machine code beyond the rank, the in-flight leases, the status's follower.
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseEther, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../src/platform/db/client.js';
+import { createSecretBox, resolveMasterKey } from '../src/platform/crypto/secrets.js';
 import { createLocalEvmChain } from '../src/providers/evm-chain/local/edr.js';
 import {
   ACCESS_KEY_HEADER, newEd25519KeyPair, newP256KeyPair, SIGNATURE_HEADER, signRequest, signWebhook, TIMESTAMP_HEADER,
@@ -63,26 +64,21 @@ const TABLES = [
 ];
 
 /** Registers the bound's routes on `app`, whose own address is `baseUrl`; answers its stop. */
-export async function custodyBound(app: FastifyInstance, db: Db, options: { chainId: number; baseUrl: () => string; logTable: string }): Promise<() => Promise<void>> {
+export async function custodyBound(
+  app: FastifyInstance,
+  db: Db,
+  options: { chainId: number; baseUrl: () => string; logTable: string; masterKey: Buffer | undefined; dataDir: string },
+): Promise<() => Promise<void>> {
   for (const statement of [...TABLES, options.logTable]) await db.execute(sql.raw(statement));
   const dir = mkdtempSync(join(tmpdir(), 'bastion-bench-bound-custody-'));
   const chain = await createLocalEvmChain({ chainId: options.chainId, dataDir: dir });
   const chains = { evmChain: async () => chain } as unknown as SandboxChains;
   const client = newEd25519KeyPair();
   const webhookKey = newP256KeyPair();
-  const sealingKey = randomBytes(32);
-  const seal = (plain: string) => {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', sealingKey, iv);
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]);
-  };
-  const open = (sealed: Buffer) => {
-    const decipher = createDecipheriv('aes-256-gcm', sealingKey, sealed.subarray(0, 12));
-    decipher.setAuthTag(sealed.subarray(12, 28));
-    return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
-  };
-  const sources: Buffer[] = [];
+  // The wallets' keys sealed as the sandbox seals them: the service's SecretBox, its data keys under the same master key.
+  const secrets = await createSecretBox(db, resolveMasterKey(options.masterKey, options.dataDir));
+  const sources: string[] = [];
+  const KEY_CONTEXT = 'bench-custody-bound:wallet';
   const facts = (id: string, status: string, hash: string | null) => JSON.stringify({ transactionId: id, status, hash });
 
   await app.register(async (scope) => routes(scope));
@@ -103,7 +99,7 @@ export async function custodyBound(app: FastifyInstance, db: Db, options: { chai
         const key = generatePrivateKey();
         const hash = await funder.sendTransaction({ to: privateKeyToAccount(key).address, value: parseEther('1') });
         await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
-        sources.push(seal(key));
+        sources.push(secrets.encrypt(key, KEY_CONTEXT));
       }
       return { sources: sources.length };
     });
@@ -157,7 +153,7 @@ export async function custodyBound(app: FastifyInstance, db: Db, options: { chai
     async function backOffice(id: string, source: number): Promise<void> {
       let signed: { raw: Hex; hash: Hex } | undefined;
       for (const [from, to] of MOVES) {
-        if (to === 'SIGNED') signed = await signEvm(chains, open(sources[source]!) as Hex, { to: DESTINATION, qty: '0.0001' });
+        if (to === 'SIGNED') signed = await signEvm(chains, (await secrets.decrypt(sources[source]!, KEY_CONTEXT)) as Hex, { to: DESTINATION, qty: '0.0001' });
         if (to === 'PUBLISHED' && (await broadcastEvm(chains, signed!.raw, signed!.hash)) !== 'sent') throw new Error('not sent');
         if (to === 'CONFIRMED' && (await chain.publicClient.waitForTransactionReceipt({ hash: signed!.hash, pollingInterval: 10 })).status !== 'success') throw new Error('not confirmed');
         const moved = (await db.execute(
