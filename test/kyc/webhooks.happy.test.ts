@@ -101,6 +101,30 @@ describe('idv-a webhooks', () => {
     });
   });
 
+  it('settings that keep moving under a delivery: 503 PROVIDER_UNAVAILABLE after five checks, nothing claimed or applied; the retry is applied', async () => {
+    const tenantId = h.tenant.tenantId;
+    const { kycId } = await startSession(h, await h.createUser());
+    const sessionId = await sessionIdOf(h, kycId);
+    expect((await sendWebhook(h, '/kyc/callback/idv-a/event', eventBody(tenantId, kycId, sessionId, 'started'))).statusCode).toBe(201);
+    const settings = h.container.platform.providerSettings;
+    const original = settings.stampRead.bind(settings);
+    // Each claim reads a stamp other than the port's (the row of a provider the tenant holds none of): as if they changed every time.
+    const stampRead = vi.spyOn(settings, 'stampRead').mockImplementation((db, t, kind) => original(db, t, kind, 'no-such-provider'));
+    const decision = decisionBody(tenantId, kycId, sessionId, 'approved');
+    try {
+      const res = await sendWebhook(h, '/kyc/callback/idv-a/decision', decision);
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+      expect(stampRead.mock.calls.filter(([, , kind]) => kind === 'idv')).toHaveLength(5);
+    } finally {
+      stampRead.mockRestore();
+    }
+    expect(await attempt(kycId)).toMatchObject({ status: 'started' });
+    const retry = await sendWebhook(h, '/kyc/callback/idv-a/decision', decision);
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.json()).toMatchObject({ applied: true, status: 'approved' });
+  });
+
   it('a declined decision stores the reason and writes kyc.declined', async () => {
     const { kycId } = await startSession(h, await h.createUser());
     const sessionId = await sessionIdOf(h, kycId);
